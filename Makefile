@@ -1,0 +1,27 @@
+# Almanac's two front doors: `make run` (the main job on embedded defaults) and `make test`.
+# Both bootstrap a virtual environment from the pinned lock file on first use.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+UV_VERSION := 0.13.9
+
+.PHONY: install run test lint
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
+	$(BIN)/uv pip install -q --python $(BIN)/python -r requirements.lock
+	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
+	touch $@
+
+run: install
+	$(BIN)/almanac preview examples/daily-ops-summary.yaml --from 2026-11-01T00:00:00Z --to 2027-11-01T00:00:00Z
+
+lint: install
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/mypy timecontract ledger activities workflows almanac worker.py
+
+test: lint
+	$(BIN)/python -m pytest

@@ -1,0 +1,178 @@
+"""The ``almanac`` command line: a thin Typer app over the Python API.
+
+Exit codes: 0 success; 2 invalid input (a bad spec or argument — the message names the field and the
+value); 1 an operational failure (a database, Temporal or the network unreachable).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from almanac.settings import AlmanacSettings
+from timecontract import (
+    InvalidSpec,
+    OccurrenceRecord,
+    Reason,
+    ScheduleSpecV1,
+    format_instant,
+    format_offset,
+    load_spec,
+    occurrences,
+)
+
+EXIT_INVALID = 2
+EXIT_OPERATIONAL = 1
+
+app = typer.Typer(
+    name="almanac",
+    help="Almanac: scheduled automations as unique, recorded occurrences, run at most once.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+
+def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
+    """Print ``message`` on stderr and exit with ``code`` (2 invalid input, 1 operational)."""
+    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def settings() -> AlmanacSettings:
+    """The settings from the environment (``ALMANAC_*``)."""
+    return AlmanacSettings()
+
+
+def parse_instant_option(name: str, value: str) -> datetime:
+    """Parse a ``--from``/``--to`` option: an ISO 8601 instant with an offset (``…Z``).
+
+    Exits with code 2 naming the option and the value when it has no offset or does not parse.
+    """
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        fail(f"{name}={value!r}: not an ISO 8601 instant like 2026-11-01T00:00:00Z")
+    if parsed.tzinfo is None:
+        fail(f"{name}={value!r}: an instant needs a UTC offset (end it in Z)")
+    return parsed.astimezone(UTC)
+
+
+def load_or_exit(path: Path) -> ScheduleSpecV1:
+    """Load and check a spec file, or exit 2 printing every problem."""
+    try:
+        return load_spec(path, settings().tzdb_store)
+    except InvalidSpec as exc:
+        fail(str(exc))
+
+
+@app.command()
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="Spec files (.yaml, .yml or .json).")],
+) -> None:
+    """Validate spec files; print every problem. Exit 0 if all are valid, 2 otherwise."""
+    store = settings().tzdb_store
+    bad = 0
+    for path in files:
+        try:
+            spec = load_spec(path, store)
+        except InvalidSpec as exc:
+            bad += 1
+            err_console.print(f"[red]✗[/red] {exc}", highlight=False, soft_wrap=True)
+            continue
+        note = "" if spec.action else " (no action: can be previewed, not applied)"
+        console.print(f"[green]✓[/green] {path}: {spec.schedule_id} r{spec.revision}{note}")
+    if bad:
+        raise typer.Exit(EXIT_INVALID)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of scheduleSpec.v1 (for editors and CI validation of spec files)."""
+    document = ScheduleSpecV1.model_json_schema(by_alias=True, mode="validation")
+    document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+
+
+@app.command()
+def preview(
+    spec_file: Annotated[Path, typer.Argument(help="A scheduleSpec.v1 file.")],
+    from_: Annotated[
+        str | None,
+        typer.Option("--from", help="Window start, UTC instant, inclusive. Default: cutoverAt."),
+    ] = None,
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to", help="Window end, UTC instant, exclusive. Default: --from + 366 days."
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON array contract.")] = False,
+) -> None:
+    """Show the occurrences a spec's revision owns in a window, with their DST reasons.
+
+    The JSON output is a contract: an array sorted by instant (gapAt for skipped records) of
+    objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
+    fold, instant, gapAt, utcOffset, tzdbVersion, disposition and reason.
+    """
+    spec = load_or_exit(spec_file)
+    start = parse_instant_option("--from", from_) if from_ else spec.cutover_at
+    end = parse_instant_option("--to", to) if to else start + timedelta(days=366)
+    if end < start:
+        fail(f"--to={to!r}: before --from")
+    records = occurrences(spec, start, end, tzdb_store=settings().tzdb_store)
+    if as_json:
+        sys.stdout.write(json.dumps([r.to_json() for r in records], indent=2) + "\n")
+        return
+    console.print(preview_table(spec, records, start, end))
+
+
+def preview_table(
+    spec: ScheduleSpecV1, records: list[OccurrenceRecord], start: datetime, end: datetime
+) -> Table:
+    """A Rich table of records: local time, offset, UTC instant, disposition, reason; DST in color."""
+    title = (
+        f"{spec.schedule_id} r{spec.revision} · {spec.rule} · {spec.time_zone} "
+        f"(tzdb {spec.tzdb_version}) · {format_instant(start)} → {format_instant(end)}"
+    )
+    table = Table(title=title, title_justify="left")
+    for column in ("nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"):
+        table.add_column(column)
+    table.add_column("occurrenceId", overflow="fold")
+    for r in records:
+        style = "" if r.reason is Reason.UNAMBIGUOUS else "bold yellow"
+        if r.disposition.value == "SKIPPED_GAP":
+            style = "bold red"
+        instant = format_instant(r.instant_utc) if r.instant_utc else f"(gap at {_gap(r)})"
+        offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
+        table.add_row(
+            r.nominal_local.isoformat(),
+            str(r.fold),
+            offset,
+            instant,
+            r.disposition.value,
+            r.reason.value,
+            r.occurrence_id,
+            style=style,
+        )
+    dst = sum(1 for r in records if r.reason is not Reason.UNAMBIGUOUS)
+    table.caption = f"{len(records)} records, {dst} decided by a DST policy (highlighted)"
+    return table
+
+
+def _gap(record: OccurrenceRecord) -> str:
+    return format_instant(record.gap_at_utc) if record.gap_at_utc else "?"
+
+
+def main() -> None:
+    """Console entry point (``almanac``)."""
+    app()

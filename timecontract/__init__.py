@@ -1,0 +1,73 @@
+"""The time contract: scheduleSpec.v1 → unique, resolved occurrences (pure: no I/O but zone files).
+
+Public surface; everything else is an implementation detail of this package.
+"""
+
+from timecontract.cutover import Cutover, owning_revision, owns
+from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
+from timecontract.expand import Rule, RuleError, parse_rule
+from timecontract.ids import (
+    LogicalSlotId,
+    OccurrenceId,
+    logical_slot_id,
+    occurrence_id,
+    parse_occurrence_id,
+)
+from timecontract.misfire import MisfirePlan, Overdue, plan_misfires
+from timecontract.resolve import (
+    Disposition,
+    OccurrenceRecord,
+    Reason,
+    Resolution,
+    format_offset,
+    occurrences,
+    resolve_local,
+)
+from timecontract.spec import (
+    ActionSpec,
+    FoldPolicy,
+    GapPolicy,
+    InvalidSpec,
+    MisfirePolicy,
+    ScheduleSpecV1,
+    format_instant,
+    load_spec,
+    parse_spec,
+)
+
+__all__ = [
+    "ActionSpec",
+    "AlmanacError",
+    "Cutover",
+    "Disposition",
+    "FoldPolicy",
+    "GapPolicy",
+    "InvalidSpec",
+    "LogicalSlotId",
+    "MisfirePlan",
+    "MisfirePolicy",
+    "OccurrenceId",
+    "OccurrenceRecord",
+    "Overdue",
+    "Reason",
+    "Resolution",
+    "Rule",
+    "RuleError",
+    "ScheduleSpecV1",
+    "SpecError",
+    "TzdbReleaseNotFound",
+    "ZoneNotFound",
+    "format_instant",
+    "format_offset",
+    "load_spec",
+    "logical_slot_id",
+    "occurrence_id",
+    "occurrences",
+    "owning_revision",
+    "owns",
+    "parse_occurrence_id",
+    "parse_rule",
+    "parse_spec",
+    "plan_misfires",
+    "resolve_local",
+]

@@ -1,0 +1,60 @@
+"""The error hierarchy's root and the time contract's branch.
+
+Every error Almanac raises on purpose derives from :class:`AlmanacError`; each layer adds one
+branch (``SpecError`` here, ``LedgerError`` in ``ledger``), so callers can catch a layer's failures
+without catching programming errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AlmanacError(Exception):
+    """Root of every error Almanac raises on purpose."""
+
+
+class SpecError(AlmanacError, ValueError):
+    """A scheduleSpec field holds a value the contract does not accept.
+
+    Attributes:
+        field: the camelCase field name as written in the spec file (e.g. ``rule``), or a dotted
+            path for nested fields (``action.name``).
+        value: the offending value, as given.
+        problem: what is wrong with it, in words.
+
+    """
+
+    def __init__(self, field: str, value: Any, problem: str) -> None:
+        self.field = field
+        self.value = value
+        self.problem = problem
+        super().__init__(f"{field}={value!r}: {problem}")
+
+
+class TzdbReleaseNotFound(SpecError, LookupError):
+    """The pinned tz database release is neither the installed ``tzdata`` nor in the local store.
+
+    Never answered by a fallback to another release or to the operating system's zone files
+    (DESIGN §3): add the release with ``almanac tzdb add RELEASE``.
+    """
+
+    def __init__(self, release: str, available: list[str]) -> None:
+        shown = ", ".join(available) or "none"
+        super().__init__(
+            "tzdbVersion",
+            release,
+            f"tz database release not available (available: {shown}); "
+            f"add it with `almanac tzdb add {release}`",
+        )
+        self.release = release
+        self.available = available
+
+
+class ZoneNotFound(SpecError, LookupError):
+    """The IANA zone name does not exist in the pinned tz database release."""
+
+    def __init__(self, zone: str, release: str) -> None:
+        super().__init__("timeZone", zone, f"no such IANA zone in tz database release {release}")
+        self.zone = zone
+        self.release = release

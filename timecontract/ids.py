@@ -1,0 +1,74 @@
+"""Occurrence and logical-slot identity: readable, deterministic, valid Temporal workflow IDs.
+
+Seed: "The occurrenceId is calculated from the schedule ID, revision, nominal local date and time,
+and fold ordinal. A separate logicalSlotId that excludes the revision binds the schedule ID to the
+policy-resolved UTC instant. Neither ID may use discovery or start time."
+
+Formats (ASCII, no spaces, at most 63 + 40 characters)::
+
+    occurrenceId   = <scheduleId>.r<revision>.<nominal local, YYYYMMDDTHHMMSS>.f<fold>
+                     daily-ops-summary.r7.20261101T013000.f0
+    logicalSlotId  = <scheduleId>@<resolved instant, YYYYMMDDTHHMMSSZ>
+                     daily-ops-summary@20261101T053000Z
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import NewType
+
+OccurrenceId = NewType("OccurrenceId", str)
+LogicalSlotId = NewType("LogicalSlotId", str)
+
+_OCCURRENCE = re.compile(
+    r"^(?P<schedule>[a-z0-9-]+)\.r(?P<revision>\d+)\.(?P<local>\d{8}T\d{6})\.f(?P<fold>[01])$"
+)
+
+
+def occurrence_id(
+    schedule_id: str, revision: int, nominal_local: datetime, fold: int
+) -> OccurrenceId:
+    """Build the occurrenceId of one nominal local date-time of one revision.
+
+    Args:
+        schedule_id: the spec's scheduleId (a slug).
+        revision: the revision (positive).
+        nominal_local: the naive wall-clock date-time the rule produced (whole seconds).
+        fold: the fold ordinal, 0 or 1 (1 only for the second instant of a fold).
+
+    Raises:
+        ValueError: ``nominal_local`` is aware, or ``fold`` is not 0 or 1.
+
+    """
+    if nominal_local.tzinfo is not None:
+        raise ValueError("nominal_local must be naive (floating local time)")
+    if fold not in (0, 1):
+        raise ValueError(f"fold must be 0 or 1, not {fold!r}")
+    return OccurrenceId(f"{schedule_id}.r{revision}.{nominal_local:%Y%m%dT%H%M%S}.f{fold}")
+
+
+def logical_slot_id(schedule_id: str, instant_utc: datetime) -> LogicalSlotId:
+    """Build the logicalSlotId of a resolved UTC instant (no revision: shared across revisions).
+
+    Raises:
+        ValueError: ``instant_utc`` is naive.
+
+    """
+    if instant_utc.tzinfo is None:
+        raise ValueError("instant_utc must be an aware UTC datetime")
+    return LogicalSlotId(f"{schedule_id}@{instant_utc.astimezone(UTC):%Y%m%dT%H%M%SZ}")
+
+
+def parse_occurrence_id(value: str) -> tuple[str, int, datetime, int]:
+    """Split an occurrenceId into ``(schedule_id, revision, nominal_local, fold)``.
+
+    Raises:
+        ValueError: ``value`` is not an occurrenceId.
+
+    """
+    match = _OCCURRENCE.fullmatch(value)
+    if not match:
+        raise ValueError(f"not an occurrenceId: {value!r}")
+    nominal_local = datetime.strptime(match["local"], "%Y%m%dT%H%M%S")
+    return match["schedule"], int(match["revision"]), nominal_local, int(match["fold"])

@@ -1,0 +1,332 @@
+"""Resolution: nominal local date-times → occurrence records, with gap/fold policy and evidence.
+
+For each nominal local date-time the RRULE yields (floating local time, ``timecontract.expand``),
+the zone of the pinned tz release decides (DESIGN §3):
+
+- **exists once** → one ``PLANNED`` record, reason ``UNAMBIGUOUS``.
+- **fold** (occurs twice) → ``FIRST_ONLY``: the earlier instant (fold 0, ``FOLD_FIRST``);
+  ``SECOND_ONLY``: the later (fold 1, ``FOLD_SECOND``); ``BOTH``: two records.
+- **gap** (does not exist) → ``SKIP``: a ``SKIPPED_GAP`` record (no instant; ``gapAt`` is the
+  transition's instant), reason ``GAP_SKIPPED``; ``SHIFT_FORWARD``: ``PLANNED`` at the RFC 5545
+  §3.3.5 instant (local time read with the offset before the gap), reason
+  ``GAP_SHIFTED_FORWARD``, ``gapAt`` kept as evidence.
+- **collision**: a shifted instant that equals a natural occurrence's instant (an hourly rule across
+  a gap) — the natural occurrence keeps the logical slot; the shifted one is recorded
+  ``SKIPPED_GAP`` with reason ``GAP_SHIFT_COLLISION``.
+
+We resolve with ``ZoneInfo`` and PEP 495 ourselves rather than through dateutil, which attaches a
+zone without checking and so yields nonexistent times and only one side of a fold.
+
+COUNT (RFC 5545 §3.3.10) counts nominal times that exist: a gap time under SKIP is not counted;
+under SHIFT_FORWARD the shifted instance counts (also when it then collides); a fold counts once,
+whatever the fold policy. UNTIL is compared, inclusively, with the instant (``gapAt`` for
+skipped records).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta, tzinfo
+from enum import StrEnum
+from pathlib import Path
+
+from timecontract import zones
+from timecontract.expand import Rule, expand, iterate_from_start
+from timecontract.ids import LogicalSlotId, OccurrenceId, logical_slot_id, occurrence_id
+from timecontract.spec import FoldPolicy, GapPolicy, ScheduleSpecV1, format_instant
+
+# A window in UTC is widened by this much in floating local time before expansion: one day covers
+# any UTC offset, two more cover the longest gap whose shifted times may collide with natural ones
+# (Pacific/Apia skipped a whole day in 2011).
+_EXPANSION_MARGIN = timedelta(days=3)
+
+
+class Disposition(StrEnum):
+    """What the time contract decided for a record (the ledger's first state)."""
+
+    PLANNED = "PLANNED"
+    SKIPPED_GAP = "SKIPPED_GAP"
+
+
+class Reason(StrEnum):
+    """Why a record has its instant or disposition (stored as evidence, shown in previews)."""
+
+    UNAMBIGUOUS = "UNAMBIGUOUS"
+    """The local time exists exactly once."""
+    FOLD_FIRST = "FOLD_FIRST"
+    """The local time occurs twice; this is the earlier instant (fold 0)."""
+    FOLD_SECOND = "FOLD_SECOND"
+    """The local time occurs twice; this is the later instant (fold 1)."""
+    GAP_SKIPPED = "GAP_SKIPPED"
+    """The local time does not exist and gapPolicy is SKIP."""
+    GAP_SHIFTED_FORWARD = "GAP_SHIFTED_FORWARD"
+    """The local time does not exist; shifted per RFC 5545 §3.3.5 (gapPolicy SHIFT_FORWARD)."""
+    GAP_SHIFT_COLLISION = "GAP_SHIFT_COLLISION"
+    """Shifted forward onto the instant of a natural occurrence, which keeps the slot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """How one nominal local date-time maps to UTC in one zone (before identity and ownership).
+
+    Attributes:
+        fold: the fold ordinal (0, or 1 for the later instant of a fold).
+        instant_utc: the aware UTC instant, or ``None`` for a skipped gap.
+        gap_at_utc: for a gap time, the aware UTC instant of the transition that made the gap.
+        utc_offset: the offset in force at ``instant_utc`` (``None`` for a skipped gap).
+        reason: why.
+
+    """
+
+    fold: int
+    instant_utc: datetime | None
+    gap_at_utc: datetime | None
+    utc_offset: timedelta | None
+    reason: Reason
+
+
+@dataclass(frozen=True, slots=True)
+class OccurrenceRecord:
+    """One recorded fact of the time contract: an occurrence or a skipped gap.
+
+    Attributes:
+        occurrence_id: see ``timecontract.ids``.
+        logical_slot_id: the slot the record holds, ``None`` when it holds none (skipped records).
+        schedule_id: the spec's scheduleId.
+        revision: the spec's revision.
+        nominal_local: the naive wall-clock date-time the rule produced.
+        fold: fold ordinal, 0 or 1.
+        instant_utc: when it runs (aware UTC), ``None`` for ``SKIPPED_GAP``.
+        gap_at_utc: the DST transition's instant for gap times (skipped or shifted), else ``None``.
+        utc_offset: the offset in force at ``instant_utc``; ``None`` for ``SKIPPED_GAP``.
+        tzdb_version: the tz database release that resolved it.
+        disposition: ``PLANNED`` or ``SKIPPED_GAP``.
+        reason: the policy reason code.
+
+    """
+
+    occurrence_id: OccurrenceId
+    logical_slot_id: LogicalSlotId | None
+    schedule_id: str
+    revision: int
+    nominal_local: datetime
+    fold: int
+    instant_utc: datetime | None
+    gap_at_utc: datetime | None
+    utc_offset: timedelta | None
+    tzdb_version: str
+    disposition: Disposition
+    reason: Reason
+
+    @property
+    def placed_at_utc(self) -> datetime:
+        """Where the record sits on the UTC line: its instant, or ``gapAt`` when skipped."""
+        placed = self.instant_utc if self.instant_utc is not None else self.gap_at_utc
+        assert placed is not None  # every record has one or the other
+        return placed
+
+    def to_json(self) -> dict[str, object]:
+        """The preview contract's JSON object (camelCase keys; see ``almanac preview --json``)."""
+        return {
+            "occurrenceId": self.occurrence_id,
+            "logicalSlotId": self.logical_slot_id,
+            "scheduleId": self.schedule_id,
+            "revision": self.revision,
+            "nominalLocal": self.nominal_local.isoformat(),
+            "fold": self.fold,
+            "instant": None if self.instant_utc is None else format_instant(self.instant_utc),
+            "gapAt": None if self.gap_at_utc is None else format_instant(self.gap_at_utc),
+            "utcOffset": None if self.utc_offset is None else format_offset(self.utc_offset),
+            "tzdbVersion": self.tzdb_version,
+            "disposition": self.disposition.value,
+            "reason": self.reason.value,
+        }
+
+
+def format_offset(offset: timedelta) -> str:
+    """Format a UTC offset as ``±HH:MM`` (``-05:00``); seconds, if any, as ``±HH:MM:SS``."""
+    sign = "-" if offset < timedelta(0) else "+"
+    seconds = abs(int(offset.total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{sign}{hours:02d}:{minutes:02d}" + (f":{secs:02d}" if secs else "")
+
+
+def resolve_local(
+    nominal_local: datetime, zone: tzinfo, gap_policy: GapPolicy, fold_policy: FoldPolicy
+) -> list[Resolution]:
+    """Resolve one nominal local date-time in ``zone`` under the gap and fold policies.
+
+    Args:
+        nominal_local: naive wall time in ``zone``, as the RRULE yields it.
+        zone: a PEP 495 zone (``ZoneInfo`` from ``timecontract.zones.load``).
+        gap_policy: what to do when the time does not exist.
+        fold_policy: what to do when it exists twice.
+
+    Returns:
+        Resolutions ordered by UTC instant: one, or two for a fold under ``BOTH``. A gap under
+        SKIP yields one resolution without an instant.
+
+    Source: RFC 5545 §3.3.5 (shifted instant); PEP 495 (fold); seed: fold ordinals.
+
+    """
+    earlier = nominal_local.replace(tzinfo=zone, fold=0).utcoffset()
+    later = nominal_local.replace(tzinfo=zone, fold=1).utcoffset()
+    assert earlier is not None and later is not None
+    if earlier == later:
+        return [Resolution(0, _utc(nominal_local, earlier), None, earlier, Reason.UNAMBIGUOUS)]
+    if earlier > later:
+        # PEP 495: fold=0 uses the offset before the transition. Offset shrinking → a fold.
+        first = Resolution(0, _utc(nominal_local, earlier), None, earlier, Reason.FOLD_FIRST)
+        second = Resolution(1, _utc(nominal_local, later), None, later, Reason.FOLD_SECOND)
+        chosen = {
+            FoldPolicy.FIRST_ONLY: [first],
+            FoldPolicy.SECOND_ONLY: [second],
+            FoldPolicy.BOTH: [first, second],
+        }
+        return chosen[fold_policy]
+    # Offset growing → a gap. The transition T satisfies T + earlier <= nominal < T + later.
+    gap_at = _transition_between(zone, _utc(nominal_local, later), _utc(nominal_local, earlier))
+    if gap_policy is GapPolicy.SKIP:
+        return [Resolution(0, None, gap_at, None, Reason.GAP_SKIPPED)]
+    return [Resolution(0, _utc(nominal_local, earlier), gap_at, later, Reason.GAP_SHIFTED_FORWARD)]
+
+
+def _utc(nominal_local: datetime, offset: timedelta) -> datetime:
+    return (nominal_local - offset).replace(tzinfo=UTC)
+
+
+def _transition_between(zone: tzinfo, low_utc: datetime, high_utc: datetime) -> datetime:
+    """Find the first instant in ``(low, high]`` whose offset differs from ``low``'s (bisection).
+
+    The tz database puts transitions on whole seconds, so integer seconds suffice.
+    """
+    before = low_utc.astimezone(zone).utcoffset()
+    low, high = 0, int((high_utc - low_utc).total_seconds())
+    while high - low > 1:
+        middle = (low + high) // 2
+        if (low_utc + timedelta(seconds=middle)).astimezone(zone).utcoffset() == before:
+            low = middle
+        else:
+            high = middle
+    return low_utc + timedelta(seconds=high)
+
+
+def occurrences(
+    spec: ScheduleSpecV1,
+    from_utc: datetime,
+    to_utc: datetime,
+    *,
+    tzdb_store: Path | None = None,
+) -> list[OccurrenceRecord]:
+    """Every record the spec's revision owns whose instant (or gapAt) lies in ``[from, to)``.
+
+    "Owns" means placed at or after the spec's ``cutoverAt`` (a later revision's cutover is the
+    ledger's business), with the nominal time within ``start``/``end`` and the rule's COUNT/UNTIL.
+
+    Args:
+        spec: a validated spec.
+        from_utc: window start, aware, inclusive.
+        to_utc: window end, aware, exclusive.
+        tzdb_store: the local tz release store (``None``: only the installed release).
+
+    Returns:
+        Records sorted by (placed instant, nominal local, fold). Splitting a window in two yields
+        the same records as the whole.
+
+    Raises:
+        TzdbReleaseNotFound, ZoneNotFound: the pinned release or zone is not available.
+        ValueError: a naive bound.
+
+    Cost: proportional to the window, except for rules with COUNT (walked from DTSTART, at most
+    COUNT existing instances).
+
+    """
+    if from_utc.tzinfo is None or to_utc.tzinfo is None:
+        raise ValueError("window bounds must be aware UTC datetimes")
+    from_utc = max(from_utc, spec.cutover_at)
+    if to_utc <= from_utc:
+        return []
+    zone = zones.load(spec.time_zone, spec.tzdb_version, tzdb_store)
+    rule = spec.parsed_rule
+    if rule.count is not None:
+        records = list(_counted(spec, rule, zone))
+    else:
+        low = from_utc.replace(tzinfo=None) - _EXPANSION_MARGIN
+        high = to_utc.replace(tzinfo=None) + _EXPANSION_MARGIN
+        records = list(
+            _build(spec, rule, _resolved(spec, zone, expand(rule, spec.start, low, high)))
+        )
+    owned = [r for r in _settle_collisions(records) if from_utc <= r.placed_at_utc < to_utc]
+    return sorted(owned, key=lambda r: (r.placed_at_utc, r.nominal_local, r.fold))
+
+
+def _resolved(
+    spec: ScheduleSpecV1, zone: tzinfo, nominals: Iterable[datetime]
+) -> Iterator[tuple[datetime, list[Resolution]]]:
+    for nominal_local in nominals:
+        if spec.end is not None and nominal_local > spec.end:
+            return
+        yield nominal_local, resolve_local(nominal_local, zone, spec.gap_policy, spec.fold_policy)
+
+
+def _counted(spec: ScheduleSpecV1, rule: Rule, zone: tzinfo) -> Iterator[OccurrenceRecord]:
+    """Walk from DTSTART, counting nominal times that exist (see the module docstring)."""
+    remaining = rule.count or 0
+    resolved = _resolved(spec, zone, iterate_from_start(rule, spec.start))
+    for nominal_local, resolutions in resolved:
+        if remaining == 0:
+            return
+        if resolutions[0].reason is not Reason.GAP_SKIPPED:
+            remaining -= 1
+        yield from _build(spec, rule, [(nominal_local, resolutions)])
+
+
+def _build(
+    spec: ScheduleSpecV1, rule: Rule, resolved: Iterable[tuple[datetime, list[Resolution]]]
+) -> Iterator[OccurrenceRecord]:
+    for nominal_local, resolutions in resolved:
+        for resolution in resolutions:
+            record = _record(spec, nominal_local, resolution)
+            # Filtered, not a stop: near a fold, nominal order and instant order differ.
+            if rule.until_utc is None or record.placed_at_utc <= rule.until_utc:
+                yield record
+
+
+def _record(spec: ScheduleSpecV1, nominal_local: datetime, res: Resolution) -> OccurrenceRecord:
+    planned = res.instant_utc is not None
+    return OccurrenceRecord(
+        occurrence_id=occurrence_id(spec.schedule_id, spec.revision, nominal_local, res.fold),
+        logical_slot_id=logical_slot_id(spec.schedule_id, res.instant_utc)
+        if res.instant_utc is not None
+        else None,
+        schedule_id=spec.schedule_id,
+        revision=spec.revision,
+        nominal_local=nominal_local,
+        fold=res.fold,
+        instant_utc=res.instant_utc,
+        gap_at_utc=res.gap_at_utc,
+        utc_offset=res.utc_offset,
+        tzdb_version=spec.tzdb_version,
+        disposition=Disposition.PLANNED if planned else Disposition.SKIPPED_GAP,
+        reason=res.reason,
+    )
+
+
+def _settle_collisions(records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
+    """Give each logical slot to one record: a natural occurrence beats a shifted one."""
+    natural = {r.logical_slot_id for r in records if r.reason is not Reason.GAP_SHIFTED_FORWARD}
+    settled: list[OccurrenceRecord] = []
+    for record in records:
+        if record.reason is Reason.GAP_SHIFTED_FORWARD and record.logical_slot_id in natural:
+            record = replace(
+                record,
+                logical_slot_id=None,
+                instant_utc=None,
+                utc_offset=None,
+                disposition=Disposition.SKIPPED_GAP,
+                reason=Reason.GAP_SHIFT_COLLISION,
+            )
+        settled.append(record)
+    return settled

@@ -1,0 +1,396 @@
+"""``scheduleSpec.v1``: the versioned schedule contract, loaded from YAML or JSON.
+
+A spec freezes everything that decides *which* occurrences exist and *when* (seed: "freeze the time
+contract, not just the cron string"). Keys are camelCase, as in the seed's example::
+
+    schema: scheduleSpec.v1
+    scheduleId: daily-ops-summary
+    revision: 7
+    timeZone: America/New_York
+    tzdbVersion: 2026a
+    rule: "FREQ=DAILY;BYHOUR=2;BYMINUTE=30"
+    gapPolicy: SKIP
+    foldPolicy: FIRST_ONLY
+    misfirePolicy: CATCH_UP_BOUNDED
+    maxCatchUp: 2
+    cutoverAt: 2026-11-01T06:00:00Z
+
+Required: ``schema``, ``scheduleId``, ``revision``, ``timeZone``, ``tzdbVersion``, ``rule``,
+``cutoverAt``. Every other field has a deterministic default (never "now"), and
+:meth:`ScheduleSpecV1.resolved` is the stored form with every default written out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from timecontract import zones
+from timecontract.errors import AlmanacError, SpecError
+from timecontract.expand import Rule, RuleError, parse_rule
+
+SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
+"""scheduleId: 1–63 characters of ``a-z``, ``0-9`` and ``-``, not starting or ending with ``-``
+(a DNS label). It becomes part of workflow IDs, metric labels and file names."""
+
+ACTION_NAME_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
+DEFAULT_START = datetime(2001, 1, 1)
+"""Default ``start`` (floating local): 2001-01-01 00:00, a Monday and the first day of a year and
+month, so every BYxxx default the rule takes from DTSTART is the "first" one (00:00:00, Monday,
+day 1, January) and INTERVAL phases are anchored there."""
+DEFAULT_LATENESS = timedelta(minutes=5)
+MAX_LATENESS = timedelta(days=366)
+MAX_CATCH_UP = 1000
+MAX_REVISION = 2**31 - 1
+
+
+class GapPolicy(StrEnum):
+    """What to do with a nominal local time that does not exist (a DST gap, "spring forward").
+
+    ``SKIP`` records a ``SKIPPED_GAP`` fact (with ``gapAt``, the transition's instant) and runs
+    nothing. ``SHIFT_FORWARD`` runs at the instant RFC 5545 §3.3.5 gives: the local time read with
+    the offset in force before the gap, i.e. moved later by the gap's length (02:30 → 03:30 EDT).
+    """
+
+    SKIP = "SKIP"
+    SHIFT_FORWARD = "SHIFT_FORWARD"
+
+
+class FoldPolicy(StrEnum):
+    """What to do with a nominal local time that occurs twice (a DST fold, "fall back").
+
+    ``FIRST_ONLY`` runs at the earlier instant (fold ordinal 0, the pre-transition offset, as
+    RFC 5545 and cron do); ``SECOND_ONLY`` at the later one (ordinal 1); ``BOTH`` runs twice,
+    one occurrence per ordinal.
+    """
+
+    FIRST_ONLY = "FIRST_ONLY"
+    SECOND_ONLY = "SECOND_ONLY"
+    BOTH = "BOTH"
+
+
+class MisfirePolicy(StrEnum):
+    """What to do with occurrences found overdue by more than ``lateness`` (after downtime).
+
+    ``SKIP`` records every missed occurrence as ``MISFIRE_EXPIRED``. ``CATCH_UP_BOUNDED`` runs the
+    most recent ``maxCatchUp`` of them (oldest first) and expires the rest (seed: no seven summaries
+    after a week-long outage). ``CATCH_UP_LATEST`` runs only the most recent missed occurrence
+    (Quartz's "fire once now"; the same as ``CATCH_UP_BOUNDED`` with ``maxCatchUp: 1``).
+    Occurrences overdue by at most ``lateness`` are on time and run under every policy.
+    """
+
+    SKIP = "SKIP"
+    CATCH_UP_BOUNDED = "CATCH_UP_BOUNDED"
+    CATCH_UP_LATEST = "CATCH_UP_LATEST"
+
+
+class ActionSpec(BaseModel):
+    """What an occurrence does: an action adapter registered in the worker, by name, with data.
+
+    The parameters are plain JSON data; a spec never names code to import (DESIGN §7). Which names
+    exist and what parameters they take is checked by the worker's adapter registry, not here.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(pattern=ACTION_NAME_PATTERN, description="Adapter name, e.g. http")]
+    parameters: dict[str, JsonValue] = Field(
+        default_factory=dict, description="Adapter parameters (JSON data)."
+    )
+
+
+class ScheduleSpecV1(BaseModel):
+    """One revision of a schedule's time contract (``schema: scheduleSpec.v1``).
+
+    Instants (``cutoverAt``) are aware UTC ``datetime``s; ``start`` and ``end`` are naive (floating)
+    local date-times in ``timeZone``. Construct it with :func:`parse_spec` or :func:`load_spec`,
+    which turn every problem into a :class:`SpecError` naming the field and the value.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        populate_by_name=True,
+        json_schema_extra={"title": "scheduleSpec.v1"},
+    )
+
+    schema_: Literal["scheduleSpec.v1"] = Field(
+        alias="schema", description="Contract version; always scheduleSpec.v1."
+    )
+    schedule_id: Annotated[str, Field(pattern=SCHEDULE_ID_PATTERN)] = Field(
+        alias="scheduleId",
+        description="Slug: 1-63 of a-z, 0-9, '-', not starting or ending with '-'.",
+    )
+    revision: StrictInt = Field(
+        ge=1, le=MAX_REVISION, description="Positive integer; each published revision increases."
+    )
+    time_zone: str = Field(
+        alias="timeZone", min_length=1, description="IANA zone name, e.g. America/New_York."
+    )
+    tzdb_version: str = Field(
+        alias="tzdbVersion",
+        pattern=zones.RELEASE_PATTERN.pattern,
+        description="IANA tz database release the zone is read from, e.g. 2026a.",
+    )
+    rule: str = Field(description="RFC 5545 RRULE value, e.g. FREQ=DAILY;BYHOUR=2;BYMINUTE=30.")
+    start: datetime = Field(
+        default=DEFAULT_START,
+        description="DTSTART: local date-time in timeZone, no offset. Default 2001-01-01T00:00:00.",
+    )
+    end: datetime | None = Field(
+        default=None,
+        description="Last nominal local date-time (inclusive), no offset. Default: no end.",
+    )
+    gap_policy: GapPolicy = Field(
+        default=GapPolicy.SHIFT_FORWARD, alias="gapPolicy", description="SKIP or SHIFT_FORWARD."
+    )
+    fold_policy: FoldPolicy = Field(
+        default=FoldPolicy.FIRST_ONLY,
+        alias="foldPolicy",
+        description="FIRST_ONLY, SECOND_ONLY or BOTH.",
+    )
+    misfire_policy: MisfirePolicy = Field(
+        default=MisfirePolicy.CATCH_UP_BOUNDED,
+        alias="misfirePolicy",
+        description="SKIP, CATCH_UP_BOUNDED or CATCH_UP_LATEST.",
+    )
+    max_catch_up: StrictInt = Field(
+        default=1,
+        ge=0,
+        le=MAX_CATCH_UP,
+        alias="maxCatchUp",
+        description="Most missed occurrences run after downtime (CATCH_UP_BOUNDED).",
+    )
+    lateness: timedelta = Field(
+        default=DEFAULT_LATENESS,
+        description="ISO 8601 duration an occurrence may start late and still be on time.",
+    )
+    cutover_at: datetime = Field(
+        alias="cutoverAt",
+        description="UTC instant from which this revision owns occurrences (half-open).",
+    )
+    action: ActionSpec | None = Field(
+        default=None, description="The action adapter and its parameters; needed to apply."
+    )
+
+    @field_validator("rule")
+    @classmethod
+    def _check_rule(cls, value: str) -> str:
+        parse_rule(value)  # raises RuleError (a ValueError) naming the part
+        return value
+
+    @field_validator("start", "end", mode="before")
+    @classmethod
+    def _local_date_time(cls, value: Any) -> Any:
+        return _parse_local(value)
+
+    @field_validator("start", "end")
+    @classmethod
+    def _whole_seconds(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.microsecond:
+            raise ValueError("fractional seconds are not supported")
+        return value
+
+    @field_validator("cutover_at", mode="before")
+    @classmethod
+    def _instant(cls, value: Any) -> Any:
+        return _parse_instant(value)
+
+    @field_validator("lateness")
+    @classmethod
+    def _lateness_range(cls, value: timedelta) -> timedelta:
+        if value < timedelta(0) or value > MAX_LATENESS:
+            raise ValueError("must be a duration between PT0S and P366D")
+        return value
+
+    @model_validator(mode="after")
+    def _bounds(self) -> ScheduleSpecV1:
+        if self.end is not None and self.end < self.start:
+            raise ValueError(f"end {self.end.isoformat()} is before start {self.start.isoformat()}")
+        return self
+
+    @property
+    def parsed_rule(self) -> Rule:
+        """The parsed RRULE (RFC 5545 §3.3.10)."""
+        return parse_rule(self.rule)
+
+    def resolved(self) -> dict[str, Any]:
+        """Return the stored form: JSON data with camelCase keys and every default written out.
+
+        Instants are ISO 8601 UTC ending in ``Z``; local date-times have no offset; ``lateness``
+        is an ISO 8601 duration.
+        """
+        data: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        data["cutoverAt"] = format_instant(self.cutover_at)
+        return data
+
+    def canonical_json(self) -> str:
+        """The resolved form as canonical JSON (sorted keys, no spaces): what is stored."""
+        return json.dumps(self.resolved(), sort_keys=True, separators=(",", ":"))
+
+    def digest(self) -> str:
+        """``sha256:<hex>`` of :meth:`canonical_json`; equal specs have equal digests."""
+        return "sha256:" + hashlib.sha256(self.canonical_json().encode()).hexdigest()
+
+
+class InvalidSpec(AlmanacError, ValueError):
+    """A spec has one or more problems; ``problems`` lists each as a :class:`SpecError`."""
+
+    def __init__(self, problems: list[SpecError], source: str | None = None) -> None:
+        self.problems = problems
+        self.source = source
+        where = f"{source}: " if source else ""
+        lines = "\n".join(f"  - {problem}" for problem in problems)
+        super().__init__(f"{where}invalid scheduleSpec ({len(problems)} problem(s)):\n{lines}")
+
+
+def format_instant(instant_utc: datetime) -> str:
+    """Format an aware instant as ISO 8601 UTC with a ``Z`` suffix (``2026-11-01T06:00:00Z``)."""
+    text = instant_utc.astimezone(UTC).isoformat()
+    return text.removesuffix("+00:00") + "Z"
+
+
+def _parse_local(value: Any) -> Any:
+    if value is None or isinstance(value, datetime):
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            raise ValueError("must be a local date-time without a UTC offset or zone")
+        return value
+    if not isinstance(value, str):
+        raise ValueError("must be a local date-time like 2026-11-01T02:30:00")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError("must be a local date-time like 2026-11-01T02:30:00") from exc
+    if "T" not in value.upper():
+        raise ValueError("must be a date-time, not a date (e.g. 2026-11-01T00:00:00)")
+    if parsed.tzinfo is not None:
+        raise ValueError("must be a local date-time without a UTC offset or zone")
+    return parsed
+
+
+def _parse_instant(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError as exc:
+            raise ValueError("must be an ISO 8601 instant like 2026-11-01T06:00:00Z") from exc
+    if not isinstance(value, datetime):
+        raise ValueError("must be an ISO 8601 instant like 2026-11-01T06:00:00Z")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("must carry a UTC offset (end it in Z), e.g. 2026-11-01T06:00:00Z")
+    return value.astimezone(UTC)
+
+
+class _NoTimestampLoader(yaml.SafeLoader):
+    """YAML safe loader that keeps timestamps as text, so the spec's own parsers see them."""
+
+
+_NoTimestampLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def read_spec_data(path: Path) -> Any:
+    """Read a spec file (``.json``, else YAML) into plain data.
+
+    Raises:
+        InvalidSpec: the file is not readable or not valid YAML/JSON.
+
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.load(text, Loader=_NoTimestampLoader)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        raise InvalidSpec(
+            [SpecError("file", str(path), str(exc).splitlines()[0])], str(path)
+        ) from exc
+
+
+def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
+    """Validate spec data (already parsed from YAML/JSON) without touching the tz database.
+
+    Raises:
+        InvalidSpec: every problem found, each naming its camelCase field and value.
+
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidSpec([SpecError("spec", data, "must be a mapping of fields")], source)
+    try:
+        return ScheduleSpecV1.model_validate(dict(data))
+    except ValidationError as exc:
+        raise InvalidSpec(_problems(exc, data), source) from exc
+
+
+def check_zone(spec: ScheduleSpecV1, tzdb_store: Path | None) -> None:
+    """Check that ``spec``'s release is available and defines its zone.
+
+    Raises:
+        InvalidSpec: with a ``TzdbReleaseNotFound`` or ``ZoneNotFound`` problem.
+
+    """
+    try:
+        zones.load(spec.time_zone, spec.tzdb_version, tzdb_store)
+    except SpecError as exc:
+        raise InvalidSpec([exc]) from exc
+
+
+def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) -> ScheduleSpecV1:
+    """Load a spec from a file or data, validate every field and check its zone and release.
+
+    Args:
+        source: a ``.yaml``/``.yml``/``.json`` path, or already-parsed data.
+        tzdb_store: the local tz release store (see ``timecontract.zones``); ``None`` means only
+            the installed ``tzdata`` release.
+
+    Raises:
+        InvalidSpec: every problem, each a :class:`SpecError` naming the field and the value.
+
+    """
+    name = str(source) if isinstance(source, Path) else None
+    data = read_spec_data(source) if isinstance(source, Path) else source
+    spec = parse_spec(data, name)
+    try:
+        check_zone(spec, tzdb_store)
+    except InvalidSpec as exc:
+        raise InvalidSpec(exc.problems, name) from exc
+    return spec
+
+
+def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
+    problems: list[SpecError] = []
+    for error in exc.errors(include_url=False):
+        loc = [str(part) for part in error["loc"]]
+        field = ".".join(loc) or "spec"
+        value = error.get("input")
+        message = re.sub(r"^(Value|Assertion) error, ", "", error["msg"])
+        if error["type"] == "missing":
+            value, message = None, "is required"
+        elif error["type"] == "extra_forbidden":
+            message = "unknown field (scheduleSpec.v1 has no such key)"
+        elif isinstance(error.get("ctx", {}).get("error"), RuleError):
+            message = f"invalid RRULE: {message}"
+        if not loc and isinstance(value, Mapping):
+            value = None
+        problems.append(SpecError(field, value, message))
+    return problems
