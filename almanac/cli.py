@@ -16,6 +16,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from almanac.cli_sink import sink_app
+from almanac.cli_tzdb import tzdb_app
 from almanac.settings import AlmanacSettings
 from timecontract import (
     InvalidSpec,
@@ -38,8 +40,11 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
+# Pipes and CI logs get a wide console: the tables are meant to be read whole, not wrapped.
+console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
+app.add_typer(sink_app, name="sink")
+app.add_typer(tzdb_app, name="tzdb")
 
 
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
@@ -117,6 +122,7 @@ def preview(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON array contract.")] = False,
+    ids: Annotated[bool, typer.Option("--ids", help="Add the occurrenceId column.")] = False,
 ) -> None:
     """Show the occurrences a spec's revision owns in a window, with their DST reasons.
 
@@ -133,37 +139,36 @@ def preview(
     if as_json:
         sys.stdout.write(json.dumps([r.to_json() for r in records], indent=2) + "\n")
         return
-    console.print(preview_table(spec, records, start, end))
+    console.print(preview_table(spec, records, start, end, ids=ids))
 
 
 def preview_table(
-    spec: ScheduleSpecV1, records: list[OccurrenceRecord], start: datetime, end: datetime
+    spec: ScheduleSpecV1,
+    records: list[OccurrenceRecord],
+    start: datetime,
+    end: datetime,
+    *,
+    ids: bool = False,
 ) -> Table:
-    """A Rich table of records: local time, offset, UTC instant, disposition, reason; DST in color."""
+    """A Rich table: local time, offset, UTC instant, disposition, reason; DST rows in color."""
     title = (
         f"{spec.schedule_id} r{spec.revision} · {spec.rule} · {spec.time_zone} "
         f"(tzdb {spec.tzdb_version}) · {format_instant(start)} → {format_instant(end)}"
     )
     table = Table(title=title, title_justify="left")
     for column in ("nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"):
-        table.add_column(column)
-    table.add_column("occurrenceId", overflow="fold")
+        table.add_column(column, no_wrap=True)
+    if ids:
+        table.add_column("occurrenceId", no_wrap=True)
     for r in records:
         style = "" if r.reason is Reason.UNAMBIGUOUS else "bold yellow"
         if r.disposition.value == "SKIPPED_GAP":
             style = "bold red"
         instant = format_instant(r.instant_utc) if r.instant_utc else f"(gap at {_gap(r)})"
         offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
-        table.add_row(
-            r.nominal_local.isoformat(),
-            str(r.fold),
-            offset,
-            instant,
-            r.disposition.value,
-            r.reason.value,
-            r.occurrence_id,
-            style=style,
-        )
+        cells = [r.nominal_local.isoformat(), str(r.fold), offset, instant]
+        cells += [r.disposition.value, r.reason.value] + ([r.occurrence_id] if ids else [])
+        table.add_row(*cells, style=style)
     dst = sum(1 for r in records if r.reason is not Reason.UNAMBIGUOUS)
     table.caption = f"{len(records)} records, {dst} decided by a DST policy (highlighted)"
     return table

@@ -1,0 +1,224 @@
+"""Activity names and their input/result dataclasses: the contract between workflows and activities.
+
+Workflows import only this module (never the activity implementations, which import SQLAlchemy and
+httpx), and call activities by the names below. Every payload is a frozen dataclass made of types
+Temporal's default converter supports: ``str``, ``int``, ``bool``, aware ``datetime`` (UTC),
+lists and nested dataclasses. Durations cross as ``*_seconds`` floats, because the converter has no
+``timedelta``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+MATERIALIZE = "almanac.materialize"
+RELEASE_DUE = "almanac.release_due"
+PUBLISH_REVISION = "almanac.publish_revision"
+SET_GATE = "almanac.set_gate"
+RECORD_SIGNAL_REJECTED = "almanac.record_signal_rejected"
+CLAIM = "almanac.claim"
+EXECUTE_ATTEMPT = "almanac.execute_attempt"
+QUERY_EFFECT = "almanac.query_effect"
+ESCALATE = "almanac.escalate"
+CANCEL_OCCURRENCE = "almanac.cancel_occurrence"
+
+
+@dataclass(frozen=True)
+class GateView:
+    """The schedule gate as a claimer read it (DESIGN §4 invariant 3).
+
+    A claim succeeds only if the gate still shows exactly these values when the claim commits.
+    """
+
+    schedule_id: str
+    active_revision: int
+    disabled: bool
+    disable_generation: int
+    execution_epoch: int
+    implementation_alias: str
+
+
+@dataclass(frozen=True)
+class UpcomingOccurrence:
+    """One occurrence as shown by the ``upcoming`` query and carried to an occurrence workflow."""
+
+    occurrence_id: str
+    schedule_id: str
+    revision: int
+    nominal_local: str
+    """ISO local date-time without offset (``2026-11-01T01:30:00``)."""
+    fold: int
+    instant_utc: datetime
+    state: str
+
+
+@dataclass(frozen=True)
+class MaterializeInput:
+    """Materialize the schedule's horizon: ``[max(start mark, …), now + horizon)``."""
+
+    schedule_id: str
+    now_utc: datetime
+    horizon_seconds: float
+    upcoming_limit: int = 20
+
+
+@dataclass(frozen=True)
+class MaterializeResult:
+    """What the ledger holds after materializing, for the workflow's timers and queries."""
+
+    gate: GateView
+    materialized_through_utc: datetime
+    next_instant_utc: datetime | None
+    """The earliest PLANNED instant after ``now`` (the next timer), if any."""
+    upcoming: list[UpcomingOccurrence]
+    counts_by_state: dict[str, int]
+    inserted: int
+
+
+@dataclass(frozen=True)
+class ReleaseDueInput:
+    """Release due occurrences at ``now`` through the misfire policy."""
+
+    schedule_id: str
+    now_utc: datetime
+
+
+@dataclass(frozen=True)
+class ReleaseDueResult:
+    """DUE occurrences to start children for (oldest first), the gate view, the expired count."""
+
+    gate: GateView
+    due: list[UpcomingOccurrence]
+    expired: int
+
+
+@dataclass(frozen=True)
+class PublishRevisionInput:
+    """A revision published by signal: the raw spec data, validated by the activity."""
+
+    schedule_id: str
+    spec: dict[str, object]
+    now_utc: datetime
+
+
+@dataclass(frozen=True)
+class PublishRevisionResult:
+    """Accepted, or rejected with the reason (a rejected revision changes nothing)."""
+
+    accepted: bool
+    revision: int | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class SetGateInput:
+    """Disable (with a reason) or enable a schedule; both bump the disable generation."""
+
+    schedule_id: str
+    disabled: bool
+    reason: str
+    now_utc: datetime
+    by: str = "signal"
+
+
+@dataclass(frozen=True)
+class SignalRejectedInput:
+    """A malformed signal, recorded as an event so operators can see it; never raised."""
+
+    schedule_id: str
+    signal: str
+    problem: str
+    now_utc: datetime
+
+
+@dataclass(frozen=True)
+class ClaimInput:
+    """Claim an occurrence for dispatch against the gate view its releaser read."""
+
+    occurrence_id: str
+    gate: GateView
+    now_utc: datetime
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """The claim's outcome: ``claimed`` with the attempt's claim generation, or a refusal."""
+
+    claimed: bool
+    claim_generation: int
+    refusal: str | None
+    """Why the ledger refused (e.g. ``DISABLED``, ``GATE_CHANGED``, ``NOT_CLAIMABLE``)."""
+    state: str
+    """The occurrence's state after the call."""
+
+
+@dataclass(frozen=True)
+class ExecuteAttemptInput:
+    """Run the action of a claimed occurrence once and record the outcome in the ledger."""
+
+    occurrence_id: str
+    claim_generation: int
+    attempt_number: int
+    max_attempts: int
+    now_utc: datetime
+
+
+@dataclass(frozen=True)
+class ExecuteAttemptResult:
+    """The recorded outcome: the occurrence's new state and, for RETRY_WAIT, the backoff."""
+
+    state: str
+    """SUCCEEDED, RETRY_WAIT, FAILED or UNKNOWN_EFFECT."""
+    retry_after_seconds: float = 0.0
+    can_query_result: bool = False
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class QueryEffectInput:
+    """Ask the downstream whether an UNKNOWN_EFFECT occurrence's effect happened."""
+
+    occurrence_id: str
+    now_utc: datetime
+
+
+@dataclass(frozen=True)
+class QueryEffectResult:
+    """``known`` is False while the downstream cannot tell; ``state``: the ledger's state after."""
+
+    known: bool
+    state: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class EscalateInput:
+    """Put an unresolved UNKNOWN_EFFECT occurrence in the human queue."""
+
+    occurrence_id: str
+    why: str
+    now_utc: datetime
+
+
+@dataclass(frozen=True)
+class CancelInput:
+    """Cancel an occurrence that was refused at claim time because the gate says so."""
+
+    occurrence_id: str
+    reason: str
+    now_utc: datetime
+
+
+@dataclass
+class ScheduleStatus:
+    """The ``status`` query's answer, from the latest ledger reading the workflow holds."""
+
+    schedule_id: str
+    gate: GateView | None
+    next_instant_utc: datetime | None
+    counts_by_state: dict[str, int] = field(default_factory=dict)
+    materialized_through_utc: datetime | None = None
+    rejected_signals: int = 0
+    duplicate_starts: int = 0
+    """Child starts refused because the occurrence's workflow already existed (harmless)."""

@@ -1,0 +1,167 @@
+"""``OccurrenceWorkflow``: one calendar occurrence, workflow ID = occurrenceId.
+
+claim (ledger CAS against the gate view its releaser read) → action attempts → SUCCEEDED; a
+retryable failure → RETRY_WAIT, a durable backoff timer, a new claim and attempt; non-retryable or
+exhausted → FAILED; an outcome that cannot be confirmed → UNKNOWN_EFFECT → reconciliation: ask the
+downstream (when it can answer) until the result is known or 30 minutes have passed, then the human
+queue. Never a blind resend: re-sending is decided by the activity from what the adapter declares.
+
+Workflow code only orchestrates: every decision about time, zones and state lives in activities
+and the ledger (DESIGN §6). ``now`` is ``workflow.now()`` plus the simulation offset the schedule
+workflow passes on (zero outside simulations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+from workflows import search_attributes as sa
+
+with workflow.unsafe.imports_passed_through():
+    from activities import io
+
+LEDGER_TIMEOUT = timedelta(seconds=30)
+LEDGER_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(seconds=30),
+    non_retryable_error_types=["IllegalTransition", "InvalidSpec", "LookupError"],
+)
+# An action attempt may be retried by Temporal only after a worker crash or lost completion; the
+# activity then sees its own RUNNING attempt and decides (idempotent adapters re-send with the same
+# key, others become UNKNOWN_EFFECT). Business retries are explicit attempts, below.
+ACTION_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    maximum_attempts=5,
+    non_retryable_error_types=["IllegalTransition", "ClaimLost", "UnknownAction"],
+)
+RECONCILE_FIRST_WAIT = timedelta(seconds=30)
+RECONCILE_MAX_WAIT = timedelta(minutes=5)
+TERMINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "MISFIRE_EXPIRED", "SKIPPED_GAP"})
+
+
+@dataclass(frozen=True)
+class OccurrenceInput:
+    """What an occurrence workflow needs: the occurrence, the gate view, limits."""
+
+    occurrence: io.UpcomingOccurrence
+    gate: io.GateView
+    max_attempts: int = 3
+    action_timeout_seconds: float = 120.0
+    reconcile_deadline_seconds: float = 1800.0
+    """Seed: an UNKNOWN_EFFECT is reconciled or queued for a human within 30 minutes."""
+    clock_offset_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class OccurrenceOutcome:
+    """How the occurrence workflow ended: the ledger state and why."""
+
+    occurrence_id: str
+    state: str
+    attempts: int
+    detail: str
+
+
+@workflow.defn(name="AlmanacOccurrence")
+class OccurrenceWorkflow:
+    """Runs one occurrence at most once in effect (see the module docstring)."""
+
+    def __init__(self) -> None:
+        """Start with no state: everything durable is in the ledger and in history."""
+        self._state = "DUE"
+
+    @workflow.query
+    def state(self) -> str:
+        """The occurrence's last known ledger state."""
+        return self._state
+
+    @workflow.run
+    async def run(self, params: OccurrenceInput) -> OccurrenceOutcome:
+        """Claim, attempt, retry, reconcile; return the final (or human-queued) state."""
+        occurrence_id = params.occurrence.occurrence_id
+        attempts = 0
+        while True:
+            claim = await self._claim(params)
+            if not claim.claimed:
+                self._set_state(claim.state)
+                return OccurrenceOutcome(occurrence_id, claim.state, attempts, claim.refusal or "")
+            attempts += 1
+            self._set_state("RUNNING")
+            result: io.ExecuteAttemptResult = await workflow.execute_activity(
+                io.EXECUTE_ATTEMPT,
+                io.ExecuteAttemptInput(
+                    occurrence_id=occurrence_id,
+                    claim_generation=claim.claim_generation,
+                    attempt_number=attempts,
+                    max_attempts=params.max_attempts,
+                    now_utc=self._now(params),
+                ),
+                result_type=io.ExecuteAttemptResult,
+                start_to_close_timeout=timedelta(seconds=params.action_timeout_seconds),
+                retry_policy=ACTION_RETRY,
+            )
+            self._set_state(result.state)
+            if result.state == "RETRY_WAIT":
+                # A durable timer: the retry may run after the next period's occurrence started;
+                # that one is another workflow with another ID, so the two never mix.
+                await workflow.sleep(timedelta(seconds=max(result.retry_after_seconds, 1.0)))
+                continue
+            if result.state == "UNKNOWN_EFFECT":
+                final = await self._reconcile(params, result.can_query_result)
+                if final == "RETRY_WAIT":
+                    continue
+                return OccurrenceOutcome(occurrence_id, final, attempts, "reconciliation")
+            return OccurrenceOutcome(occurrence_id, result.state, attempts, result.detail)
+
+    async def _claim(self, params: OccurrenceInput) -> io.ClaimResult:
+        result: io.ClaimResult = await workflow.execute_activity(
+            io.CLAIM,
+            io.ClaimInput(
+                occurrence_id=params.occurrence.occurrence_id,
+                gate=params.gate,
+                now_utc=self._now(params),
+            ),
+            result_type=io.ClaimResult,
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        return result
+
+    async def _reconcile(self, params: OccurrenceInput, can_query: bool) -> str:
+        """Ask the downstream until the effect is known or the deadline passes; then a human."""
+        occurrence_id = params.occurrence.occurrence_id
+        deadline = workflow.now() + timedelta(seconds=params.reconcile_deadline_seconds)
+        wait = RECONCILE_FIRST_WAIT
+        while can_query and workflow.now() < deadline:
+            await workflow.sleep(min(wait, max(deadline - workflow.now(), timedelta(seconds=1))))
+            answer: io.QueryEffectResult = await workflow.execute_activity(
+                io.QUERY_EFFECT,
+                io.QueryEffectInput(occurrence_id, self._now(params)),
+                result_type=io.QueryEffectResult,
+                start_to_close_timeout=LEDGER_TIMEOUT,
+                retry_policy=LEDGER_RETRY,
+            )
+            if answer.known:
+                self._set_state(answer.state)
+                return answer.state
+            wait = min(wait * 2, RECONCILE_MAX_WAIT)
+        why = "deadline passed without a confirmed result" if can_query else "no result query"
+        await workflow.execute_activity(
+            io.ESCALATE,
+            io.EscalateInput(occurrence_id, why, self._now(params)),
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        return "UNKNOWN_EFFECT"
+
+    def _set_state(self, state: str) -> None:
+        self._state = state
+        workflow.upsert_search_attributes([sa.OCCURRENCE_STATE.value_set(state)])
+
+    @staticmethod
+    def _now(params: OccurrenceInput) -> datetime:
+        return workflow.now() + timedelta(seconds=params.clock_offset_seconds)
