@@ -1,0 +1,52 @@
+"""Action adapters: how an occurrence becomes one downstream effect (DESIGN §7).
+
+The worker builds one :class:`ActionRegistry` (``ActionRegistry.default(temporal_client=...)``);
+activities look adapters up by the spec's ``action.name``. Each adapter declares whether its
+downstream accepts an idempotency key and whether it can be asked for a result; ``invoke``
+returns an :class:`Outcome` and never raises for downstream trouble.
+"""
+
+from activities.actions.base import (
+    ActionAdapter,
+    ActionCapabilities,
+    ActionContext,
+    ActionError,
+    ActionNotConfigured,
+    InvalidActionParameters,
+    Outcome,
+    OutcomeKind,
+    QueryOutcome,
+    QueryOutcomeKind,
+    UnknownAction,
+)
+from activities.actions.http_action import HttpAction, HttpParameters, occurrence_body
+from activities.actions.registry import ActionRegistry
+from activities.actions.smtp_action import SmtpAction, SmtpParameters
+from activities.actions.temporal_action import (
+    TemporalAction,
+    TemporalParameters,
+    effect_workflow_id,
+)
+
+__all__ = [
+    "ActionAdapter",
+    "ActionCapabilities",
+    "ActionContext",
+    "ActionError",
+    "ActionNotConfigured",
+    "ActionRegistry",
+    "HttpAction",
+    "HttpParameters",
+    "InvalidActionParameters",
+    "Outcome",
+    "OutcomeKind",
+    "QueryOutcome",
+    "QueryOutcomeKind",
+    "SmtpAction",
+    "SmtpParameters",
+    "TemporalAction",
+    "TemporalParameters",
+    "UnknownAction",
+    "effect_workflow_id",
+    "occurrence_body",
+]

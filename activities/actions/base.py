@@ -1,0 +1,202 @@
+"""What every action adapter shares: the context it is called with, its outcomes, its contract.
+
+An adapter turns one occurrence into one downstream effect (DESIGN §7). It never decides what to
+do next: it reports what it knows, and the occurrence workflow chooses — retry, fail, or treat the
+effect as UNKNOWN_EFFECT and reconcile. The one rule every adapter keeps: report
+``UNCONFIRMED`` whenever the request may have reached the downstream without an answer, never a
+failure that would invite a blind resend.
+
+All types here are frozen dataclasses of strings, ints and JSON data, so they cross the Temporal
+default data converter unchanged (activity inputs and results).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from timecontract import AlmanacError, SpecError
+
+
+@dataclass(frozen=True, slots=True)
+class ActionContext:
+    """One call of an action for one attempt of one occurrence."""
+
+    occurrence_id: str
+    """The occurrenceId; adapters send it as the idempotency key."""
+    schedule_id: str
+    """The schedule's scheduleId."""
+    revision: int
+    """The revision the occurrence belongs to."""
+    nominal_local: str
+    """The nominal local date-time, ISO 8601 without offset (``2026-11-01T01:30:00``)."""
+    instant_utc: str
+    """The resolved instant, ISO 8601 UTC (``2026-11-01T05:30:00Z``)."""
+    attempt: int
+    """The attempt number, 1 for the first try."""
+    parameters: dict[str, Any] = field(default_factory=dict)
+    """The spec's ``action.parameters`` (JSON data), validated by the adapter."""
+
+    @property
+    def idempotency_key(self) -> str:
+        """The idempotency key: the occurrenceId."""
+        return self.occurrence_id
+
+
+class OutcomeKind(StrEnum):
+    """What one invocation established about the downstream effect."""
+
+    CONFIRMED = "CONFIRMED"
+    """The downstream accepted the effect and said so."""
+    RETRYABLE_FAILURE = "RETRYABLE_FAILURE"
+    """The effect did not happen and trying again may work (5xx, 408, 429, refused connection)."""
+    NON_RETRYABLE_FAILURE = "NON_RETRYABLE_FAILURE"
+    """The effect did not happen and trying again will not help (4xx, bad configuration)."""
+    UNCONFIRMED = "UNCONFIRMED"
+    """The request may have reached the downstream but no answer came (timeout or lost
+    connection after sending): the effect may or may not have happened → UNKNOWN_EFFECT."""
+
+
+class QueryOutcomeKind(StrEnum):
+    """What a result query established."""
+
+    FOUND = "FOUND"
+    """The downstream has the effect (its result is in ``result``)."""
+    NOT_FOUND = "NOT_FOUND"
+    """The downstream answered that it has no effect for this key."""
+    QUERY_FAILED = "QUERY_FAILED"
+    """The query itself got no answer (timeout, 5xx, refused): still unknown, ask again later."""
+    UNSUPPORTED = "UNSUPPORTED"
+    """This adapter, or these parameters, cannot ask the downstream (see ``can_query_result``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of :meth:`ActionAdapter.invoke`."""
+
+    kind: OutcomeKind
+    """What is known about the effect."""
+    result: dict[str, Any] | None = None
+    """The downstream's answer (JSON data) when CONFIRMED; ``None`` otherwise."""
+    detail: str = ""
+    """Human-readable why (status line, exception), for the ledger's attempt record."""
+    status_code: int | None = None
+    """The downstream's status (HTTP status, SMTP reply code), when one came back."""
+    retry_after_seconds: float | None = None
+    """The downstream's requested wait before a retry (HTTP ``Retry-After``), if it gave one."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryOutcome:
+    """The result of :meth:`ActionAdapter.query_result`."""
+
+    kind: QueryOutcomeKind
+    """What the downstream said about the effect."""
+    result: dict[str, Any] | None = None
+    """The downstream's record of the effect when FOUND."""
+    detail: str = ""
+    """Human-readable why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionCapabilities:
+    """What an adapter, with given parameters, lets the occurrence workflow do."""
+
+    accepts_idempotency_key: bool
+    """A repeat with the same key cannot make a second effect, so a resend is safe."""
+    can_query_result: bool
+    """:meth:`ActionAdapter.query_result` can ask the downstream whether the effect happened."""
+
+
+class ActionError(AlmanacError):
+    """Root of the action adapters' errors."""
+
+
+class UnknownAction(ActionError, LookupError):
+    """No adapter is registered under this name."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"no action adapter named {name!r} (registered: {', '.join(known)})")
+        self.name = name
+        self.known = known
+
+
+class ActionNotConfigured(ActionError):
+    """The adapter lacks something the worker must provide (e.g. a Temporal client)."""
+
+
+class InvalidActionParameters(SpecError):
+    """The spec's ``action.parameters`` do not fit the adapter.
+
+    ``field``/``value`` name the first problem (``action.parameters.url``); ``problems`` lists
+    every one as ``(field, value, problem)``, and the message names them all.
+    """
+
+    def __init__(self, action: str, problems: list[tuple[str, Any, str]]) -> None:
+        field_, value, _ = problems[0]
+        super().__init__(field_, value, "")
+        self.action = action
+        self.problems = problems
+        self.args = (
+            f"invalid parameters for action {action!r}: "
+            + "; ".join(f"{f}={v!r}: {p}" for f, v, p in problems),
+        )
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class ActionAdapter(ABC, Generic[P]):
+    """An action adapter: named, with a parameter model and a declared contract.
+
+    Subclasses set ``name``, ``parameters_model``, ``accepts_idempotency_key`` and
+    ``can_query_result`` (the latter may be narrowed per parameters by :meth:`capabilities`),
+    and implement :meth:`invoke` (and :meth:`query_result` when they can).
+    """
+
+    name: ClassVar[str]
+    parameters_model: ClassVar[type[BaseModel]]
+    accepts_idempotency_key: ClassVar[bool]
+    can_query_result: ClassVar[bool]
+
+    def validate(self, parameters: Mapping[str, Any]) -> P:
+        """Check ``parameters`` against the adapter's model.
+
+        Raises:
+            InvalidActionParameters: naming each bad parameter as ``action.parameters.<name>``.
+        """
+        try:
+            return self.parameters_model.model_validate(dict(parameters))  # type: ignore[return-value]
+        except ValidationError as exc:
+            problems: list[tuple[str, Any, str]] = []
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"])
+                where = f"action.parameters.{loc}" if loc else "action.parameters"
+                value = None if err["type"] == "missing" else err.get("input")
+                problems.append((where, value, err["msg"]))
+            raise InvalidActionParameters(self.name, problems) from exc
+
+    def capabilities(self, parameters: Mapping[str, Any]) -> ActionCapabilities:
+        """The contract for these parameters (validates them first)."""
+        self.validate(parameters)
+        return ActionCapabilities(self.accepts_idempotency_key, self.can_query_result)
+
+    @abstractmethod
+    async def invoke(self, ctx: ActionContext) -> Outcome:
+        """Attempt the effect once for ``ctx``; never raises for downstream trouble.
+
+        Raises:
+            InvalidActionParameters: ``ctx.parameters`` do not fit (a non-retryable error).
+        """
+
+    async def query_result(self, ctx: ActionContext) -> QueryOutcome:
+        """Ask the downstream whether the effect for ``ctx.occurrence_id`` happened.
+
+        The default answers UNSUPPORTED: a downstream that cannot be asked ends in the human queue.
+        """
+        return QueryOutcome(QueryOutcomeKind.UNSUPPORTED, detail=f"{self.name} cannot be queried")

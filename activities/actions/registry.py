@@ -1,0 +1,84 @@
+"""The worker's action adapters, by name (DESIGN §7): a spec names one, never code to import."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import httpx
+from temporalio.client import Client
+
+from activities.actions.base import (
+    ActionAdapter,
+    ActionCapabilities,
+    ActionContext,
+    Outcome,
+    QueryOutcome,
+    UnknownAction,
+)
+from activities.actions.http_action import HttpAction
+from activities.actions.smtp_action import SmtpAction
+from activities.actions.temporal_action import TemporalAction
+
+
+class ActionRegistry:
+    """Action adapters by name; lookups of unknown names raise :class:`UnknownAction`."""
+
+    def __init__(self, adapters: Iterable[ActionAdapter[Any]] = ()) -> None:
+        """Register ``adapters`` (each under its ``name``)."""
+        self._adapters: dict[str, ActionAdapter[Any]] = {}
+        for adapter in adapters:
+            self.register(adapter)
+
+    @classmethod
+    def default(
+        cls,
+        temporal_client: Client | None = None,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> ActionRegistry:
+        """The built-in adapters: ``http``, ``temporal`` (on ``temporal_client``) and ``smtp``.
+
+        Without a client the ``temporal`` adapter still validates parameters, but invoking it
+        raises :class:`ActionNotConfigured`.
+        """
+        return cls([HttpAction(http_transport), TemporalAction(temporal_client), SmtpAction()])
+
+    def register(self, adapter: ActionAdapter[Any]) -> None:
+        """Add ``adapter``; a second adapter with the same name raises ``ValueError``."""
+        if adapter.name in self._adapters:
+            raise ValueError(f"an action adapter named {adapter.name!r} is already registered")
+        self._adapters[adapter.name] = adapter
+
+    def names(self) -> list[str]:
+        """The registered names, sorted."""
+        return sorted(self._adapters)
+
+    def get(self, name: str) -> ActionAdapter[Any]:
+        """The adapter named ``name``.
+
+        Raises:
+            UnknownAction: no such adapter (the message lists the registered names).
+        """
+        try:
+            return self._adapters[name]
+        except KeyError:
+            raise UnknownAction(name, self.names()) from None
+
+    def validate(self, name: str, parameters: Mapping[str, Any]) -> ActionCapabilities:
+        """Check a spec's action (apply time): the adapter exists and takes these parameters.
+
+        Returns:
+            the adapter's contract for these parameters.
+
+        Raises:
+            UnknownAction, InvalidActionParameters.
+        """
+        return self.get(name).capabilities(parameters)
+
+    async def invoke(self, name: str, ctx: ActionContext) -> Outcome:
+        """Invoke adapter ``name`` once for ``ctx``."""
+        return await self.get(name).invoke(ctx)
+
+    async def query_result(self, name: str, ctx: ActionContext) -> QueryOutcome:
+        """Ask adapter ``name`` whether ``ctx``'s effect happened."""
+        return await self.get(name).query_result(ctx)

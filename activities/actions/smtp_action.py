@@ -1,0 +1,175 @@
+"""The ``smtp`` action: send one email through the standard library's :mod:`smtplib`.
+
+The honest non-idempotent example (DESIGN §7): SMTP has no idempotency key and no way to ask
+whether a message was delivered, so the adapter declares ``accepts_idempotency_key=False`` and
+``can_query_result=False``, and the occurrence workflow must never resend after an UNCONFIRMED
+outcome — it goes to UNKNOWN_EFFECT and the human queue. The occurrenceId travels in the headers
+(``Message-ID: <occurrenceId@almanac.invalid>``, ``X-Almanac-Occurrence-Id``) for the humans.
+
+Parameters (camelCase)::
+
+    host, port:     the SMTP server (port default 25)                       host required
+    from:           envelope and header sender                              required
+    to:             one address or a list                                   required
+    subject:        the subject line                                        required
+    body:           plain-text body (default: a line describing the occurrence)
+    timeoutSeconds: socket timeout for every step (default 30)
+    starttls:       upgrade the connection with STARTTLS first (default false)
+
+Classification, by how far the SMTP transaction got:
+
+- before the ``DATA`` command (connect, greeting, EHLO, MAIL, RCPT): a timeout or lost connection
+  → RETRYABLE_FAILURE (no message can have been delivered); a 4xx reply → RETRYABLE_FAILURE; a 5xx
+  reply (e.g. a refused recipient) → NON_RETRYABLE_FAILURE.
+- once ``DATA`` began: a timeout or lost connection → UNCONFIRMED (the server may hold the
+  message); an explicit 4xx/5xx reply to ``DATA`` or to the final ``.`` → RETRYABLE / NON_RETRYABLE
+  (the server said it did not take it); ``250`` → CONFIRMED.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import smtplib
+from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
+from typing import Annotated, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from activities.actions.base import ActionAdapter, ActionContext, Outcome, OutcomeKind
+
+ADDRESS_PATTERN = r"^[^@\s<>]+@[^@\s<>]+$"
+Address = Annotated[str, Field(pattern=ADDRESS_PATTERN)]
+
+
+class SmtpParameters(BaseModel):
+    """The ``smtp`` action's parameters (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    host: str = Field(min_length=1, description="SMTP server host.")
+    port: int = Field(default=25, ge=1, le=65535, description="SMTP server port.")
+    from_address: Address = Field(alias="from", description="Sender address.")
+    to: list[Address] = Field(min_length=1, description="Recipient address(es).")
+    subject: str = Field(min_length=1, max_length=998, description="Subject line.")
+    body: str | None = Field(default=None, description="Plain-text body.")
+    timeout_seconds: float = Field(
+        default=30.0, gt=0, le=600, alias="timeoutSeconds", description="Socket timeout."
+    )
+    starttls: bool = Field(default=False, description="Use STARTTLS before sending.")
+
+    @field_validator("to", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("subject")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        if "\n" in value or "\r" in value:
+            raise ValueError("the subject must be one line")
+        return value
+
+
+def build_message(ctx: ActionContext, params: SmtpParameters) -> EmailMessage:
+    """The email for ``ctx``: the occurrenceId in ``Message-ID`` and ``X-Almanac-*`` headers."""
+    message = EmailMessage(policy=SMTP_POLICY)
+    message["From"] = params.from_address
+    message["To"] = ", ".join(params.to)
+    message["Subject"] = params.subject
+    message["Message-ID"] = f"<{ctx.occurrence_id}@almanac.invalid>"
+    message["X-Almanac-Occurrence-Id"] = ctx.occurrence_id
+    message["X-Almanac-Schedule-Id"] = ctx.schedule_id
+    message["X-Almanac-Attempt"] = str(ctx.attempt)
+    message.set_content(
+        params.body
+        or (
+            f"Occurrence {ctx.occurrence_id} of schedule {ctx.schedule_id} (revision "
+            f"{ctx.revision}): {ctx.nominal_local} local, {ctx.instant_utc}.\n"
+        )
+    )
+    return message
+
+
+def _refused(code: int, reply: bytes | str, step: str) -> Outcome:
+    text = reply.decode(errors="replace") if isinstance(reply, bytes) else reply
+    kind = OutcomeKind.NON_RETRYABLE_FAILURE if code >= 500 else OutcomeKind.RETRYABLE_FAILURE
+    return Outcome(kind, detail=f"{step} refused: {code} {text}", status_code=code)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def send(ctx: ActionContext, params: SmtpParameters) -> Outcome:
+    """Send the email synchronously and classify the result (see the module docstring)."""
+    message = build_message(ctx, params)
+    smtp = smtplib.SMTP(timeout=params.timeout_seconds)
+    try:
+        try:
+            smtp.connect(params.host, params.port)
+        except smtplib.SMTPConnectError as exc:
+            return _refused(exc.smtp_code, exc.smtp_error, "greeting")
+        except (OSError, smtplib.SMTPException) as exc:
+            return Outcome(OutcomeKind.RETRYABLE_FAILURE, detail=f"not sent: {_describe(exc)}")
+        try:
+            smtp.ehlo_or_helo_if_needed()
+            if params.starttls:
+                smtp.starttls()
+                smtp.ehlo()
+            code, reply = smtp.mail(params.from_address)
+            if code != 250:
+                return _refused(code, reply, "MAIL FROM")
+            for recipient in params.to:
+                code, reply = smtp.rcpt(recipient)
+                if code not in (250, 251):
+                    return _refused(code, reply, f"RCPT TO {recipient}")
+        except smtplib.SMTPResponseException as exc:
+            return _refused(exc.smtp_code, exc.smtp_error, "envelope")
+        except (OSError, smtplib.SMTPException) as exc:
+            # Without a completed DATA transaction no server delivers anything.
+            return Outcome(
+                OutcomeKind.RETRYABLE_FAILURE, detail=f"not sent (envelope): {_describe(exc)}"
+            )
+        try:
+            code, reply = smtp.data(message.as_bytes())
+        except smtplib.SMTPDataError as exc:
+            return _refused(exc.smtp_code, exc.smtp_error, "DATA")
+        except (OSError, smtplib.SMTPException) as exc:
+            # DATA began: the server may have the whole message and be about to deliver it.
+            return Outcome(
+                OutcomeKind.UNCONFIRMED, detail=f"DATA began, no final reply: {_describe(exc)}"
+            )
+        if code != 250:
+            return _refused(code, reply, "message")
+        # The message was accepted; a failed goodbye changes nothing.
+        with contextlib.suppress(OSError, smtplib.SMTPException):
+            smtp.quit()
+        return Outcome(
+            OutcomeKind.CONFIRMED,
+            result={
+                "replyCode": code,
+                "reply": reply.decode(errors="replace"),
+                "messageId": message["Message-ID"],
+                "recipients": list(params.to),
+            },
+            detail=f"{code} accepted",
+            status_code=code,
+        )
+    finally:
+        smtp.close()
+
+
+class SmtpAction(ActionAdapter[SmtpParameters]):
+    """Send one email; non-idempotent, no result query: doubt means UNKNOWN_EFFECT."""
+
+    name: ClassVar[str] = "smtp"
+    parameters_model: ClassVar[type[BaseModel]] = SmtpParameters
+    accepts_idempotency_key: ClassVar[bool] = False
+    can_query_result: ClassVar[bool] = False
+
+    async def invoke(self, ctx: ActionContext) -> Outcome:
+        """Send the email on a worker thread (smtplib blocks); see the module docstring."""
+        params = self.validate(ctx.parameters)
+        return await asyncio.to_thread(send, ctx, params)

@@ -1,0 +1,104 @@
+"""The action registry: adapters by name, their declared contracts, and payloads that cross
+Temporal's default data converter unchanged."""
+
+from __future__ import annotations
+
+import pytest
+from temporalio.converter import DataConverter
+
+from activities.actions import (
+    ActionCapabilities,
+    ActionContext,
+    ActionRegistry,
+    HttpAction,
+    InvalidActionParameters,
+    Outcome,
+    OutcomeKind,
+    QueryOutcome,
+    QueryOutcomeKind,
+    UnknownAction,
+)
+from timecontract import AlmanacError, SpecError
+
+
+def test_default_registry_names() -> None:
+    assert ActionRegistry.default().names() == ["http", "smtp", "temporal"]
+
+
+def test_unknown_action_is_a_lookup_error_naming_it_and_the_known_ones() -> None:
+    with pytest.raises(UnknownAction) as raised:
+        ActionRegistry.default().get("webhook")
+    assert isinstance(raised.value, LookupError)
+    assert "'webhook'" in str(raised.value) and "http, smtp, temporal" in str(raised.value)
+
+
+def test_duplicate_registration_is_refused() -> None:
+    with pytest.raises(ValueError, match="'http'"):
+        ActionRegistry([HttpAction(), HttpAction()])
+
+
+@pytest.mark.parametrize(
+    ("name", "parameters", "caps"),
+    [
+        ("http", {"url": "http://x.test/e"}, ActionCapabilities(True, False)),
+        (
+            "http",
+            {"url": "http://x.test/e", "resultUrl": "http://x.test/e/{idempotencyKey}"},
+            ActionCapabilities(True, True),
+        ),
+        ("temporal", {"workflowType": "W", "taskQueue": "q"}, ActionCapabilities(True, True)),
+        (
+            "smtp",
+            {"host": "h", "from": "a@b.c", "to": "d@e.f", "subject": "s"},
+            ActionCapabilities(False, False),
+        ),
+    ],
+)
+def test_declared_contracts(
+    name: str, parameters: dict[str, object], caps: ActionCapabilities
+) -> None:
+    assert ActionRegistry.default().validate(name, parameters) == caps
+
+
+def test_invalid_parameters_are_a_spec_error_listing_every_problem() -> None:
+    with pytest.raises(InvalidActionParameters) as raised:
+        ActionRegistry.default().validate("http", {"timeoutSeconds": "soon", "extra": 1})
+    error = raised.value
+    assert isinstance(error, SpecError) and isinstance(error, AlmanacError)
+    fields = [f for f, _, _ in error.problems]
+    assert fields == [
+        "action.parameters.url",
+        "action.parameters.timeoutSeconds",
+        "action.parameters.extra",
+    ]
+    for field in fields:
+        assert field in str(error)
+    assert "'soon'" in str(error)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ActionContext(
+            "o.r1.20261101T013000.f0",
+            "o",
+            1,
+            "2026-11-01T01:30:00",
+            "2026-11-01T05:30:00Z",
+            2,
+            {"url": "http://x.test", "data": [1, {"a": None}]},
+        ),
+        Outcome(OutcomeKind.CONFIRMED, {"effectId": "e"}, "HTTP 201", 201),
+        Outcome(OutcomeKind.RETRYABLE_FAILURE, None, "HTTP 503", 503, 2.0),
+        QueryOutcome(QueryOutcomeKind.NOT_FOUND, None, "HTTP 404"),
+        ActionCapabilities(False, False),
+    ],
+)
+async def test_payloads_round_trip_through_the_default_data_converter(value: object) -> None:
+    converter = DataConverter.default
+    [decoded] = await converter.decode(await converter.encode([value]), [type(value)])
+    assert decoded == value
+    assert type(decoded) is type(value)
+
+
+pytestmark = pytest.mark.anyio
