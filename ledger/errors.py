@@ -1,0 +1,132 @@
+"""The ledger's branch of the error hierarchy, and the one place driver errors are translated.
+
+``LedgerError(AlmanacError)`` is the root. Expected outcomes are return values, not errors: a claim
+refusal is a :class:`ledger.states.ClaimRefusal`, a repeated materialization reports what it
+created. Errors mean the caller asked for something the ledger cannot do.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlalchemy import exc as sa_exc
+
+from timecontract import AlmanacError
+
+if TYPE_CHECKING:
+    from ledger.states import OccurrenceState
+
+
+class LedgerError(AlmanacError):
+    """Root of the ledger's errors."""
+
+
+class LedgerUnavailable(LedgerError):
+    """The database could not be reached or kept failing transiently (an operational failure)."""
+
+
+class LedgerIntegrityError(LedgerError):
+    """The database rejected a write: a constraint the schema holds was violated."""
+
+
+class IllegalTransition(LedgerError):
+    """The occurrence is not in a state from which the requested transition is legal.
+
+    Attributes:
+        occurrence_id: the occurrence.
+        from_state: its state when the transition was attempted (``None`` if unknown).
+        to_state: the requested state.
+
+    """
+
+    def __init__(
+        self, occurrence_id: str, from_state: OccurrenceState | None, to_state: OccurrenceState
+    ) -> None:
+        self.occurrence_id = occurrence_id
+        self.from_state = from_state
+        self.to_state = to_state
+        shown = from_state.value if from_state is not None else "?"
+        super().__init__(f"{occurrence_id}: illegal transition {shown} → {to_state.value}")
+
+
+class ClaimLost(LedgerError):
+    """A compare-and-set updated no row: a concurrent change won (the caller re-reads).
+
+    Attributes:
+        what: the row the CAS targeted (an occurrence ID, a schedule ID, a case).
+        detail: what the CAS expected.
+
+    """
+
+    def __init__(self, what: str, detail: str) -> None:
+        self.what = what
+        self.detail = detail
+        super().__init__(f"{what}: compare-and-set lost ({detail})")
+
+
+class RevisionRejected(LedgerError, ValueError):
+    """A revision cannot be published: it does not increase, or its cutoverAt lies in the past."""
+
+
+class ScheduleNotFound(LedgerError, LookupError):
+    """No schedule (gate row) with this ID."""
+
+    def __init__(self, schedule_id: str) -> None:
+        self.schedule_id = schedule_id
+        super().__init__(f"schedule not found: {schedule_id!r}")
+
+
+class RevisionNotFound(LedgerError, LookupError):
+    """The schedule has no published revision with this number."""
+
+    def __init__(self, schedule_id: str, revision: int) -> None:
+        self.schedule_id = schedule_id
+        self.revision = revision
+        super().__init__(f"revision not found: {schedule_id!r} r{revision}")
+
+
+class OccurrenceNotFound(LedgerError, LookupError):
+    """No occurrence with this ID."""
+
+    def __init__(self, occurrence_id: str) -> None:
+        self.occurrence_id = occurrence_id
+        super().__init__(f"occurrence not found: {occurrence_id!r}")
+
+
+class CaseNotFound(LedgerError, LookupError):
+    """No open reconciliation case for this occurrence."""
+
+    def __init__(self, occurrence_id: str) -> None:
+        self.occurrence_id = occurrence_id
+        super().__init__(f"no open reconciliation case for occurrence {occurrence_id!r}")
+
+
+_TRANSIENT_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
+"""serialization_failure, deadlock_detected, lock_not_available (PostgreSQL)."""
+
+
+def is_transient(error: sa_exc.DBAPIError) -> bool:
+    """Whether a driver error is worth retrying the whole transaction for.
+
+    Transient: PostgreSQL serialization failures and deadlocks (SQLSTATE 40001, 40P01, 55P03),
+    SQLite ``database is locked``/``busy`` after ``busy_timeout`` elapsed, and dropped connections
+    (``connection_invalidated``).
+    """
+    if error.connection_invalidated:
+        return True
+    sqlstate = getattr(error.orig, "sqlstate", None)
+    if sqlstate in _TRANSIENT_SQLSTATES:
+        return True
+    message = str(error.orig).lower()
+    return isinstance(error, sa_exc.OperationalError) and (
+        "database is locked" in message or "database is busy" in message
+    )
+
+
+def translate(error: sa_exc.SQLAlchemyError) -> LedgerError:
+    """Map a SQLAlchemy/driver error to the ledger's hierarchy (callers ``raise … from error``)."""
+    if isinstance(error, sa_exc.IntegrityError):
+        return LedgerIntegrityError(str(error.orig))
+    if isinstance(error, sa_exc.DBAPIError):
+        return LedgerUnavailable(str(error.orig).strip())
+    return LedgerUnavailable(str(error))

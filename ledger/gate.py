@@ -1,0 +1,398 @@
+"""The schedule gate: publish a revision, disable, enable, roll back — each one transaction.
+
+Every operation that can change whether a claim may succeed updates the one gate row of its
+schedule, and every claim locks that row (``FOR SHARE``) before its compare-and-set, so on
+PostgreSQL a claim and a gate change are ordered by the row lock: exactly one of them goes first
+(DESIGN §4 invariant 3). On SQLite, ``BEGIN IMMEDIATE`` serializes all writers.
+
+Decisions:
+
+- ``disable`` bumps ``disable_generation`` and cancels the schedule's ``DUE`` occurrences (reason
+  ``disabled: …``): they were released to run, and nothing may run now. ``PLANNED`` occurrences
+  stay: while disabled, ``release_due`` releases nothing, and after ``enable`` the misfire policy
+  decides which of the overdue ones still run (never more than the catch-up bound). Occurrences in
+  ``RETRY_WAIT`` stay too (their retries are refused while disabled; the workflow may cancel them).
+  A claim after a disable commits fails with ``DISABLED`` or ``DISABLE_GENERATION_CHANGED``.
+- ``enable`` also bumps ``disable_generation``: a claimer that read the gate before a
+  disable/enable cycle must re-read it.
+- ``rollback`` sets the implementation alias and bumps ``execution_epoch`` in one update: claims
+  that read the old epoch, or run the old alias, fail once it commits.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from ledger.db import Ledger
+from ledger.errors import ClaimLost, RevisionRejected, ScheduleNotFound
+from ledger.events import (
+    GATES,
+    OCCURRENCES,
+    REVISIONS,
+    SLOTS,
+    Event,
+    append_events,
+    insert_ignore,
+    require_aware,
+)
+from ledger.states import OccurrenceState
+from ledger.views import GateView, PublishResult
+from timecontract import ScheduleSpecV1, format_instant
+
+DEFAULT_IMPLEMENTATION_ALIAS = "default"
+"""The implementation alias a schedule's gate starts with."""
+
+
+def lock_gate(connection: Connection, schedule_id: str, *, exclusive: bool = False) -> GateView:
+    """Read a schedule's gate row under a row lock (``FOR SHARE``, or ``FOR UPDATE``).
+
+    On PostgreSQL the lock lasts until the transaction ends: a concurrent gate change waits for a
+    shared holder, and a shared reader that waited sees the committed change. SQLite has no row
+    locks; its writers are serialized by ``BEGIN IMMEDIATE``.
+
+    Raises:
+        ScheduleNotFound: no gate row for ``schedule_id``.
+
+    """
+    statement = select(GATES).where(GATES.c.schedule_id == schedule_id)
+    statement = statement.with_for_update(read=not exclusive)
+    row = connection.execute(statement).one_or_none()
+    if row is None:
+        raise ScheduleNotFound(schedule_id)
+    return GateView.from_row(row)
+
+
+def get_gate(ledger: Ledger, schedule_id: str) -> GateView:
+    """Read a schedule's gate (what a claimer passes to :func:`ledger.claim`).
+
+    Raises:
+        ScheduleNotFound: no such schedule.
+
+    """
+
+    def work(connection: Connection) -> GateView:
+        row = connection.execute(
+            select(GATES).where(GATES.c.schedule_id == schedule_id)
+        ).one_or_none()
+        if row is None:
+            raise ScheduleNotFound(schedule_id)
+        return GateView.from_row(row)
+
+    return ledger.read(work)
+
+
+def publish_revision(
+    ledger: Ledger,
+    spec: ScheduleSpecV1,
+    now_utc: datetime,
+    *,
+    by: str,
+    implementation_alias: str = DEFAULT_IMPLEMENTATION_ALIAS,
+) -> PublishResult:
+    """Publish a spec's revision: store it, make it the gate's active revision, supersede.
+
+    The first revision of a schedule creates its gate (with ``implementation_alias``) and may have
+    a ``cutoverAt`` in the past (DESIGN §3). A later revision must be greater than the active one,
+    its ``cutoverAt`` must not lie before ``now_utc`` and must follow every earlier cutover. Older
+    revisions' ``PLANNED``/``DUE`` occurrences at or after the cutover become ``CANCELLED``
+    (reason ``superseded by revision N``) and their logical slots are released, so the new
+    revision takes them by compare-and-set when it materializes. Publishing the identical
+    revision again (same digest) changes nothing.
+
+    Args:
+        ledger: the ledger.
+        spec: the validated spec; stored as ``spec.canonical_json()`` with ``spec.digest()``.
+        now_utc: the decision instant (aware UTC); also ``published_at_utc``.
+        by: who publishes.
+        implementation_alias: the gate's alias if this creates the schedule (else ignored).
+
+    Returns:
+        What happened, with the gate afterwards.
+
+    Raises:
+        RevisionRejected: the revision does not increase, its digest differs from the published
+            revision of the same number, or its cutover is in the past or not after the last one.
+
+    """
+    require_aware("now_utc", now_utc)
+    schedule_id, number = spec.schedule_id, spec.revision
+
+    def work(connection: Connection) -> PublishResult:
+        created_gate = (
+            connection.execute(
+                insert_ignore(connection, GATES)
+                .values(
+                    schedule_id=schedule_id,
+                    active_revision=number,
+                    disabled=False,
+                    disable_generation=0,
+                    execution_epoch=0,
+                    implementation_alias=implementation_alias,
+                    created_at_utc=now_utc,
+                    updated_at_utc=now_utc,
+                    updated_by=by,
+                )
+                # RETURNING, not rowcount: drivers need not report rowcount for INSERT.
+                .returning(GATES.c.schedule_id)
+            ).first()
+            is not None
+        )
+        gate = lock_gate(connection, schedule_id, exclusive=True)
+        existing = connection.execute(
+            select(REVISIONS.c.digest).where(
+                REVISIONS.c.schedule_id == schedule_id, REVISIONS.c.revision == number
+            )
+        ).scalar_one_or_none()
+        if existing is not None:
+            if existing != spec.digest():
+                raise RevisionRejected(
+                    f"{schedule_id} r{number} is already published with digest {existing}; "
+                    "publish a higher revision to change it"
+                )
+            return PublishResult(schedule_id, number, False, (), gate)
+        if not created_gate:
+            _check_successor(connection, gate, spec, now_utc)
+            bumped = connection.execute(
+                update(GATES)
+                .where(GATES.c.schedule_id == schedule_id)
+                .where(GATES.c.active_revision == gate.active_revision)
+                .values(active_revision=number, updated_at_utc=now_utc, updated_by=by)
+            ).rowcount
+            if bumped != 1:
+                raise ClaimLost(schedule_id, f"active revision changed from {gate.active_revision}")
+        connection.execute(
+            insert(REVISIONS).values(
+                schedule_id=schedule_id,
+                revision=number,
+                spec_json=spec.canonical_json(),
+                digest=spec.digest(),
+                cutover_at_utc=spec.cutover_at,
+                published_at_utc=now_utc,
+                published_by=by,
+            )
+        )
+        superseded = () if created_gate else _supersede(connection, spec, now_utc, by)
+        return PublishResult(
+            schedule_id, number, True, superseded, lock_gate(connection, schedule_id)
+        )
+
+    return ledger.write(work)
+
+
+def _check_successor(
+    connection: Connection, gate: GateView, spec: ScheduleSpecV1, now_utc: datetime
+) -> None:
+    if spec.revision <= gate.active_revision:
+        raise RevisionRejected(
+            f"{spec.schedule_id}: revision {spec.revision} does not increase "
+            f"(active revision is {gate.active_revision})"
+        )
+    if spec.cutover_at < now_utc:
+        raise RevisionRejected(
+            f"{spec.schedule_id} r{spec.revision}: cutoverAt {format_instant(spec.cutover_at)} "
+            f"is before now ({format_instant(now_utc)}); a later revision never rewrites the past"
+        )
+    last = connection.execute(
+        select(func.max(REVISIONS.c.cutover_at_utc)).where(
+            REVISIONS.c.schedule_id == spec.schedule_id
+        )
+    ).scalar_one_or_none()
+    if last is not None and spec.cutover_at <= last:
+        raise RevisionRejected(
+            f"{spec.schedule_id} r{spec.revision}: cutoverAt {format_instant(spec.cutover_at)} "
+            f"must follow the previous revision's cutover ({format_instant(last)})"
+        )
+
+
+def _supersede(
+    connection: Connection, spec: ScheduleSpecV1, now_utc: datetime, by: str
+) -> tuple[str, ...]:
+    """Cancel older revisions' not-yet-dispatched occurrences at/after the cutover; free slots."""
+    why = f"superseded by revision {spec.revision}"
+    cancelled: list[str] = []
+    for state in (OccurrenceState.PLANNED, OccurrenceState.DUE):
+        ids = connection.execute(
+            update(OCCURRENCES)
+            .where(OCCURRENCES.c.schedule_id == spec.schedule_id)
+            .where(OCCURRENCES.c.revision < spec.revision)
+            .where(OCCURRENCES.c.state == state.value)
+            .where(OCCURRENCES.c.instant_utc >= spec.cutover_at)
+            .values(state=OccurrenceState.CANCELLED.value, state_reason=why, updated_at_utc=now_utc)
+            .returning(OCCURRENCES.c.occurrence_id)
+        ).scalars()
+        batch = sorted(ids)
+        append_events(
+            connection,
+            (Event(i, state, OccurrenceState.CANCELLED, now_utc, by, why) for i in batch),
+        )
+        cancelled.extend(batch)
+    if cancelled:
+        owners = (
+            select(OCCURRENCES.c.occurrence_id)
+            .where(OCCURRENCES.c.schedule_id == spec.schedule_id)
+            .where(OCCURRENCES.c.revision < spec.revision)
+            .where(OCCURRENCES.c.state == OccurrenceState.CANCELLED.value)
+            .where(OCCURRENCES.c.claim_generation == 0)
+            .where(OCCURRENCES.c.instant_utc >= spec.cutover_at)
+        )
+        connection.execute(
+            update(SLOTS)
+            .where(SLOTS.c.schedule_id == spec.schedule_id)
+            .where(SLOTS.c.owner_occurrence_id.in_(owners))
+            .values(
+                owner_occurrence_id=None,
+                owner_revision=None,
+                released_at_utc=now_utc,
+                release_reason=why,
+            )
+        )
+    return tuple(sorted(cancelled))
+
+
+def disable(
+    ledger: Ledger, schedule_id: str, now_utc: datetime, *, by: str, reason: str
+) -> GateView:
+    """Disable a schedule: bump ``disable_generation``, cancel its ``DUE`` occurrences.
+
+    Idempotent: disabling a disabled schedule changes nothing and returns its gate.
+
+    Args:
+        ledger: the ledger.
+        schedule_id: the schedule.
+        now_utc: when (aware UTC).
+        by: who.
+        reason: why (stored on the gate and on each cancelled occurrence as ``disabled: …``).
+
+    Returns:
+        The gate afterwards.
+
+    Raises:
+        ScheduleNotFound: no such schedule.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> GateView:
+        gate = lock_gate(connection, schedule_id, exclusive=True)
+        if gate.disabled:
+            return gate
+        _bump_generation(connection, gate, disabled=True, reason=reason, now_utc=now_utc, by=by)
+        why = f"disabled: {reason}"
+        ids = connection.execute(
+            update(OCCURRENCES)
+            .where(OCCURRENCES.c.schedule_id == schedule_id)
+            .where(OCCURRENCES.c.state == OccurrenceState.DUE.value)
+            .values(state=OccurrenceState.CANCELLED.value, state_reason=why, updated_at_utc=now_utc)
+            .returning(OCCURRENCES.c.occurrence_id)
+        ).scalars()
+        append_events(
+            connection,
+            (
+                Event(i, OccurrenceState.DUE, OccurrenceState.CANCELLED, now_utc, by, why)
+                for i in sorted(ids)
+            ),
+        )
+        return lock_gate(connection, schedule_id)
+
+    return ledger.write(work)
+
+
+def enable(ledger: Ledger, schedule_id: str, now_utc: datetime, *, by: str) -> GateView:
+    """Enable a disabled schedule (bumps ``disable_generation``); idempotent when enabled.
+
+    Raises:
+        ScheduleNotFound: no such schedule.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> GateView:
+        gate = lock_gate(connection, schedule_id, exclusive=True)
+        if not gate.disabled:
+            return gate
+        _bump_generation(connection, gate, disabled=False, reason=None, now_utc=now_utc, by=by)
+        return lock_gate(connection, schedule_id)
+
+    return ledger.write(work)
+
+
+def _bump_generation(
+    connection: Connection,
+    gate: GateView,
+    *,
+    disabled: bool,
+    reason: str | None,
+    now_utc: datetime,
+    by: str,
+) -> None:
+    changed = connection.execute(
+        update(GATES)
+        .where(GATES.c.schedule_id == gate.schedule_id)
+        .where(GATES.c.disable_generation == gate.disable_generation)
+        .values(
+            disabled=disabled,
+            disabled_reason=reason,
+            disable_generation=gate.disable_generation + 1,
+            updated_at_utc=now_utc,
+            updated_by=by,
+        )
+    ).rowcount
+    if changed != 1:
+        raise ClaimLost(
+            gate.schedule_id, f"disable generation moved from {gate.disable_generation}"
+        )
+
+
+def rollback(
+    ledger: Ledger,
+    schedule_id: str,
+    implementation_alias: str,
+    now_utc: datetime,
+    *,
+    by: str,
+    expected_epoch: int | None = None,
+) -> GateView:
+    """Flip the implementation alias and bump ``execution_epoch`` in one update.
+
+    Once this commits, no claim that read the old epoch (or runs another alias) succeeds.
+    Succeeded occurrences are untouched: nothing is deleted or re-sent.
+
+    Args:
+        ledger: the ledger.
+        schedule_id: the schedule.
+        implementation_alias: the alias workers must run from now on.
+        now_utc: when (aware UTC).
+        by: who (stored as the gate's ``updated_by``).
+        expected_epoch: if given, the rollback applies only if the epoch is still this.
+
+    Returns:
+        The gate afterwards.
+
+    Raises:
+        ScheduleNotFound: no such schedule.
+        ClaimLost: ``expected_epoch`` was given and the epoch moved.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> GateView:
+        gate = lock_gate(connection, schedule_id, exclusive=True)
+        epoch = gate.execution_epoch if expected_epoch is None else expected_epoch
+        changed = connection.execute(
+            update(GATES)
+            .where(GATES.c.schedule_id == schedule_id)
+            .where(GATES.c.execution_epoch == epoch)
+            .values(
+                implementation_alias=implementation_alias,
+                execution_epoch=epoch + 1,
+                updated_at_utc=now_utc,
+                updated_by=by,
+            )
+        ).rowcount
+        if changed != 1:
+            raise ClaimLost(schedule_id, f"execution epoch is {gate.execution_epoch}, not {epoch}")
+        return lock_gate(connection, schedule_id)
+
+    return ledger.write(work)

@@ -1,0 +1,396 @@
+"""Materialization (a window → occurrences, slot claims, outbox rows) and release of due ones.
+
+Both run as one transaction each. Materializers race on the unique keys (``occurrence_id``, the
+``(schedule_id, logical_slot_id)`` slot key, ``(occurrence_id, kind)`` in the outbox) with
+``INSERT … ON CONFLICT DO NOTHING``, never on a host lock, so any number of them may run the same
+window at once and the ledger ends the same as after one (DESIGN §4 invariant 2).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, func, select, update
+
+from ledger.db import Ledger
+from ledger.errors import ClaimLost, RevisionNotFound, RevisionRejected
+from ledger.events import (
+    OCCURRENCES,
+    OUTBOX,
+    REVISIONS,
+    SLOTS,
+    Event,
+    append_events,
+    insert_ignore,
+    require_aware,
+)
+from ledger.gate import lock_gate
+from ledger.states import OccurrenceState
+from ledger.views import MaterializeResult, OccurrenceView, ReleaseResult
+from timecontract import (
+    Disposition,
+    OccurrenceRecord,
+    Overdue,
+    ScheduleSpecV1,
+    occurrences,
+    parse_spec,
+    plan_misfires,
+)
+from timecontract.ids import OccurrenceId
+
+OUTBOX_PLANNED = "occurrence.planned"
+"""Outbox kind written for every PLANNED occurrence a materialization creates."""
+
+MATERIALIZER = "materializer"
+
+_CHUNK = 1000  # bound on bind parameters per IN list (SQLite and psycopg both limit them)
+
+
+def materialize(
+    ledger: Ledger,
+    spec: ScheduleSpecV1,
+    from_utc: datetime,
+    to_utc: datetime,
+    now_utc: datetime,
+    *,
+    by: str = MATERIALIZER,
+    tzdb_store: Path | None = None,
+) -> MaterializeResult:
+    """Record the occurrences a published revision owns in ``[from_utc, to_utc)``.
+
+    The window is clamped to what the revision owns *as the ledger says at commit time*:
+    ``[max(from, cutoverAt, publishedAt), min(to, next revision's cutoverAt))``. So a stale
+    materializer of an old revision never writes at or after a newer cutover, and materializing
+    never backfills before the revision was published (DESIGN §3; a backfill is explicit).
+
+    Inserts, in one transaction and idempotently: each record as an occurrence (``PLANNED``, or
+    ``SKIPPED_GAP`` as a terminal fact) with a creation event; for each planned one, its logical
+    slot claim (or, if the slot was released by a superseded owner, the slot by compare-and-set)
+    and an ``occurrence.planned`` outbox message. A planned occurrence whose slot another live
+    occurrence holds is recorded ``CANCELLED`` with the holder named (never dropped silently).
+
+    Args:
+        ledger: the ledger.
+        spec: the revision's spec; it must be published with the same digest.
+        from_utc: window start, aware UTC, inclusive.
+        to_utc: window end, aware UTC, exclusive.
+        now_utc: when (aware UTC): creation time of the rows; not used to clamp the window.
+        by: who materializes (event rows).
+        tzdb_store: the local tz release store (``timecontract.zones``).
+
+    Returns:
+        The effective window, the IDs this call created, and the revision's rows in the window.
+
+    Raises:
+        RevisionNotFound: the revision is not published.
+        RevisionRejected: the published revision has another digest.
+        TzdbReleaseNotFound, ZoneNotFound: from the time contract.
+        ValueError: a naive bound.
+
+    """
+    for name, value in (("from_utc", from_utc), ("to_utc", to_utc), ("now_utc", now_utc)):
+        require_aware(name, value)
+    # Pure computation outside the transaction; ownership is decided inside it.
+    records = occurrences(spec, from_utc, to_utc, tzdb_store=tzdb_store)
+
+    def work(connection: Connection) -> MaterializeResult:
+        # A shared gate lock orders this against publish (which takes it exclusively), so the
+        # revisions read below are the ones in force when this transaction commits.
+        lock_gate(connection, spec.schedule_id)
+        low, high = _owned_window(connection, spec, from_utc, to_utc)
+        owned = [r for r in records if low <= r.placed_at_utc < high]
+        created, conflicts = _insert(connection, owned, now_utc, by)
+        placed = func.coalesce(OCCURRENCES.c.instant_utc, OCCURRENCES.c.gap_at_utc)
+        rows = connection.execute(
+            select(OCCURRENCES)
+            .where(OCCURRENCES.c.schedule_id == spec.schedule_id)
+            .where(OCCURRENCES.c.revision == spec.revision)
+            .where(placed >= low)
+            .where(placed < high)
+        ).all()
+        views = sorted(
+            (OccurrenceView.from_row(row) for row in rows),
+            key=lambda v: (v.placed_at_utc, v.nominal_local, v.fold),
+        )
+        return MaterializeResult(low, max(low, high), created, conflicts, tuple(views))
+
+    return ledger.write(work)
+
+
+def _owned_window(
+    connection: Connection, spec: ScheduleSpecV1, from_utc: datetime, to_utc: datetime
+) -> tuple[datetime, datetime]:
+    published = connection.execute(
+        select(REVISIONS.c.digest, REVISIONS.c.published_at_utc, REVISIONS.c.cutover_at_utc).where(
+            REVISIONS.c.schedule_id == spec.schedule_id, REVISIONS.c.revision == spec.revision
+        )
+    ).one_or_none()
+    if published is None:
+        raise RevisionNotFound(spec.schedule_id, spec.revision)
+    if published.digest != spec.digest():
+        raise RevisionRejected(
+            f"{spec.schedule_id} r{spec.revision}: spec digest {spec.digest()} differs from the "
+            f"published {published.digest}"
+        )
+    next_cutover = connection.execute(
+        select(REVISIONS.c.cutover_at_utc)
+        .where(REVISIONS.c.schedule_id == spec.schedule_id)
+        .where(REVISIONS.c.revision > spec.revision)
+        .order_by(REVISIONS.c.cutover_at_utc)
+        .limit(1)
+    ).scalar_one_or_none()
+    low = max(from_utc, published.cutover_at_utc, published.published_at_utc)
+    high = to_utc if next_cutover is None else min(to_utc, next_cutover)
+    return low, high
+
+
+def _occurrence_row(record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any]:
+    planned = record.disposition is Disposition.PLANNED
+    offset = record.utc_offset
+    return {
+        "occurrence_id": record.occurrence_id,
+        "schedule_id": record.schedule_id,
+        "revision": record.revision,
+        "logical_slot_id": record.logical_slot_id,
+        "nominal_local": record.nominal_local,
+        "fold": record.fold,
+        "instant_utc": record.instant_utc,
+        "gap_at_utc": record.gap_at_utc,
+        "utc_offset_seconds": None if offset is None else int(offset.total_seconds()),
+        "tzdb_version": record.tzdb_version,
+        "reason": record.reason.value,
+        "state": (OccurrenceState.PLANNED if planned else OccurrenceState.SKIPPED_GAP).value,
+        "state_reason": record.reason.value,
+        "claim_generation": 0,
+        "next_attempt_at_utc": None,
+        "created_at_utc": now_utc,
+        "updated_at_utc": now_utc,
+    }
+
+
+def _insert(
+    connection: Connection, owned: Sequence[OccurrenceRecord], now_utc: datetime, by: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if not owned:
+        return (), ()
+    inserted = set(
+        connection.execute(
+            insert_ignore(connection, OCCURRENCES).returning(OCCURRENCES.c.occurrence_id),
+            [_occurrence_row(r, now_utc) for r in owned],
+        ).scalars()
+    )
+    new = [r for r in owned if r.occurrence_id in inserted]
+    planned = [r for r in new if r.disposition is Disposition.PLANNED]
+    claimed = _claim_slots(connection, planned, now_utc)
+    conflicts: list[str] = []
+    events: list[Event] = []
+    for record in new:
+        state = OccurrenceState(_occurrence_row(record, now_utc)["state"])
+        events.append(
+            Event(record.occurrence_id, None, state, now_utc, by, f"materialized: {record.reason}")
+        )
+        if state is OccurrenceState.PLANNED and record.occurrence_id not in claimed:
+            conflicts.append(record.occurrence_id)
+    append_events(connection, events)
+    for occurrence_id, why in _cancel_conflicts(connection, conflicts, now_utc):
+        append_events(
+            connection,
+            [
+                Event(
+                    occurrence_id,
+                    OccurrenceState.PLANNED,
+                    OccurrenceState.CANCELLED,
+                    now_utc,
+                    by,
+                    why,
+                )
+            ],
+        )
+    outbox = [
+        {
+            "occurrence_id": r.occurrence_id,
+            "kind": OUTBOX_PLANNED,
+            "payload": r.to_json(),
+            "created_at_utc": now_utc,
+            "published_at_utc": None,
+        }
+        for r in planned
+        if r.occurrence_id in claimed
+    ]
+    if outbox:
+        connection.execute(insert_ignore(connection, OUTBOX), outbox)
+    return tuple(r.occurrence_id for r in new), tuple(conflicts)
+
+
+def _claim_slots(
+    connection: Connection, planned: Sequence[OccurrenceRecord], now_utc: datetime
+) -> set[str]:
+    """Claim each record's logical slot; return the occurrence IDs that now own theirs."""
+    if not planned:
+        return set()
+    rows = [
+        {
+            "schedule_id": r.schedule_id,
+            "logical_slot_id": r.logical_slot_id,
+            "instant_utc": r.instant_utc,
+            "owner_occurrence_id": r.occurrence_id,
+            "owner_revision": r.revision,
+            "claimed_at_utc": now_utc,
+            "released_at_utc": None,
+            "release_reason": None,
+        }
+        for r in planned
+    ]
+    claimed = set(
+        connection.execute(
+            insert_ignore(connection, SLOTS).returning(SLOTS.c.owner_occurrence_id), rows
+        ).scalars()
+    )
+    for record in planned:
+        if record.occurrence_id in claimed:
+            continue
+        # The slot exists. A superseded owner released it (owner NULL): take it by CAS.
+        taken = connection.execute(
+            update(SLOTS)
+            .where(SLOTS.c.schedule_id == record.schedule_id)
+            .where(SLOTS.c.logical_slot_id == record.logical_slot_id)
+            .where(SLOTS.c.owner_occurrence_id.is_(None))
+            .values(
+                owner_occurrence_id=record.occurrence_id,
+                owner_revision=record.revision,
+                claimed_at_utc=now_utc,
+                released_at_utc=None,
+                release_reason=None,
+            )
+        ).rowcount
+        if taken == 1:
+            claimed.add(record.occurrence_id)
+    return claimed
+
+
+def _cancel_conflicts(
+    connection: Connection, conflicts: Sequence[str], now_utc: datetime
+) -> list[tuple[str, str]]:
+    done: list[tuple[str, str]] = []
+    for occurrence_id in conflicts:
+        holder = connection.execute(
+            select(SLOTS.c.owner_occurrence_id)
+            .join(OCCURRENCES, OCCURRENCES.c.logical_slot_id == SLOTS.c.logical_slot_id)
+            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
+            .where(SLOTS.c.schedule_id == OCCURRENCES.c.schedule_id)
+        ).scalar_one_or_none()
+        why = f"logical slot held by {holder}"
+        changed = connection.execute(
+            update(OCCURRENCES)
+            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
+            .where(OCCURRENCES.c.state == OccurrenceState.PLANNED.value)
+            .values(state=OccurrenceState.CANCELLED.value, state_reason=why, updated_at_utc=now_utc)
+        ).rowcount
+        if changed != 1:
+            raise ClaimLost(occurrence_id, "PLANNED just after insert")
+        done.append((occurrence_id, why))
+    return done
+
+
+def release_due(
+    ledger: Ledger, schedule_id: str, now_utc: datetime, *, by: str = MATERIALIZER
+) -> ReleaseResult:
+    """Apply misfire planning at ``now_utc``: overdue ``PLANNED`` → ``DUE`` or ``MISFIRE_EXPIRED``.
+
+    The overdue set (``PLANNED`` with ``instant_utc <= now_utc``) is computed first and locked,
+    then each revision's misfire policy (``timecontract.plan_misfires``: lateness, catch-up bound)
+    decides, and every decision is a compare-and-set on ``state = 'PLANNED'`` with its event.
+    While the schedule is disabled nothing is released (the rows stay ``PLANNED``).
+
+    Args:
+        ledger: the ledger.
+        schedule_id: the schedule.
+        now_utc: the decision instant (aware UTC).
+        by: who (event rows).
+
+    Returns:
+        Released and expired occurrence IDs, oldest first.
+
+    Raises:
+        ScheduleNotFound: no such schedule.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> ReleaseResult:
+        gate = lock_gate(connection, schedule_id)
+        if gate.disabled:
+            return ReleaseResult((), (), disabled=True)
+        overdue = connection.execute(
+            select(OCCURRENCES.c.occurrence_id, OCCURRENCES.c.revision, OCCURRENCES.c.instant_utc)
+            .where(OCCURRENCES.c.schedule_id == schedule_id)
+            .where(OCCURRENCES.c.state == OccurrenceState.PLANNED.value)
+            .where(OCCURRENCES.c.instant_utc <= now_utc)
+            .order_by(OCCURRENCES.c.instant_utc, OCCURRENCES.c.occurrence_id)
+            .with_for_update()
+        ).all()
+        by_revision: dict[int, list[Overdue]] = defaultdict(list)
+        for row in overdue:
+            by_revision[row.revision].append(
+                Overdue(OccurrenceId(row.occurrence_id), row.instant_utc)
+            )
+        released: list[str] = []
+        expired: list[str] = []
+        for number, items in sorted(by_revision.items()):
+            spec = _published_spec(connection, schedule_id, number)
+            plan = plan_misfires(
+                items, now_utc, spec.lateness, spec.misfire_policy, spec.max_catch_up
+            )
+            _move(connection, plan.release, OccurrenceState.DUE, now_utc, by, "released")
+            _move(
+                connection,
+                plan.expire,
+                OccurrenceState.MISFIRE_EXPIRED,
+                now_utc,
+                by,
+                f"misfire: later than lateness {spec.lateness} under {spec.misfire_policy.value}",
+            )
+            released.extend(plan.release)
+            expired.extend(plan.expire)
+        return ReleaseResult(tuple(released), tuple(expired))
+
+    return ledger.write(work)
+
+
+def _published_spec(connection: Connection, schedule_id: str, revision: int) -> ScheduleSpecV1:
+    text = connection.execute(
+        select(REVISIONS.c.spec_json).where(
+            REVISIONS.c.schedule_id == schedule_id, REVISIONS.c.revision == revision
+        )
+    ).scalar_one_or_none()
+    if text is None:
+        raise RevisionNotFound(schedule_id, revision)
+    return parse_spec(json.loads(text), source=f"{schedule_id} r{revision}")
+
+
+def _move(
+    connection: Connection,
+    ids: Sequence[str],
+    to_state: OccurrenceState,
+    now_utc: datetime,
+    by: str,
+    why: str,
+) -> None:
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        changed = connection.execute(
+            update(OCCURRENCES)
+            .where(OCCURRENCES.c.occurrence_id.in_(chunk))
+            .where(OCCURRENCES.c.state == OccurrenceState.PLANNED.value)
+            .values(state=to_state.value, state_reason=why, updated_at_utc=now_utc)
+        ).rowcount
+        if changed != len(chunk):
+            raise ClaimLost(f"{len(chunk)} occurrences", f"PLANNED → {to_state.value}: {changed}")
+    append_events(
+        connection, (Event(i, OccurrenceState.PLANNED, to_state, now_utc, by, why) for i in ids)
+    )

@@ -1,0 +1,321 @@
+"""The ledger's tables (DESIGN §4), as SQLAlchemy 2 typed ORM models.
+
+The schema is created only by the Alembic migrations in ``ledger/migrations``; these models are
+what the migrations must produce (a test compares them with autogenerate on both backends).
+
+Conventions: instants are ``*_utc`` columns of :class:`ledger.types.UtcDateTime` (aware UTC in,
+aware UTC out); ``nominal_local`` is naive wall time stored as ISO text; constraint names come
+from :data:`NAMING_CONVENTION`; relationships are ``lazy="raise"`` so every read says what it
+loads. Facts are never deleted: no operation issues a DELETE.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from ledger.states import AttemptOutcome, OccurrenceState, Resolution
+from ledger.types import NominalLocal, UtcDateTime
+from timecontract import Reason
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+"""Deterministic constraint names, so migrations can refer to them on every backend."""
+
+# An auto-incrementing 64-bit key; SQLite only auto-increments a column declared INTEGER.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def _in(column: str, values: list[str]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+STATES = [s.value for s in OccurrenceState]
+REASONS = [r.value for r in Reason]
+OUTCOMES = [o.value for o in AttemptOutcome]
+RESOLUTIONS = [r.value for r in Resolution]
+
+
+class Base(DeclarativeBase):
+    """Declarative base: naming convention and the UTC type for every ``datetime`` column."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UtcDateTime()}  # noqa: RUF012 (SQLAlchemy's API)
+
+
+class ScheduleGate(Base):
+    """One row per schedule: the gate every claim, disable, publish and rollback updates.
+
+    ``disable_generation`` grows on every disable and enable, ``execution_epoch`` on every rollback;
+    a claim succeeds only if both still equal what the claimer read (DESIGN §4 invariant 3).
+    """
+
+    __tablename__ = "schedule_gates"
+    __table_args__ = (
+        CheckConstraint("active_revision >= 1", name="active_revision_positive"),
+        CheckConstraint("disable_generation >= 0", name="disable_generation_nonnegative"),
+        CheckConstraint("execution_epoch >= 0", name="execution_epoch_nonnegative"),
+        CheckConstraint(
+            "(disabled AND disabled_reason IS NOT NULL) OR NOT disabled", name="disabled_reason"
+        ),
+    )
+
+    schedule_id: Mapped[str] = mapped_column(String(63), primary_key=True)
+    active_revision: Mapped[int] = mapped_column(Integer)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    disabled_reason: Mapped[str | None] = mapped_column(Text)
+    disable_generation: Mapped[int] = mapped_column(Integer, default=0)
+    execution_epoch: Mapped[int] = mapped_column(Integer, default=0)
+    implementation_alias: Mapped[str] = mapped_column(String(128))
+    created_at_utc: Mapped[datetime]
+    updated_at_utc: Mapped[datetime]
+    updated_by: Mapped[str] = mapped_column(String(200))
+
+
+class Revision(Base):
+    """A published revision: its canonical spec JSON, digest and cutover (owns ``[cutover, next)``).
+
+    ``spec_json`` is :meth:`ScheduleSpecV1.canonical_json` verbatim (text, so the digest can be
+    recomputed from the stored bytes); ``digest`` is :meth:`ScheduleSpecV1.digest`.
+    """
+
+    __tablename__ = "revisions"
+    __table_args__ = (
+        CheckConstraint("revision >= 1", name="revision_positive"),
+        UniqueConstraint("schedule_id", "cutover_at_utc"),
+    )
+
+    schedule_id: Mapped[str] = mapped_column(
+        String(63), ForeignKey("schedule_gates.schedule_id"), primary_key=True
+    )
+    revision: Mapped[int] = mapped_column(Integer, primary_key=True)
+    spec_json: Mapped[str] = mapped_column(Text)
+    digest: Mapped[str] = mapped_column(String(71))
+    cutover_at_utc: Mapped[datetime]
+    published_at_utc: Mapped[datetime]
+    published_by: Mapped[str] = mapped_column(String(200))
+
+
+class Occurrence(Base):
+    """One nominal slot of one revision, with its resolution evidence and its state.
+
+    ``nominal_local`` is naive wall time in the revision's zone, stored as ISO text. A
+    ``SKIPPED_GAP`` record has no instant (``instant_utc`` NULL) and no slot; every other record has
+    both. ``claim_generation`` counts won claims (0 until the first dispatch).
+    """
+
+    __tablename__ = "occurrences"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["schedule_id", "revision"], ["revisions.schedule_id", "revisions.revision"]
+        ),
+        CheckConstraint(_in("state", STATES), name="state_valid"),
+        CheckConstraint(_in("reason", REASONS), name="reason_valid"),
+        CheckConstraint("fold IN (0, 1)", name="fold_valid"),
+        CheckConstraint("claim_generation >= 0", name="claim_generation_nonnegative"),
+        CheckConstraint(
+            "(instant_utc IS NULL) = (state = 'SKIPPED_GAP')", name="instant_unless_skipped"
+        ),
+        CheckConstraint(
+            "(instant_utc IS NULL) = (logical_slot_id IS NULL)", name="slot_iff_instant"
+        ),
+        CheckConstraint(
+            "instant_utc IS NOT NULL OR gap_at_utc IS NOT NULL", name="placed_on_utc_line"
+        ),
+        CheckConstraint(
+            "claim_generation = 0 OR state NOT IN ('PLANNED', 'DUE', 'SKIPPED_GAP', "
+            "'MISFIRE_EXPIRED')",
+            name="undispatched_states",
+        ),
+        Index("ix_occurrences_schedule_instant", "schedule_id", "instant_utc"),
+        Index("ix_occurrences_schedule_state", "schedule_id", "state"),
+        # Invariant 1: at most one occurrence per logical slot ever reaches DISPATCHING.
+        Index(
+            "uq_occurrences_dispatched_slot",
+            "schedule_id",
+            "logical_slot_id",
+            unique=True,
+            postgresql_where=text("claim_generation > 0"),
+            sqlite_where=text("claim_generation > 0"),
+        ),
+    )
+
+    occurrence_id: Mapped[str] = mapped_column(String(120), primary_key=True)
+    schedule_id: Mapped[str] = mapped_column(String(63))
+    revision: Mapped[int] = mapped_column(Integer)
+    logical_slot_id: Mapped[str | None] = mapped_column(String(90))
+    nominal_local: Mapped[datetime] = mapped_column(NominalLocal())
+    fold: Mapped[int] = mapped_column(SmallInteger)
+    instant_utc: Mapped[datetime | None]
+    gap_at_utc: Mapped[datetime | None]
+    utc_offset_seconds: Mapped[int | None] = mapped_column(Integer)
+    tzdb_version: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str] = mapped_column(String(32))
+    state: Mapped[str] = mapped_column(String(16))
+    state_reason: Mapped[str | None] = mapped_column(Text)
+    claim_generation: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at_utc: Mapped[datetime | None]
+    created_at_utc: Mapped[datetime]
+    updated_at_utc: Mapped[datetime]
+
+    attempts: Mapped[list[Attempt]] = relationship(
+        lazy="raise", order_by="Attempt.attempt_number", viewonly=True
+    )
+    events: Mapped[list[OccurrenceEvent]] = relationship(
+        lazy="raise", order_by="OccurrenceEvent.id", viewonly=True
+    )
+
+
+class LogicalSlot(Base):
+    """The cutover ledger: who owns (scheduleId, logicalSlotId) across revisions.
+
+    ``owner_occurrence_id`` is NULL after publish released the slot (its owner was superseded); a
+    new owner takes it only by compare-and-set on ``owner_occurrence_id IS NULL``.
+    """
+
+    __tablename__ = "logical_slots"
+    __table_args__ = (
+        CheckConstraint(
+            "(owner_occurrence_id IS NULL) = (owner_revision IS NULL)", name="owner_complete"
+        ),
+        UniqueConstraint("owner_occurrence_id"),
+    )
+
+    schedule_id: Mapped[str] = mapped_column(
+        String(63), ForeignKey("schedule_gates.schedule_id"), primary_key=True
+    )
+    logical_slot_id: Mapped[str] = mapped_column(String(90), primary_key=True)
+    instant_utc: Mapped[datetime]
+    owner_occurrence_id: Mapped[str | None] = mapped_column(
+        String(120), ForeignKey("occurrences.occurrence_id")
+    )
+    owner_revision: Mapped[int | None] = mapped_column(Integer)
+    claimed_at_utc: Mapped[datetime]
+    released_at_utc: Mapped[datetime | None]
+    release_reason: Mapped[str | None] = mapped_column(Text)
+
+
+class Attempt(Base):
+    """One try of an occurrence, created by a won claim (DESIGN §4 invariant 4).
+
+    ``attempt_number`` equals the occurrence's ``claim_generation`` after the claim (1, 2, …); the
+    gate fields record what the claim was checked against.
+    """
+
+    __tablename__ = "attempts"
+    __table_args__ = (
+        CheckConstraint("attempt_number >= 1", name="attempt_number_positive"),
+        CheckConstraint("claim_generation = attempt_number", name="generation_is_number"),
+        CheckConstraint(f"outcome IS NULL OR {_in('outcome', OUTCOMES)}", name="outcome_valid"),
+    )
+
+    occurrence_id: Mapped[str] = mapped_column(
+        String(120), ForeignKey("occurrences.occurrence_id"), primary_key=True
+    )
+    attempt_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    claim_generation: Mapped[int] = mapped_column(Integer)
+    worker_identity: Mapped[str] = mapped_column(String(200))
+    implementation_alias: Mapped[str] = mapped_column(String(128))
+    execution_epoch: Mapped[int] = mapped_column(Integer)
+    disable_generation: Mapped[int] = mapped_column(Integer)
+    gate_revision: Mapped[int] = mapped_column(Integer)
+    input_digest: Mapped[str] = mapped_column(String(200))
+    started_at_utc: Mapped[datetime]
+    finished_at_utc: Mapped[datetime | None]
+    outcome: Mapped[str | None] = mapped_column(String(32))
+    error_class: Mapped[str | None] = mapped_column(String(200))
+    error_message: Mapped[str | None] = mapped_column(Text)
+
+
+class OutboxMessage(Base):
+    """A message to publish after commit (transactional outbox); one per (occurrence, kind).
+
+    ``id`` orders messages; a consumer may see sequence holes (rolled-back inserts), never reorder.
+    """
+
+    __tablename__ = "outbox"
+    __table_args__ = (UniqueConstraint("occurrence_id", "kind"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    occurrence_id: Mapped[str] = mapped_column(String(120), ForeignKey("occurrences.occurrence_id"))
+    kind: Mapped[str] = mapped_column(String(64))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at_utc: Mapped[datetime]
+    published_at_utc: Mapped[datetime | None]
+
+
+class OccurrenceEvent(Base):
+    """Append-only audit trail: one row per transition (DESIGN §4 invariant 6).
+
+    ``from_state`` is NULL for the creation of an occurrence by materialization.
+    """
+
+    __tablename__ = "occurrence_events"
+    __table_args__ = (
+        CheckConstraint(
+            f"from_state IS NULL OR {_in('from_state', STATES)}", name="from_state_valid"
+        ),
+        CheckConstraint(_in("to_state", STATES), name="to_state_valid"),
+        Index("ix_occurrence_events_occurrence", "occurrence_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    occurrence_id: Mapped[str] = mapped_column(String(120), ForeignKey("occurrences.occurrence_id"))
+    from_state: Mapped[str | None] = mapped_column(String(16))
+    to_state: Mapped[str] = mapped_column(String(16))
+    at_utc: Mapped[datetime]
+    by: Mapped[str] = mapped_column(String(200))
+    why: Mapped[str] = mapped_column(Text)
+
+
+class ReconciliationCase(Base):
+    """An UNKNOWN_EFFECT occurrence awaiting reconciliation (DESIGN §4 invariant 5).
+
+    Opened with ``deadline_utc = opened_at_utc + 30 minutes``. ``resolution`` NULL: open;
+    ``HUMAN``: in the human queue (still open); ``SUCCEEDED``/``NOT_APPLIED``: closed.
+    """
+
+    __tablename__ = "reconciliation_cases"
+    __table_args__ = (
+        CheckConstraint(
+            f"resolution IS NULL OR {_in('resolution', RESOLUTIONS)}", name="resolution_valid"
+        ),
+        CheckConstraint("deadline_utc > opened_at_utc", name="deadline_after_open"),
+        CheckConstraint(
+            "(resolution IS NULL) = (resolved_at_utc IS NULL)", name="resolved_at_iff_resolution"
+        ),
+        UniqueConstraint("occurrence_id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    occurrence_id: Mapped[str] = mapped_column(String(120), ForeignKey("occurrences.occurrence_id"))
+    attempt_number: Mapped[int] = mapped_column(Integer)
+    opened_at_utc: Mapped[datetime]
+    deadline_utc: Mapped[datetime]
+    resolution: Mapped[str | None] = mapped_column(String(16))
+    resolved_by: Mapped[str | None] = mapped_column(String(200))
+    resolved_at_utc: Mapped[datetime | None]
+    note: Mapped[str | None] = mapped_column(Text)

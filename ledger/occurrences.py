@@ -1,0 +1,499 @@
+"""Dispatch and outcome transitions of one occurrence: claim, running, succeeded, retry, failed.
+
+Each function is one transaction around one compare-and-set (``ledger.events.transition``, or the
+claim's own CAS) plus its event row. Outcome transitions take the attempt's ``claim_generation``
+as a fencing token: a worker that lost its claim cannot record an outcome for a newer attempt.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import Connection, Exists, and_, exists, insert, select, update
+
+from ledger.db import Ledger
+from ledger.errors import IllegalTransition
+from ledger.events import (
+    ATTEMPTS,
+    CASES,
+    OCCURRENCES,
+    REVISIONS,
+    SLOTS,
+    Event,
+    append_events,
+    require_aware,
+    transition,
+)
+from ledger.gate import lock_gate
+from ledger.states import AttemptOutcome, ClaimRefusal, OccurrenceState, sources
+from ledger.views import AttemptView, ClaimResult, GateView, OccurrenceView
+
+RECONCILIATION_DEADLINE = timedelta(minutes=30)
+"""An UNKNOWN_EFFECT is reconciled or in the human queue within this (DESIGN §4 invariant 5)."""
+
+_CLAIMABLE = sources(OccurrenceState.DISPATCHING)  # DUE, RETRY_WAIT
+
+
+def claim(
+    ledger: Ledger,
+    occurrence_id: str,
+    gate_view: GateView,
+    *,
+    worker_identity: str,
+    implementation_alias: str,
+    input_digest: str,
+    now_utc: datetime,
+) -> ClaimResult:
+    """Claim an occurrence for dispatch: ``DUE|RETRY_WAIT → DISPATCHING`` and a new attempt.
+
+    The claim wins only if, when it commits, the gate still shows exactly ``gate_view`` (the
+    same active revision, not disabled, the same ``disable_generation`` and ``execution_epoch``),
+    the gate's implementation alias is the one the worker runs, the occurrence still owns its
+    logical slot and no newer revision's cutover covers its instant (DESIGN §4 invariant 3). The
+    gate row is locked ``FOR SHARE`` first, so a concurrent disable, publish or rollback either
+    commits before (and the claim is refused) or waits until the claim commits.
+
+    Args:
+        ledger: the ledger.
+        occurrence_id: the occurrence to claim.
+        gate_view: the gate as the claimer read it (:func:`ledger.get_gate`).
+        worker_identity: who claims (stored on the attempt).
+        implementation_alias: the implementation the worker runs.
+        input_digest: digest of the inputs the attempt will send (stored on the attempt).
+        now_utc: when (aware UTC); the attempt's ``started_at_utc``.
+
+    Returns:
+        The new attempt, or a refusal with its :class:`ClaimRefusal` reason (nothing written).
+
+    Raises:
+        ValueError: ``gate_view`` is another schedule's.
+        ScheduleNotFound: the schedule has no gate.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> ClaimResult:
+        row = connection.execute(
+            select(OCCURRENCES).where(OCCURRENCES.c.occurrence_id == occurrence_id)
+        ).one_or_none()
+        if row is None:
+            return ClaimResult(refusal=ClaimRefusal.NOT_FOUND, detail=occurrence_id)
+        occurrence = OccurrenceView.from_row(row)
+        if occurrence.schedule_id != gate_view.schedule_id:
+            raise ValueError(
+                f"gate view of {gate_view.schedule_id!r} for occurrence of "
+                f"{occurrence.schedule_id!r}"
+            )
+        gate = lock_gate(connection, occurrence.schedule_id)
+        refusal = _gate_refusal(gate, gate_view, implementation_alias)
+        if refusal is not None:
+            return refusal
+        generation = occurrence.claim_generation + 1
+        won = connection.execute(
+            update(OCCURRENCES)
+            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
+            .where(OCCURRENCES.c.state.in_([s.value for s in _CLAIMABLE]))
+            .where(OCCURRENCES.c.claim_generation == occurrence.claim_generation)
+            .where(_owns_slot())
+            .where(~_newer_cutover_covers())
+            .values(
+                state=OccurrenceState.DISPATCHING.value,
+                state_reason=f"claimed by {worker_identity}",
+                claim_generation=generation,
+                next_attempt_at_utc=None,
+                updated_at_utc=now_utc,
+            )
+        ).rowcount
+        if won != 1:
+            return _lost(connection, occurrence_id)
+        current = OccurrenceState(row.state)
+        attempt = AttemptView(
+            occurrence_id=occurrence_id,
+            attempt_number=generation,
+            claim_generation=generation,
+            worker_identity=worker_identity,
+            implementation_alias=implementation_alias,
+            execution_epoch=gate.execution_epoch,
+            disable_generation=gate.disable_generation,
+            gate_revision=gate.active_revision,
+            input_digest=input_digest,
+            started_at_utc=now_utc,
+            finished_at_utc=None,
+            outcome=None,
+            error_class=None,
+            error_message=None,
+        )
+        connection.execute(insert(ATTEMPTS).values(**_attempt_values(attempt)))
+        why = (
+            f"attempt {generation} claimed by {worker_identity} "
+            f"(alias {implementation_alias}, epoch {gate.execution_epoch}, "
+            f"disable generation {gate.disable_generation})"
+        )
+        append_events(
+            connection,
+            [
+                Event(
+                    occurrence_id,
+                    current,
+                    OccurrenceState.DISPATCHING,
+                    now_utc,
+                    worker_identity,
+                    why,
+                )
+            ],
+        )
+        return ClaimResult(attempt=attempt)
+
+    return ledger.write(work)
+
+
+def _attempt_values(attempt: AttemptView) -> dict[str, object]:
+    return {name: getattr(attempt, name) for name in AttemptView.__slots__}
+
+
+def _gate_refusal(gate: GateView, view: GateView, alias: str) -> ClaimResult | None:
+    if gate.disabled:
+        return ClaimResult(
+            refusal=ClaimRefusal.DISABLED, detail=f"disabled: {gate.disabled_reason}"
+        )
+    if gate.disable_generation != view.disable_generation:
+        return ClaimResult(
+            refusal=ClaimRefusal.DISABLE_GENERATION_CHANGED,
+            detail=f"disable generation {gate.disable_generation}, read {view.disable_generation}",
+        )
+    if gate.execution_epoch != view.execution_epoch:
+        return ClaimResult(
+            refusal=ClaimRefusal.EXECUTION_EPOCH_CHANGED,
+            detail=f"execution epoch {gate.execution_epoch}, read {view.execution_epoch}",
+        )
+    if gate.implementation_alias != alias:
+        return ClaimResult(
+            refusal=ClaimRefusal.IMPLEMENTATION_ALIAS_MISMATCH,
+            detail=f"gate alias {gate.implementation_alias!r}, worker runs {alias!r}",
+        )
+    if gate.active_revision != view.active_revision:
+        return ClaimResult(
+            refusal=ClaimRefusal.REVISION_CHANGED,
+            detail=f"active revision {gate.active_revision}, read {view.active_revision}",
+        )
+    return None
+
+
+def _owns_slot() -> Exists:
+    return exists().where(
+        and_(
+            SLOTS.c.schedule_id == OCCURRENCES.c.schedule_id,
+            SLOTS.c.logical_slot_id == OCCURRENCES.c.logical_slot_id,
+            SLOTS.c.owner_occurrence_id == OCCURRENCES.c.occurrence_id,
+        )
+    )
+
+
+def _newer_cutover_covers() -> Exists:
+    return exists().where(
+        and_(
+            REVISIONS.c.schedule_id == OCCURRENCES.c.schedule_id,
+            REVISIONS.c.revision > OCCURRENCES.c.revision,
+            REVISIONS.c.cutover_at_utc <= OCCURRENCES.c.instant_utc,
+        )
+    )
+
+
+def _lost(connection: Connection, occurrence_id: str) -> ClaimResult:
+    state = connection.execute(
+        select(OCCURRENCES.c.state).where(OCCURRENCES.c.occurrence_id == occurrence_id)
+    ).scalar_one()
+    if OccurrenceState(state) not in _CLAIMABLE:
+        return ClaimResult(refusal=ClaimRefusal.NOT_CLAIMABLE, detail=f"{occurrence_id} is {state}")
+    return ClaimResult(
+        refusal=ClaimRefusal.NOT_OWNER,
+        detail=f"{occurrence_id} no longer owns its logical slot or its instant",
+    )
+
+
+def mark_running(
+    ledger: Ledger, occurrence_id: str, claim_generation: int, now_utc: datetime, *, by: str
+) -> OccurrenceView:
+    """``DISPATCHING → RUNNING``: the downstream accepted the call of attempt ``claim_generation``.
+
+    Returns:
+        The occurrence before the transition.
+
+    Raises:
+        OccurrenceNotFound, IllegalTransition, ClaimLost (another attempt holds the claim).
+
+    """
+    require_aware("now_utc", now_utc)
+    return ledger.write(
+        lambda c: transition(
+            c,
+            occurrence_id,
+            OccurrenceState.RUNNING,
+            now_utc=now_utc,
+            by=by,
+            why=f"attempt {claim_generation} running",
+            claim_generation=claim_generation,
+        )
+    )
+
+
+def _finish_attempt(
+    connection: Connection,
+    occurrence_id: str,
+    claim_generation: int,
+    now_utc: datetime,
+    outcome: AttemptOutcome,
+    error_class: str | None = None,
+    error_message: str | None = None,
+) -> None:
+    connection.execute(
+        update(ATTEMPTS)
+        .where(ATTEMPTS.c.occurrence_id == occurrence_id)
+        .where(ATTEMPTS.c.attempt_number == claim_generation)
+        .where(ATTEMPTS.c.finished_at_utc.is_(None))
+        .values(
+            finished_at_utc=now_utc,
+            outcome=outcome.value,
+            error_class=error_class,
+            error_message=error_message,
+        )
+    )
+
+
+def succeeded(
+    ledger: Ledger, occurrence_id: str, claim_generation: int, now_utc: datetime, *, by: str
+) -> OccurrenceView:
+    """``RUNNING → SUCCEEDED``: the effect of attempt ``claim_generation`` is confirmed.
+
+    Returns:
+        The occurrence before the transition.
+
+    Raises:
+        OccurrenceNotFound, IllegalTransition, ClaimLost.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> OccurrenceView:
+        before = transition(
+            connection,
+            occurrence_id,
+            OccurrenceState.SUCCEEDED,
+            now_utc=now_utc,
+            by=by,
+            why=f"attempt {claim_generation} succeeded",
+            claim_generation=claim_generation,
+        )
+        _finish_attempt(
+            connection, occurrence_id, claim_generation, now_utc, AttemptOutcome.SUCCEEDED
+        )
+        return before
+
+    return ledger.write(work)
+
+
+def retry_wait(
+    ledger: Ledger,
+    occurrence_id: str,
+    claim_generation: int,
+    next_attempt_at_utc: datetime,
+    now_utc: datetime,
+    *,
+    by: str,
+    error_class: str,
+    error_message: str,
+) -> OccurrenceView:
+    """``DISPATCHING|RUNNING → RETRY_WAIT``: the attempt failed *without effect*; retry later.
+
+    Use only when the downstream confirms nothing happened (a refused request, a connection that
+    never sent); an unconfirmed outcome is :func:`unknown_effect`. The next attempt is a new
+    claim (a new attempt row), never a new occurrence (DESIGN §4 invariant 4).
+
+    Args:
+        ledger: the ledger.
+        occurrence_id: the occurrence.
+        claim_generation: the failed attempt's generation (fencing token).
+        next_attempt_at_utc: when to retry (aware UTC), stored on the occurrence.
+        now_utc: when (aware UTC).
+        by: who.
+        error_class: the error's class name.
+        error_message: the error's message.
+
+    Returns:
+        The occurrence before the transition.
+
+    Raises:
+        OccurrenceNotFound, IllegalTransition, ClaimLost.
+
+    """
+    require_aware("now_utc", now_utc)
+    require_aware("next_attempt_at_utc", next_attempt_at_utc)
+
+    def work(connection: Connection) -> OccurrenceView:
+        before = transition(
+            connection,
+            occurrence_id,
+            OccurrenceState.RETRY_WAIT,
+            now_utc=now_utc,
+            by=by,
+            why=f"attempt {claim_generation} failed ({error_class}); retry scheduled",
+            claim_generation=claim_generation,
+            values={"next_attempt_at_utc": next_attempt_at_utc},
+        )
+        _finish_attempt(
+            connection,
+            occurrence_id,
+            claim_generation,
+            now_utc,
+            AttemptOutcome.RETRYABLE_FAILURE,
+            error_class,
+            error_message,
+        )
+        return before
+
+    return ledger.write(work)
+
+
+def failed(
+    ledger: Ledger,
+    occurrence_id: str,
+    claim_generation: int | None,
+    now_utc: datetime,
+    *,
+    by: str,
+    error_class: str,
+    error_message: str,
+) -> OccurrenceView:
+    """``DISPATCHING|RUNNING|RETRY_WAIT → FAILED``: definitive failure without effect.
+
+    Args:
+        ledger: the ledger.
+        occurrence_id: the occurrence.
+        claim_generation: the failing attempt's generation; ``None`` from ``RETRY_WAIT`` when the
+            retries are exhausted (no attempt is running).
+        now_utc: when (aware UTC).
+        by: who.
+        error_class: the error's class name.
+        error_message: the error's message.
+
+    Returns:
+        The occurrence before the transition.
+
+    Raises:
+        OccurrenceNotFound, IllegalTransition (also from UNKNOWN_EFFECT: use
+        ``resolve_reconciliation``), ClaimLost.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> OccurrenceView:
+        current = connection.execute(
+            select(OCCURRENCES.c.state).where(OCCURRENCES.c.occurrence_id == occurrence_id)
+        ).scalar_one_or_none()
+        if current == OccurrenceState.UNKNOWN_EFFECT.value:
+            # Only reconciliation decides an unknown effect (resolve_reconciliation).
+            raise IllegalTransition(
+                occurrence_id, OccurrenceState.UNKNOWN_EFFECT, OccurrenceState.FAILED
+            )
+        before = transition(
+            connection,
+            occurrence_id,
+            OccurrenceState.FAILED,
+            now_utc=now_utc,
+            by=by,
+            why=f"failed: {error_class}: {error_message}",
+            claim_generation=claim_generation,
+        )
+        if claim_generation is not None:
+            _finish_attempt(
+                connection,
+                occurrence_id,
+                claim_generation,
+                now_utc,
+                AttemptOutcome.FAILED,
+                error_class,
+                error_message,
+            )
+        return before
+
+    return ledger.write(work)
+
+
+def unknown_effect(
+    ledger: Ledger,
+    occurrence_id: str,
+    claim_generation: int,
+    now_utc: datetime,
+    *,
+    by: str,
+    error_class: str,
+    error_message: str,
+) -> OccurrenceView:
+    """``DISPATCHING|RUNNING → UNKNOWN_EFFECT`` and open a reconciliation case.
+
+    The case's deadline is ``now_utc + 30 minutes``: by then it is reconciled or in the human
+    queue (DESIGN §4 invariant 5). The occurrence is never cancelled or re-sent blindly.
+
+    Returns:
+        The occurrence before the transition.
+
+    Raises:
+        OccurrenceNotFound, IllegalTransition, ClaimLost.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> OccurrenceView:
+        before = transition(
+            connection,
+            occurrence_id,
+            OccurrenceState.UNKNOWN_EFFECT,
+            now_utc=now_utc,
+            by=by,
+            why=f"attempt {claim_generation} outcome unknown: {error_class}",
+            claim_generation=claim_generation,
+        )
+        _finish_attempt(
+            connection,
+            occurrence_id,
+            claim_generation,
+            now_utc,
+            AttemptOutcome.UNKNOWN,
+            error_class,
+            error_message,
+        )
+        connection.execute(
+            insert(CASES).values(
+                occurrence_id=occurrence_id,
+                attempt_number=claim_generation,
+                opened_at_utc=now_utc,
+                deadline_utc=now_utc + RECONCILIATION_DEADLINE,
+            )
+        )
+        return before
+
+    return ledger.write(work)
+
+
+def cancel(
+    ledger: Ledger, occurrence_id: str, now_utc: datetime, *, by: str, why: str
+) -> OccurrenceView:
+    """``PLANNED|DUE|RETRY_WAIT → CANCELLED`` with a reason.
+
+    ``RETRY_WAIT`` may be cancelled because it is entered only after a failure confirmed to have
+    had no effect; ``DISPATCHING``, ``RUNNING`` and ``UNKNOWN_EFFECT`` never can (an effect whose
+    dispatch won is never treated as cancelled).
+
+    Returns:
+        The occurrence before the transition.
+
+    Raises:
+        OccurrenceNotFound, IllegalTransition, ClaimLost.
+
+    """
+    require_aware("now_utc", now_utc)
+    return ledger.write(
+        lambda c: transition(
+            c, occurrence_id, OccurrenceState.CANCELLED, now_utc=now_utc, by=by, why=why
+        )
+    )

@@ -1,0 +1,121 @@
+"""Read functions: the gate, occurrences of a window, one occurrence's trail, counts, next due."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import Connection, func, select
+
+from ledger.db import Ledger
+from ledger.events import ATTEMPTS, CASES, EVENTS, OCCURRENCES, load_occurrence
+from ledger.states import OccurrenceState
+from ledger.views import AttemptView, CaseView, EventView, OccurrenceDetail, OccurrenceView
+
+_placed_utc = func.coalesce(OCCURRENCES.c.instant_utc, OCCURRENCES.c.gap_at_utc)
+
+
+def list_occurrences(
+    ledger: Ledger,
+    schedule_id: str,
+    from_utc: datetime | None = None,
+    to_utc: datetime | None = None,
+    states: Iterable[OccurrenceState] | None = None,
+) -> list[OccurrenceView]:
+    """A schedule's occurrences placed in ``[from_utc, to_utc)``, optionally in given states.
+
+    Args:
+        ledger: the ledger.
+        schedule_id: the schedule (all revisions).
+        from_utc: inclusive lower bound on the instant (``gapAt`` for skipped), aware; ``None``:
+            unbounded.
+        to_utc: exclusive upper bound, aware; ``None``: unbounded.
+        states: only these states (``None``: all).
+
+    Returns:
+        Occurrences ordered by placed instant, then nominal local time, fold and revision.
+
+    """
+    wanted = None if states is None else [s.value for s in states]
+
+    def work(connection: Connection) -> list[OccurrenceView]:
+        statement = select(OCCURRENCES).where(OCCURRENCES.c.schedule_id == schedule_id)
+        if from_utc is not None:
+            statement = statement.where(_placed_utc >= from_utc)
+        if to_utc is not None:
+            statement = statement.where(_placed_utc < to_utc)
+        if wanted is not None:
+            statement = statement.where(OCCURRENCES.c.state.in_(wanted))
+        statement = statement.order_by(
+            _placed_utc,
+            OCCURRENCES.c.nominal_local,
+            OCCURRENCES.c.fold,
+            OCCURRENCES.c.revision,
+        )
+        return [OccurrenceView.from_row(r) for r in connection.execute(statement)]
+
+    return ledger.read(work)
+
+
+def show_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceDetail:
+    """One occurrence with its attempts, event trail and reconciliation case.
+
+    Raises:
+        OccurrenceNotFound: no such occurrence.
+
+    """
+
+    def work(connection: Connection) -> OccurrenceDetail:
+        occurrence = load_occurrence(connection, occurrence_id)
+        attempts = connection.execute(
+            select(ATTEMPTS)
+            .where(ATTEMPTS.c.occurrence_id == occurrence_id)
+            .order_by(ATTEMPTS.c.attempt_number)
+        )
+        events = connection.execute(
+            select(EVENTS).where(EVENTS.c.occurrence_id == occurrence_id).order_by(EVENTS.c.id)
+        )
+        case = connection.execute(
+            select(CASES).where(CASES.c.occurrence_id == occurrence_id)
+        ).one_or_none()
+        return OccurrenceDetail(
+            occurrence,
+            tuple(AttemptView.from_row(r) for r in attempts),
+            tuple(EventView.from_row(r) for r in events),
+            None if case is None else CaseView.from_row(case),
+        )
+
+    return ledger.read(work)
+
+
+def counts_by_state(ledger: Ledger, schedule_id: str) -> dict[OccurrenceState, int]:
+    """How many of a schedule's occurrences are in each state (every state present, maybe 0)."""
+
+    def work(connection: Connection) -> dict[OccurrenceState, int]:
+        counts = dict.fromkeys(OccurrenceState, 0)
+        rows = connection.execute(
+            select(OCCURRENCES.c.state, func.count())
+            .where(OCCURRENCES.c.schedule_id == schedule_id)
+            .group_by(OCCURRENCES.c.state)
+        )
+        for state, count in rows:
+            counts[OccurrenceState(state)] = count
+        return counts
+
+    return ledger.read(work)
+
+
+def next_due(ledger: Ledger, schedule_id: str) -> OccurrenceView | None:
+    """The schedule's earliest ``PLANNED`` occurrence (what the next timer waits for), if any."""
+
+    def work(connection: Connection) -> OccurrenceView | None:
+        row = connection.execute(
+            select(OCCURRENCES)
+            .where(OCCURRENCES.c.schedule_id == schedule_id)
+            .where(OCCURRENCES.c.state == OccurrenceState.PLANNED.value)
+            .order_by(OCCURRENCES.c.instant_utc, OCCURRENCES.c.occurrence_id)
+            .limit(1)
+        ).one_or_none()
+        return None if row is None else OccurrenceView.from_row(row)
+
+    return ledger.read(work)

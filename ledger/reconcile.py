@@ -1,0 +1,124 @@
+"""Reconciliation of UNKNOWN_EFFECT occurrences, and the human queue (DESIGN §4 invariant 5)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Connection, or_, select, update
+
+from ledger.db import Ledger
+from ledger.errors import CaseNotFound, ClaimLost
+from ledger.events import CASES, OCCURRENCES, require_aware, transition
+from ledger.states import OccurrenceState, Resolution
+from ledger.views import CaseView
+
+_OPEN = or_(CASES.c.resolution.is_(None), CASES.c.resolution == Resolution.HUMAN.value)
+
+
+def resolve_reconciliation(
+    ledger: Ledger,
+    occurrence_id: str,
+    resolution: Resolution,
+    now_utc: datetime,
+    *,
+    by: str,
+    note: str | None = None,
+) -> CaseView:
+    """Resolve an open case: ``SUCCEEDED`` or ``NOT_APPLIED`` closes it, ``HUMAN`` queues it.
+
+    ``SUCCEEDED`` moves the occurrence ``UNKNOWN_EFFECT → SUCCEEDED`` (the downstream confirms the
+    effect); ``NOT_APPLIED`` moves it to ``FAILED`` (confirmed no effect; a new run is a human
+    decision, never an automatic resend); ``HUMAN`` leaves it ``UNKNOWN_EFFECT`` and puts the case
+    in the human queue, where a person later resolves it with ``SUCCEEDED`` or ``NOT_APPLIED``.
+    The case update is a compare-and-set on "still open"; the occurrence's transition and event
+    are in the same transaction.
+
+    Args:
+        ledger: the ledger.
+        occurrence_id: the UNKNOWN_EFFECT occurrence.
+        resolution: the decision.
+        now_utc: when (aware UTC).
+        by: who (a reconciler component or a person).
+        note: evidence (e.g. the downstream's answer).
+
+    Returns:
+        The case afterwards.
+
+    Raises:
+        CaseNotFound: no open case for the occurrence.
+        ClaimLost: a concurrent resolution won.
+        IllegalTransition: the occurrence is not UNKNOWN_EFFECT.
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> CaseView:
+        case_row = connection.execute(
+            select(CASES).where(CASES.c.occurrence_id == occurrence_id).where(_OPEN)
+        ).one_or_none()
+        if case_row is None:
+            raise CaseNotFound(occurrence_id)
+        case = CaseView.from_row(case_row)
+        changed = connection.execute(
+            update(CASES)
+            .where(CASES.c.id == case.id)
+            .where(
+                CASES.c.resolution.is_(None)
+                if case.resolution is None
+                else CASES.c.resolution == case.resolution.value
+            )
+            .values(
+                resolution=resolution.value,
+                resolved_by=by,
+                resolved_at_utc=now_utc,
+                note=note if note is not None else case.note,
+            )
+        ).rowcount
+        if changed != 1:
+            raise ClaimLost(f"case of {occurrence_id}", "resolved concurrently")
+        if resolution is not Resolution.HUMAN:
+            target = (
+                OccurrenceState.SUCCEEDED
+                if resolution is Resolution.SUCCEEDED
+                else OccurrenceState.FAILED
+            )
+            transition(
+                connection,
+                occurrence_id,
+                target,
+                now_utc=now_utc,
+                by=by,
+                why=f"reconciled: {resolution.value}" + (f" ({note})" if note else ""),
+            )
+        row = connection.execute(select(CASES).where(CASES.c.id == case.id)).one()
+        return CaseView.from_row(row)
+
+    return ledger.write(work)
+
+
+def open_cases(ledger: Ledger, schedule_id: str | None = None) -> list[CaseView]:
+    """Cases not yet closed (unresolved or in the human queue), oldest first."""
+
+    def work(connection: Connection) -> list[CaseView]:
+        statement = select(CASES).where(_OPEN).order_by(CASES.c.opened_at_utc, CASES.c.id)
+        if schedule_id is not None:
+            statement = statement.join(
+                OCCURRENCES, OCCURRENCES.c.occurrence_id == CASES.c.occurrence_id
+            ).where(OCCURRENCES.c.schedule_id == schedule_id)
+        return [CaseView.from_row(r) for r in connection.execute(statement)]
+
+    return ledger.read(work)
+
+
+def human_queue(ledger: Ledger, now_utc: datetime) -> list[CaseView]:
+    """Cases a person must decide at ``now_utc``: queued as ``HUMAN``, or past their deadline.
+
+    An unresolved case past its 30-minute deadline counts as queued even if no reconciler put it
+    there (DESIGN §4 invariant 5: reconciled *or* in the human queue within 30 minutes).
+    """
+    require_aware("now_utc", now_utc)
+    return [
+        case
+        for case in open_cases(ledger)
+        if case.resolution is Resolution.HUMAN or case.overdue(now_utc)
+    ]

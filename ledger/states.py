@@ -1,0 +1,128 @@
+"""Occurrence states and the one table of legal transitions (DESIGN §4).
+
+The table below is the single source of truth: code checks it before every compare-and-set
+(:func:`check_transition`), and the database repeats the state list in a CHECK constraint, so an
+unknown state cannot be written even by hand. The transition table itself is enforced by every
+ledger operation's ``WHERE state IN (…)`` clause: an update from a state not listed as a source
+matches no row and is reported as :class:`ledger.errors.IllegalTransition`.
+
+Decisions recorded here (DESIGN §4, invariant 5):
+
+- ``RETRY_WAIT → CANCELLED`` is legal. An occurrence reaches ``RETRY_WAIT`` only when the last
+  attempt's failure is *confirmed* to have had no effect (an unconfirmed outcome goes to
+  ``UNKNOWN_EFFECT`` instead), so cancelling it never hides an effect whose dispatch won.
+- ``DISPATCHING`` and ``RUNNING`` can never be cancelled: once a dispatch won, the effect may exist.
+- ``UNKNOWN_EFFECT`` leaves only through reconciliation: ``SUCCEEDED`` (the downstream confirms the
+  effect) or ``FAILED`` (confirmed not applied). Putting it in the human queue keeps the state and
+  records the decision on its reconciliation case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+
+class OccurrenceState(StrEnum):
+    """The state of one occurrence (DESIGN §4; names match the seed)."""
+
+    PLANNED = "PLANNED"
+    """Materialized, its instant not yet released."""
+    DUE = "DUE"
+    """Released by misfire planning; may be claimed."""
+    DISPATCHING = "DISPATCHING"
+    """A claim won; the downstream call is being made."""
+    RUNNING = "RUNNING"
+    """The downstream accepted the call."""
+    SUCCEEDED = "SUCCEEDED"
+    """Terminal: the effect is confirmed."""
+    RETRY_WAIT = "RETRY_WAIT"
+    """The last attempt failed without effect; waiting for the next attempt."""
+    UNKNOWN_EFFECT = "UNKNOWN_EFFECT"
+    """The outcome of a dispatched attempt is not known; a reconciliation case is open."""
+    FAILED = "FAILED"
+    """Terminal: retries exhausted, non-retryable, or reconciled as not applied."""
+    SKIPPED_GAP = "SKIPPED_GAP"
+    """Terminal: the nominal local time does not exist (DST gap) or lost its slot (collision)."""
+    MISFIRE_EXPIRED = "MISFIRE_EXPIRED"
+    """Terminal: missed by more than ``lateness`` and beyond the catch-up bound."""
+    CANCELLED = "CANCELLED"
+    """Terminal: cancelled before any dispatch won (disabled, superseded by revision N, …)."""
+
+
+S = OccurrenceState
+
+TRANSITIONS: Mapping[OccurrenceState, frozenset[OccurrenceState]] = {
+    S.PLANNED: frozenset({S.DUE, S.CANCELLED, S.MISFIRE_EXPIRED}),
+    S.DUE: frozenset({S.DISPATCHING, S.CANCELLED, S.MISFIRE_EXPIRED}),
+    S.DISPATCHING: frozenset({S.RUNNING, S.UNKNOWN_EFFECT, S.RETRY_WAIT, S.FAILED}),
+    S.RUNNING: frozenset({S.SUCCEEDED, S.RETRY_WAIT, S.UNKNOWN_EFFECT, S.FAILED}),
+    S.RETRY_WAIT: frozenset({S.DISPATCHING, S.CANCELLED, S.FAILED}),
+    S.UNKNOWN_EFFECT: frozenset({S.SUCCEEDED, S.FAILED}),
+    S.SUCCEEDED: frozenset(),
+    S.FAILED: frozenset(),
+    S.SKIPPED_GAP: frozenset(),
+    S.MISFIRE_EXPIRED: frozenset(),
+    S.CANCELLED: frozenset(),
+}
+"""Legal transitions: ``TRANSITIONS[from]`` is the set of states ``from`` may move to."""
+
+TERMINAL: frozenset[OccurrenceState] = frozenset(s for s, nxt in TRANSITIONS.items() if not nxt)
+"""States with no way out: SUCCEEDED, FAILED, SKIPPED_GAP, MISFIRE_EXPIRED, CANCELLED."""
+
+INITIAL: frozenset[OccurrenceState] = frozenset({S.PLANNED, S.SKIPPED_GAP})
+"""States an occurrence is created in (by materialization)."""
+
+LIVE: frozenset[OccurrenceState] = frozenset(TRANSITIONS) - TERMINAL - {S.SKIPPED_GAP}
+"""States in which an occurrence still holds its logical slot and may yet act."""
+
+
+def sources(to_state: OccurrenceState) -> frozenset[OccurrenceState]:
+    """The states from which ``to_state`` may be reached (the ``WHERE state IN`` of a CAS)."""
+    return frozenset(s for s, nxt in TRANSITIONS.items() if to_state in nxt)
+
+
+def is_legal(from_state: OccurrenceState, to_state: OccurrenceState) -> bool:
+    """Whether ``from_state → to_state`` is in :data:`TRANSITIONS`."""
+    return to_state in TRANSITIONS[from_state]
+
+
+class ClaimRefusal(StrEnum):
+    """Why a dispatch claim was refused (DESIGN §4 invariant 3). A refusal is a return value."""
+
+    NOT_FOUND = "NOT_FOUND"
+    """No such occurrence."""
+    NOT_CLAIMABLE = "NOT_CLAIMABLE"
+    """The occurrence is not DUE or RETRY_WAIT (another claim won, or it is terminal)."""
+    DISABLED = "DISABLED"
+    """The schedule is disabled."""
+    DISABLE_GENERATION_CHANGED = "DISABLE_GENERATION_CHANGED"
+    """The schedule was disabled or enabled since the claimer read the gate."""
+    EXECUTION_EPOCH_CHANGED = "EXECUTION_EPOCH_CHANGED"
+    """A rollback happened since the claimer read the gate."""
+    IMPLEMENTATION_ALIAS_MISMATCH = "IMPLEMENTATION_ALIAS_MISMATCH"
+    """The worker does not run the implementation alias the gate shows."""
+    REVISION_CHANGED = "REVISION_CHANGED"
+    """A revision was published since the claimer read the gate."""
+    NOT_OWNER = "NOT_OWNER"
+    """The occurrence's revision no longer owns its instant or its logical slot."""
+
+
+class AttemptOutcome(StrEnum):
+    """How an attempt ended (``None`` while it runs)."""
+
+    SUCCEEDED = "SUCCEEDED"
+    RETRYABLE_FAILURE = "RETRYABLE_FAILURE"
+    FAILED = "FAILED"
+    UNKNOWN = "UNKNOWN"
+
+
+class Resolution(StrEnum):
+    """How a reconciliation case for an UNKNOWN_EFFECT occurrence was resolved."""
+
+    SUCCEEDED = "SUCCEEDED"
+    """The downstream confirms the effect: the occurrence becomes SUCCEEDED."""
+    NOT_APPLIED = "NOT_APPLIED"
+    """The downstream confirms no effect: the occurrence becomes FAILED (never silently re-sent)."""
+    HUMAN = "HUMAN"
+    """Put in the human queue: the occurrence stays UNKNOWN_EFFECT, the case stays open."""

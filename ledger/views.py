@@ -1,0 +1,263 @@
+"""Frozen value objects the ledger returns (never ORM instances, which are bound to a session).
+
+Every ``*_utc`` field is an aware UTC datetime; ``nominal_local`` is naive wall time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Row
+
+from ledger.states import ClaimRefusal, OccurrenceState, Resolution
+
+
+@dataclass(frozen=True, slots=True)
+class GateView:
+    """What a claimer read from a schedule's gate; a claim succeeds only if it still holds.
+
+    Attributes:
+        schedule_id: the schedule.
+        active_revision: the newest published revision.
+        disabled: whether the schedule is disabled.
+        disabled_reason: why, when disabled.
+        disable_generation: grows on every disable and enable.
+        execution_epoch: grows on every rollback.
+        implementation_alias: the implementation workers must run to claim.
+        updated_at_utc: when the gate last changed.
+
+    """
+
+    schedule_id: str
+    active_revision: int
+    disabled: bool
+    disabled_reason: str | None
+    disable_generation: int
+    execution_epoch: int
+    implementation_alias: str
+    updated_at_utc: datetime
+
+    @classmethod
+    def from_row(cls, row: Row[Any]) -> GateView:
+        """Build from a ``schedule_gates`` row."""
+        m = row._mapping
+        return cls(
+            schedule_id=m["schedule_id"],
+            active_revision=m["active_revision"],
+            disabled=bool(m["disabled"]),
+            disabled_reason=m["disabled_reason"],
+            disable_generation=m["disable_generation"],
+            execution_epoch=m["execution_epoch"],
+            implementation_alias=m["implementation_alias"],
+            updated_at_utc=m["updated_at_utc"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class OccurrenceView:
+    """One occurrence as the ledger holds it (see :class:`ledger.models.Occurrence`)."""
+
+    occurrence_id: str
+    schedule_id: str
+    revision: int
+    logical_slot_id: str | None
+    nominal_local: datetime
+    fold: int
+    instant_utc: datetime | None
+    gap_at_utc: datetime | None
+    utc_offset: timedelta | None
+    tzdb_version: str
+    reason: str
+    state: OccurrenceState
+    state_reason: str | None
+    claim_generation: int
+    next_attempt_at_utc: datetime | None
+    created_at_utc: datetime
+    updated_at_utc: datetime
+
+    @classmethod
+    def from_row(cls, row: Row[Any]) -> OccurrenceView:
+        """Build from an ``occurrences`` row."""
+        m = row._mapping
+        offset = m["utc_offset_seconds"]
+        return cls(
+            occurrence_id=m["occurrence_id"],
+            schedule_id=m["schedule_id"],
+            revision=m["revision"],
+            logical_slot_id=m["logical_slot_id"],
+            nominal_local=m["nominal_local"],
+            fold=m["fold"],
+            instant_utc=m["instant_utc"],
+            gap_at_utc=m["gap_at_utc"],
+            utc_offset=None if offset is None else timedelta(seconds=offset),
+            tzdb_version=m["tzdb_version"],
+            reason=m["reason"],
+            state=OccurrenceState(m["state"]),
+            state_reason=m["state_reason"],
+            claim_generation=m["claim_generation"],
+            next_attempt_at_utc=m["next_attempt_at_utc"],
+            created_at_utc=m["created_at_utc"],
+            updated_at_utc=m["updated_at_utc"],
+        )
+
+    @property
+    def placed_at_utc(self) -> datetime:
+        """Its instant, or ``gapAt`` for a skipped record (where it sits on the UTC line)."""
+        placed = self.instant_utc if self.instant_utc is not None else self.gap_at_utc
+        assert placed is not None  # a CHECK constraint guarantees one of them
+        return placed
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptView:
+    """One attempt (a won claim) and how it ended (``outcome`` ``None`` while running)."""
+
+    occurrence_id: str
+    attempt_number: int
+    claim_generation: int
+    worker_identity: str
+    implementation_alias: str
+    execution_epoch: int
+    disable_generation: int
+    gate_revision: int
+    input_digest: str
+    started_at_utc: datetime
+    finished_at_utc: datetime | None
+    outcome: str | None
+    error_class: str | None
+    error_message: str | None
+
+    @classmethod
+    def from_row(cls, row: Row[Any]) -> AttemptView:
+        """Build from an ``attempts`` row."""
+        return cls(**{name: row._mapping[name] for name in cls.__slots__})
+
+
+@dataclass(frozen=True, slots=True)
+class EventView:
+    """One audit event: ``from_state`` (``None`` at creation) → ``to_state``, when, by whom, why."""
+
+    id: int
+    occurrence_id: str
+    from_state: str | None
+    to_state: str
+    at_utc: datetime
+    by: str
+    why: str
+
+    @classmethod
+    def from_row(cls, row: Row[Any]) -> EventView:
+        """Build from an ``occurrence_events`` row."""
+        return cls(**{name: row._mapping[name] for name in cls.__slots__})
+
+
+@dataclass(frozen=True, slots=True)
+class CaseView:
+    """A reconciliation case (``resolution`` ``None``: open; ``HUMAN``: in the human queue)."""
+
+    id: int
+    occurrence_id: str
+    attempt_number: int
+    opened_at_utc: datetime
+    deadline_utc: datetime
+    resolution: Resolution | None
+    resolved_by: str | None
+    resolved_at_utc: datetime | None
+    note: str | None
+
+    @classmethod
+    def from_row(cls, row: Row[Any]) -> CaseView:
+        """Build from a ``reconciliation_cases`` row."""
+        m = row._mapping
+        values = {name: m[name] for name in cls.__slots__}
+        values["resolution"] = None if m["resolution"] is None else Resolution(m["resolution"])
+        return cls(**values)
+
+    def overdue(self, now_utc: datetime) -> bool:
+        """Whether the case is unresolved past its deadline at ``now_utc``."""
+        return self.resolution is None and now_utc >= self.deadline_utc
+
+
+@dataclass(frozen=True, slots=True)
+class OccurrenceDetail:
+    """An occurrence with its attempts (oldest first), event trail (oldest first) and case."""
+
+    occurrence: OccurrenceView
+    attempts: tuple[AttemptView, ...]
+    events: tuple[EventView, ...]
+    case: CaseView | None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """The outcome of a claim: the new attempt, or a refusal with its reason.
+
+    Attributes:
+        attempt: the attempt the claim created (``None`` when refused).
+        refusal: why the claim was refused (``None`` when it won).
+        detail: the refusal in words (names the values compared).
+
+    """
+
+    attempt: AttemptView | None = None
+    refusal: ClaimRefusal | None = None
+    detail: str = ""
+
+    @property
+    def won(self) -> bool:
+        """Whether the claim won (the occurrence is now DISPATCHING under ``attempt``)."""
+        return self.attempt is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PublishResult:
+    """What publishing a revision did.
+
+    Attributes:
+        schedule_id: the schedule.
+        revision: the published revision.
+        created: ``False`` when the identical revision (same digest) was already published.
+        superseded: occurrences of older revisions cancelled because the cutover now owns them.
+        gate: the gate after publishing.
+
+    """
+
+    schedule_id: str
+    revision: int
+    created: bool
+    superseded: tuple[str, ...]
+    gate: GateView
+
+
+@dataclass(frozen=True, slots=True)
+class MaterializeResult:
+    """What materializing a window did, and the window's ledger rows.
+
+    Attributes:
+        window_from_utc: the effective window start (after clamping to the revision's ownership
+            and to the moment it was published: materialization never backfills).
+        window_to_utc: the effective window end (exclusive; clamped to the next cutover).
+        created: occurrence IDs this call inserted (the others already existed).
+        slot_conflicts: occurrences this call inserted as CANCELLED because another occurrence
+            already owned their logical slot.
+        rows: the revision's occurrences in the effective window, by instant (gapAt if skipped).
+
+    """
+
+    window_from_utc: datetime
+    window_to_utc: datetime
+    created: tuple[str, ...]
+    slot_conflicts: tuple[str, ...]
+    rows: tuple[OccurrenceView, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseResult:
+    """What :func:`ledger.release_due` did at one ``now_utc`` (occurrence IDs, oldest first)."""
+
+    released: tuple[str, ...]
+    expired: tuple[str, ...]
+    disabled: bool = False
+    """True when the gate was disabled: nothing was released (PLANNED rows wait for enable)."""

@@ -1,0 +1,60 @@
+"""``almanac db upgrade`` and ``almanac ledger list|show|materialize`` on a SQLite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from almanac.cli import app
+
+pytest_plugins = ["ledger_fixtures"]  # ledger, backend and the PostgreSQL cluster
+
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "daily-ops-summary.yaml"
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("ALMANAC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("ALMANAC_LEDGER_URL", raising=False)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(args))
+
+
+def test_ledger_cli_materialize_list_show(run) -> None:  # type: ignore[no-untyped-def]
+    assert run("ledger", "list", "daily-ops-summary").exit_code == 1  # not migrated yet
+    assert run("db", "upgrade").exit_code == 0
+    made = run(
+        "ledger",
+        "materialize",
+        str(EXAMPLE),
+        "--from",
+        "2026-11-01T00:00:00Z",
+        "--to",
+        "2026-11-05T00:00:00Z",
+        "--now",
+        "2026-10-30T00:00:00Z",
+        "--json",
+    )
+    assert made.exit_code == 0, made.output
+    payload = json.loads(made.output)
+    assert len(payload["created"]) == 4
+    listed = run("ledger", "list", "daily-ops-summary", "--state", "PLANNED", "--json")
+    rows = json.loads(listed.output)
+    assert [r["instant"] for r in rows][:2] == ["2026-11-01T07:30:00Z", "2026-11-02T07:30:00Z"]
+    shown = run("ledger", "show", rows[0]["occurrenceId"], "--json")
+    detail = json.loads(shown.output)
+    assert detail["events"][0]["to"] == "PLANNED" and detail["attempts"] == []
+    assert "events" in run("ledger", "show", rows[0]["occurrenceId"]).output
+
+
+def test_ledger_cli_exit_codes(run) -> None:  # type: ignore[no-untyped-def]
+    assert run("db", "upgrade").exit_code == 0
+    assert run("ledger", "show", "nope").exit_code == 2
+    assert run("ledger", "list", "x", "--from", "yesterday").exit_code == 2
+    assert run("ledger", "list", "x", "--state", "DONE").exit_code == 2
+    unreachable = run("ledger", "list", "x", "--url", "postgresql+psycopg://u@127.0.0.1:1/x")
+    assert unreachable.exit_code == 1

@@ -1,0 +1,181 @@
+"""Operation contracts on SQLite and PostgreSQL: publish, materialize, release, gate, outcomes."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from ledger_support import T0, claim_now, due_occurrence, make_spec
+
+from ledger import (
+    ClaimLost,
+    ClaimRefusal,
+    IllegalTransition,
+    Ledger,
+    OccurrenceNotFound,
+    OccurrenceState,
+    Resolution,
+    RevisionNotFound,
+    RevisionRejected,
+    ScheduleNotFound,
+    cancel,
+    disable,
+    enable,
+    failed,
+    get_gate,
+    list_occurrences,
+    mark_running,
+    materialize,
+    next_due,
+    open_cases,
+    publish_revision,
+    release_due,
+    resolve_reconciliation,
+    retry_wait,
+    rollback,
+    show_occurrence,
+    succeeded,
+    unknown_effect,
+)
+
+pytest_plugins = ["ledger_fixtures"]  # ledger, backend and the PostgreSQL cluster
+
+S = OccurrenceState
+
+
+def test_publish_requires_increasing_revision_and_future_cutover(ledger: Ledger) -> None:
+    publish_revision(ledger, make_spec(revision=3), T0, by="t")
+    assert not publish_revision(ledger, make_spec(revision=3), T0, by="t").created
+    with pytest.raises(RevisionRejected, match="digest"):
+        publish_revision(ledger, make_spec(revision=3, maxCatchUp=5), T0, by="t")
+    with pytest.raises(RevisionRejected, match="does not increase"):
+        publish_revision(
+            ledger, make_spec(revision=2, cutoverAt="2026-12-01T00:00:00Z"), T0, by="t"
+        )
+    with pytest.raises(RevisionRejected, match="before now"):
+        publish_revision(
+            ledger, make_spec(revision=4, cutoverAt="2026-10-31T00:00:00Z"), T0, by="t"
+        )
+    assert get_gate(ledger, "daily-ops-summary").active_revision == 3
+    with pytest.raises(ScheduleNotFound):
+        get_gate(ledger, "nope")
+
+
+def test_supersede_cancels_old_planned_at_cutover_and_new_revision_takes_slots(
+    ledger: Ledger,
+) -> None:
+
+    r1 = make_spec()
+    publish_revision(ledger, r1, T0, by="t")
+    materialize(ledger, r1, T0, T0 + timedelta(days=6), T0)
+    # Same rule in r2: the same instants, hence the same logical slots, pass by CAS.
+    r2 = make_spec(revision=2, cutoverAt="2026-11-04T07:30:00Z", maxCatchUp=1)
+    result = publish_revision(ledger, r2, T0, by="t")
+    assert len(result.superseded) == 3  # 11-04, 11-05, 11-06 at 07:30Z (cutover inclusive)
+    for occurrence_id in result.superseded:
+        row = show_occurrence(ledger, occurrence_id).occurrence
+        assert (row.state, row.state_reason) == (S.CANCELLED, "superseded by revision 2")
+    made = materialize(ledger, r2, T0, T0 + timedelta(days=6), T0)
+    assert [r.revision for r in made.rows] == [2, 2, 2] and made.slot_conflicts == ()
+    # A stale r1 materializer never writes at or after r2's cutover.
+    stale = materialize(ledger, r1, T0, T0 + timedelta(days=10), T0)
+    assert stale.window_to_utc == r2.cutover_at and stale.created == ()
+    assert next_due(ledger, "daily-ops-summary") is not None
+
+
+def test_materialize_never_backfills_before_publication(ledger: Ledger) -> None:
+    spec = make_spec()
+    publish_revision(ledger, spec, T0 + timedelta(days=2), by="t")
+    result = materialize(ledger, spec, T0, T0 + timedelta(days=5), T0 + timedelta(days=2))
+    assert result.window_from_utc == T0 + timedelta(days=2)
+    assert all(r.placed_at_utc >= T0 + timedelta(days=2) for r in result.rows)
+    with pytest.raises(RevisionNotFound):
+        materialize(ledger, make_spec(revision=9), T0, T0 + timedelta(days=1), T0)
+
+
+def test_materialize_records_skipped_gaps_as_terminal_facts(ledger: Ledger) -> None:
+    spec = make_spec(cutoverAt="2027-03-01T00:00:00Z")
+    publish_revision(ledger, spec, T0, by="t")
+    start = spec.cutover_at
+    rows = materialize(ledger, spec, start, start + timedelta(days=30), start).rows
+    skipped = [r for r in rows if r.state is S.SKIPPED_GAP]
+    assert len(skipped) == 1 and skipped[0].reason == "GAP_SKIPPED"
+    assert skipped[0].instant_utc is None and skipped[0].logical_slot_id is None
+    assert skipped[0].gap_at_utc is not None
+
+
+def test_release_due_applies_the_catch_up_bound_after_downtime(ledger: Ledger) -> None:
+    spec = make_spec()  # CATCH_UP_BOUNDED, maxCatchUp 2, lateness 5 minutes
+    publish_revision(ledger, spec, T0, by="t")
+    materialize(ledger, spec, T0, T0 + timedelta(days=7), T0)
+    now = T0 + timedelta(days=6)  # six daily occurrences overdue (07:30Z each day)
+    result = release_due(ledger, spec.schedule_id, now)
+    assert len(result.released) == 2 and len(result.expired) == 4
+    assert release_due(ledger, spec.schedule_id, now) == type(result)((), ())
+    states = [r.state for r in list_occurrences(ledger, spec.schedule_id, T0, now)]
+    assert states == [S.MISFIRE_EXPIRED] * 4 + [S.DUE] * 2
+
+
+def test_disable_cancels_due_keeps_planned_and_blocks_release(ledger: Ledger) -> None:
+    occurrence_id = due_occurrence(ledger)
+    now = T0 + timedelta(hours=8)
+    gate = disable(ledger, "daily-ops-summary", now, by="op", reason="maintenance")
+    assert gate.disabled and gate.disable_generation == 1
+    assert show_occurrence(ledger, occurrence_id).occurrence.state is S.CANCELLED
+    assert claim_now(ledger, occurrence_id, now).refusal is ClaimRefusal.DISABLED
+    later = now + timedelta(days=1)
+    assert release_due(ledger, "daily-ops-summary", later).disabled
+    gate = enable(ledger, "daily-ops-summary", later, by="op")
+    assert not gate.disabled and gate.disable_generation == 2
+    assert len(release_due(ledger, "daily-ops-summary", later).released) == 1
+
+
+def test_rollback_flips_alias_and_epoch_together(ledger: Ledger) -> None:
+    occurrence_id = due_occurrence(ledger)
+    now = T0 + timedelta(hours=8)
+    before = get_gate(ledger, "daily-ops-summary")
+    after = rollback(ledger, "daily-ops-summary", "v0", now, by="op")
+    assert (after.implementation_alias, after.execution_epoch) == ("v0", before.execution_epoch + 1)
+    assert claim_now(ledger, occurrence_id, now, gate=before).refusal in {
+        ClaimRefusal.EXECUTION_EPOCH_CHANGED
+    }
+    with pytest.raises(ClaimLost):
+        rollback(ledger, "daily-ops-summary", "v1", now, by="op", expected_epoch=0)
+    assert claim_now(ledger, occurrence_id, now, implementation_alias="v0").won
+
+
+def test_outcomes_are_fenced_by_claim_generation_and_follow_the_table(ledger: Ledger) -> None:
+    occurrence_id = due_occurrence(ledger)
+    now = T0 + timedelta(hours=8)
+    claim_now(ledger, occurrence_id, now)
+    with pytest.raises(ClaimLost):
+        mark_running(ledger, occurrence_id, 7, now, by="stale")
+    retry_wait(
+        ledger,
+        occurrence_id,
+        1,
+        now + timedelta(minutes=1),
+        now,
+        by="w",
+        error_class="E",
+        error_message="m",
+    )
+    with pytest.raises(IllegalTransition) as info:
+        succeeded(ledger, occurrence_id, 1, now, by="w")
+    assert (info.value.from_state, info.value.to_state) == (S.RETRY_WAIT, S.SUCCEEDED)
+    cancel(ledger, occurrence_id, now, by="op", why="confirmed no effect; operator cancel")
+    with pytest.raises(OccurrenceNotFound):
+        cancel(ledger, "daily-ops-summary.r1.20300101T000000.f0", now, by="op", why="x")
+
+
+def test_unknown_effect_reconciled_not_applied_becomes_failed(ledger: Ledger) -> None:
+    occurrence_id = due_occurrence(ledger)
+    now = T0 + timedelta(hours=8)
+    claim_now(ledger, occurrence_id, now)
+    unknown_effect(ledger, occurrence_id, 1, now, by="w", error_class="Timeout", error_message="")
+    with pytest.raises(IllegalTransition):
+        failed(ledger, occurrence_id, 1, now, by="w", error_class="X", error_message="")
+    assert [c.occurrence_id for c in open_cases(ledger, "daily-ops-summary")] == [occurrence_id]
+    resolve_reconciliation(ledger, occurrence_id, Resolution.NOT_APPLIED, now, by="reconciler")
+    assert show_occurrence(ledger, occurrence_id).occurrence.state is S.FAILED
+    assert open_cases(ledger) == []
