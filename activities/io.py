@@ -7,21 +7,18 @@ lists and nested dataclasses. Durations cross as ``*_seconds`` floats, because t
 ``timedelta``.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 MATERIALIZE = "almanac.materialize"
 RELEASE_DUE = "almanac.release_due"
 PUBLISH_REVISION = "almanac.publish_revision"
 SET_GATE = "almanac.set_gate"
-RECORD_SIGNAL_REJECTED = "almanac.record_signal_rejected"
 CLAIM = "almanac.claim"
 EXECUTE_ATTEMPT = "almanac.execute_attempt"
 QUERY_EFFECT = "almanac.query_effect"
 ESCALATE = "almanac.escalate"
-CANCEL_OCCURRENCE = "almanac.cancel_occurrence"
 
 
 @dataclass(frozen=True)
@@ -34,9 +31,11 @@ class GateView:
     schedule_id: str
     active_revision: int
     disabled: bool
+    disabled_reason: str | None
     disable_generation: int
     execution_epoch: int
     implementation_alias: str
+    updated_at_utc: datetime
 
 
 @dataclass(frozen=True)
@@ -55,11 +54,16 @@ class UpcomingOccurrence:
 
 @dataclass(frozen=True)
 class MaterializeInput:
-    """Materialize the schedule's horizon: ``[max(start mark, …), now + horizon)``."""
+    """Materialize ``[from_utc, now + horizon)`` for every revision that owns part of it.
+
+    ``from_utc`` is the previous run's ``materialized_through_utc`` (``None`` the first time: the
+    ledger clamps the window to each revision's cutover and publication, never backfilling).
+    """
 
     schedule_id: str
     now_utc: datetime
     horizon_seconds: float
+    from_utc: datetime | None = None
     upcoming_limit: int = 20
 
 
@@ -98,7 +102,7 @@ class PublishRevisionInput:
     """A revision published by signal: the raw spec data, validated by the activity."""
 
     schedule_id: str
-    spec: dict[str, object]
+    spec: dict[str, Any]
     now_utc: datetime
 
 
@@ -120,16 +124,6 @@ class SetGateInput:
     reason: str
     now_utc: datetime
     by: str = "signal"
-
-
-@dataclass(frozen=True)
-class SignalRejectedInput:
-    """A malformed signal, recorded as an event so operators can see it; never raised."""
-
-    schedule_id: str
-    signal: str
-    problem: str
-    now_utc: datetime
 
 
 @dataclass(frozen=True)
@@ -201,15 +195,6 @@ class EscalateInput:
     now_utc: datetime
 
 
-@dataclass(frozen=True)
-class CancelInput:
-    """Cancel an occurrence that was refused at claim time because the gate says so."""
-
-    occurrence_id: str
-    reason: str
-    now_utc: datetime
-
-
 @dataclass
 class ScheduleStatus:
     """The ``status`` query's answer, from the latest ledger reading the workflow holds."""
@@ -220,5 +205,9 @@ class ScheduleStatus:
     counts_by_state: dict[str, int] = field(default_factory=dict)
     materialized_through_utc: datetime | None = None
     rejected_signals: int = 0
+    last_rejected_signal: str = ""
+    last_error: str = ""
+    """The latest activity failure the loop survived (it retries on the next wake-up)."""
+    """The latest malformed signal and why it was rejected (also in the worker log)."""
     duplicate_starts: int = 0
     """Child starts refused because the occurrence's workflow already existed (harmless)."""

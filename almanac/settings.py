@@ -50,6 +50,11 @@ class AlmanacSettings(BaseSettings):
         default=None,
         description="tz release store (see `almanac tzdb`); default: <data dir>/tzdb.",
     )
+    implementation_alias: str = Field(
+        default="default",
+        description="The implementation this worker runs; claims succeed only while the "
+        "schedule gate shows the same alias (rollback flips it).",
+    )
     temporal: TemporalSettings = Field(default_factory=TemporalSettings)
 
     @property

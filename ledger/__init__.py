@@ -33,11 +33,19 @@ from ledger.occurrences import (
     claim,
     failed,
     mark_running,
+    redeliver,
     retry_wait,
     succeeded,
     unknown_effect,
 )
-from ledger.queries import counts_by_state, list_occurrences, next_due, show_occurrence
+from ledger.queries import (
+    counts_by_schedule_and_state,
+    counts_by_state,
+    list_occurrences,
+    next_due,
+    published_specs,
+    show_occurrence,
+)
 from ledger.reconcile import human_queue, open_cases, resolve_reconciliation
 from ledger.states import (
     TERMINAL,
@@ -93,6 +101,7 @@ __all__ = [
     "ScheduleNotFound",
     "cancel",
     "claim",
+    "counts_by_schedule_and_state",
     "counts_by_state",
     "create_ledger_engine",
     "disable",
@@ -106,6 +115,8 @@ __all__ = [
     "next_due",
     "open_cases",
     "publish_revision",
+    "published_specs",
+    "redeliver",
     "release_due",
     "resolve_reconciliation",
     "retry_wait",

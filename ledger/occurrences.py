@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, Exists, and_, exists, insert, select, update
 
 from ledger.db import Ledger
-from ledger.errors import IllegalTransition
+from ledger.errors import ClaimLost, IllegalTransition
 from ledger.events import (
     ATTEMPTS,
     CASES,
@@ -21,6 +21,7 @@ from ledger.events import (
     SLOTS,
     Event,
     append_events,
+    load_occurrence,
     require_aware,
     transition,
 )
@@ -497,3 +498,95 @@ def cancel(
             c, occurrence_id, OccurrenceState.CANCELLED, now_utc=now_utc, by=by, why=why
         )
     )
+
+
+def redeliver(
+    ledger: Ledger,
+    occurrence_id: str,
+    claim_generation: int,
+    now_utc: datetime,
+    *,
+    by: str,
+    input_digest: str,
+) -> AttemptView:
+    """Open attempt ``claim_generation + 1`` of a dispatch that lost its acknowledgement.
+
+    When the worker running attempt N dies after the downstream may have accepted the call and
+    before the outcome was recorded, Temporal retries the activity, which finds the occurrence
+    still ``DISPATCHING`` or ``RUNNING`` under attempt N. For a downstream that honours the
+    idempotency key, re-sending the same key is safe: attempt N is closed as ``UNKNOWN`` and
+    attempt N+1 is opened in the same state (the dispatch already won; the gate is not asked again,
+    seed: "an effect whose dispatch has already won … cannot be treated as canceled"). For other
+    downstreams the caller records ``UNKNOWN_EFFECT`` instead. The event row records the
+    redelivery (``from_state == to_state``).
+
+    Returns:
+        The new attempt.
+
+    Raises:
+        OccurrenceNotFound, IllegalTransition (not DISPATCHING/RUNNING), ClaimLost (another
+        attempt holds the claim).
+
+    """
+    require_aware("now_utc", now_utc)
+
+    def work(connection: Connection) -> AttemptView:
+        current = load_occurrence(connection, occurrence_id)
+        if current.state not in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
+            raise IllegalTransition(occurrence_id, current.state, current.state)
+        previous = connection.execute(
+            select(ATTEMPTS)
+            .where(ATTEMPTS.c.occurrence_id == occurrence_id)
+            .where(ATTEMPTS.c.attempt_number == claim_generation)
+        ).one_or_none()
+        generation = claim_generation + 1
+        moved = connection.execute(
+            update(OCCURRENCES)
+            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
+            .where(OCCURRENCES.c.state == current.state.value)
+            .where(OCCURRENCES.c.claim_generation == claim_generation)
+            .values(
+                claim_generation=generation,
+                state_reason=f"attempt {generation} redelivers attempt {claim_generation}",
+                updated_at_utc=now_utc,
+            )
+        ).rowcount
+        if moved != 1 or previous is None:
+            raise ClaimLost(occurrence_id, f"attempt {claim_generation} no longer holds the claim")
+        _finish_attempt(
+            connection,
+            occurrence_id,
+            claim_generation,
+            now_utc,
+            AttemptOutcome.UNKNOWN,
+            "LostAcknowledgement",
+            "the worker stopped before recording the outcome",
+        )
+        old = AttemptView.from_row(previous)
+        attempt = AttemptView(
+            occurrence_id=occurrence_id,
+            attempt_number=generation,
+            claim_generation=generation,
+            worker_identity=by,
+            implementation_alias=old.implementation_alias,
+            execution_epoch=old.execution_epoch,
+            disable_generation=old.disable_generation,
+            gate_revision=old.gate_revision,
+            input_digest=input_digest,
+            started_at_utc=now_utc,
+            finished_at_utc=None,
+            outcome=None,
+            error_class=None,
+            error_message=None,
+        )
+        connection.execute(insert(ATTEMPTS).values(**_attempt_values(attempt)))
+        why = (
+            f"attempt {generation} redelivers attempt {claim_generation} with the same "
+            "idempotency key (lost acknowledgement)"
+        )
+        append_events(
+            connection, [Event(occurrence_id, current.state, current.state, now_utc, by, why)]
+        )
+        return attempt
+
+    return ledger.write(work)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import datetime
 
 from sqlalchemy import Connection, func, select
 
 from ledger.db import Ledger
-from ledger.events import ATTEMPTS, CASES, EVENTS, OCCURRENCES, load_occurrence
+from ledger.events import ATTEMPTS, CASES, EVENTS, OCCURRENCES, REVISIONS, load_occurrence
 from ledger.states import OccurrenceState
 from ledger.views import AttemptView, CaseView, EventView, OccurrenceDetail, OccurrenceView
+from timecontract import ScheduleSpecV1, parse_spec
 
 _placed_utc = func.coalesce(OCCURRENCES.c.instant_utc, OCCURRENCES.c.gap_at_utc)
 
@@ -21,6 +23,7 @@ def list_occurrences(
     from_utc: datetime | None = None,
     to_utc: datetime | None = None,
     states: Iterable[OccurrenceState] | None = None,
+    limit: int | None = None,
 ) -> list[OccurrenceView]:
     """A schedule's occurrences placed in ``[from_utc, to_utc)``, optionally in given states.
 
@@ -31,6 +34,7 @@ def list_occurrences(
             unbounded.
         to_utc: exclusive upper bound, aware; ``None``: unbounded.
         states: only these states (``None``: all).
+        limit: at most this many (the earliest); ``None``: all.
 
     Returns:
         Occurrences ordered by placed instant, then nominal local time, fold and revision.
@@ -52,6 +56,8 @@ def list_occurrences(
             OCCURRENCES.c.fold,
             OCCURRENCES.c.revision,
         )
+        if limit is not None:
+            statement = statement.limit(limit)
         return [OccurrenceView.from_row(r) for r in connection.execute(statement)]
 
     return ledger.read(work)
@@ -117,5 +123,40 @@ def next_due(ledger: Ledger, schedule_id: str) -> OccurrenceView | None:
             .limit(1)
         ).one_or_none()
         return None if row is None else OccurrenceView.from_row(row)
+
+    return ledger.read(work)
+
+
+def published_specs(ledger: Ledger, schedule_id: str) -> list[ScheduleSpecV1]:
+    """Every published revision's spec of a schedule, oldest revision first.
+
+    The stored canonical JSON is parsed again (it is immutable per revision); an unknown schedule
+    yields an empty list.
+    """
+
+    def work(connection: Connection) -> list[ScheduleSpecV1]:
+        rows = connection.execute(
+            select(REVISIONS.c.revision, REVISIONS.c.spec_json)
+            .where(REVISIONS.c.schedule_id == schedule_id)
+            .order_by(REVISIONS.c.revision)
+        )
+        return [
+            parse_spec(json.loads(row.spec_json), source=f"{schedule_id} r{row.revision}")
+            for row in rows
+        ]
+
+    return ledger.read(work)
+
+
+def counts_by_schedule_and_state(ledger: Ledger) -> dict[tuple[str, OccurrenceState], int]:
+    """Occurrence counts for every schedule and state present (one grouped query, for metrics)."""
+
+    def work(connection: Connection) -> dict[tuple[str, OccurrenceState], int]:
+        rows = connection.execute(
+            select(OCCURRENCES.c.schedule_id, OCCURRENCES.c.state, func.count()).group_by(
+                OCCURRENCES.c.schedule_id, OCCURRENCES.c.state
+            )
+        )
+        return {(row[0], OccurrenceState(row[1])): int(row[2]) for row in rows}
 
     return ledger.read(work)

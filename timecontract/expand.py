@@ -361,6 +361,62 @@ def expand(
         yield nominal_local
 
 
+SATISFIABILITY_HORIZON_YEARS = 60
+"""A rule must produce a date-time within this many years (see :func:`check_satisfiable`)."""
+
+
+def check_satisfiable(rule: Rule, dtstart: datetime) -> None:
+    """Refuse a rule that can never produce a date-time (``BYMONTH=2;BYMONTHDAY=30``).
+
+    dateutil searches such a rule to the year 9999 before giving up, so every expansion would
+    cost seconds. The probe runs the rule, phase-aligned with ``dtstart``, over the last
+    :data:`SATISFIABILITY_HORIZON_YEARS` years of dateutil's calendar, which bounds its cost; the
+    calendar repeats (weekdays every 28 years in that range), so a rule that matches nothing there
+    matches nothing ever — or less than once in 60 years, which no schedule means.
+
+    Raises:
+        RuleError: the rule produces nothing, or dateutil finds its BYxxx parts unreachable from
+            ``dtstart`` with its INTERVAL (``FREQ=HOURLY;INTERVAL=2;BYHOUR=1`` from 00:00).
+    """
+    probe_from = datetime(datetime.max.year - SATISFIABILITY_HORIZON_YEARS, 1, 1)
+    restart = period_start_at_or_before(rule, dtstart, probe_from)
+    try:
+        recurrence = du.rrule(
+            rule.frequency,
+            dtstart=restart,
+            interval=rule.interval,
+            cache=False,
+            **_explicit_defaults(rule, dtstart),
+        )
+        first = next(iter(recurrence), None)
+    except ValueError as exc:  # dateutil: "Invalid rrule byxxx generates an empty set."
+        raise RuleError(
+            f"its BYxxx parts are unreachable from start with this INTERVAL ({exc})"
+        ) from exc
+    if first is None:
+        raise RuleError(
+            "the rule never produces a date-time (e.g. February 30, or BYxxx parts that "
+            "INTERVAL never reaches from start)"
+        )
+
+
+def nominal_period(rule: Rule) -> timedelta:
+    """The length of one FREQ × INTERVAL period; months and years count as 28 and 365 days.
+
+    Used to size look-ahead windows (a horizon of a few thousand periods), never for instants.
+    """
+    unit = {
+        "YEARLY": timedelta(days=365),
+        "MONTHLY": timedelta(days=28),
+        "WEEKLY": timedelta(weeks=1),
+        "DAILY": timedelta(days=1),
+        "HOURLY": timedelta(hours=1),
+        "MINUTELY": timedelta(minutes=1),
+        "SECONDLY": timedelta(seconds=1),
+    }[rule.freq]
+    return unit * rule.interval
+
+
 def iterate_from_start(rule: Rule, dtstart: datetime) -> Iterator[datetime]:
     """Yield the rule's floating local date-times from ``dtstart`` on, unbounded and in order.
 

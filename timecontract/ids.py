@@ -45,7 +45,9 @@ def occurrence_id(
         raise ValueError("nominal_local must be naive (floating local time)")
     if fold not in (0, 1):
         raise ValueError(f"fold must be 0 or 1, not {fold!r}")
-    return OccurrenceId(f"{schedule_id}.r{revision}.{nominal_local:%Y%m%dT%H%M%S}.f{fold}")
+    # The year is zero-padded by hand: strftime's %Y does not pad years before 1000 everywhere.
+    local = f"{nominal_local.year:04d}{nominal_local:%m%dT%H%M%S}"
+    return OccurrenceId(f"{schedule_id}.r{revision}.{local}.f{fold}")
 
 
 def logical_slot_id(schedule_id: str, instant_utc: datetime) -> LogicalSlotId:

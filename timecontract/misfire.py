@@ -86,7 +86,7 @@ def plan_misfires(
         bound = 1
     else:
         bound = max_catch_up
-    caught_up = missed[len(missed) - bound :] if bound else []
+    caught_up = missed[max(0, len(missed) - bound) :] if bound else []
     expired = missed[: len(missed) - len(caught_up)]
     released = sorted(on_time + caught_up, key=lambda o: (o.instant_utc, o.occurrence_id))
     return MisfirePlan(

@@ -36,10 +36,9 @@ from timecontract.expand import Rule, expand, iterate_from_start
 from timecontract.ids import LogicalSlotId, OccurrenceId, logical_slot_id, occurrence_id
 from timecontract.spec import FoldPolicy, GapPolicy, ScheduleSpecV1, format_instant
 
-# A window in UTC is widened by this much in floating local time before expansion: one day covers
-# any UTC offset, two more cover the longest gap whose shifted times may collide with natural ones
-# (Pacific/Apia skipped a whole day in 2011).
-_EXPANSION_MARGIN = timedelta(days=3)
+# Slack around the sampled offsets when a UTC window becomes a floating local one (offsets are
+# sampled daily, see _local_bounds).
+_SLACK = timedelta(hours=1)
 
 
 class Disposition(StrEnum):
@@ -253,13 +252,38 @@ def occurrences(
     if rule.count is not None:
         records = list(_counted(spec, rule, zone))
     else:
-        low = from_utc.replace(tzinfo=None) - _EXPANSION_MARGIN
-        high = to_utc.replace(tzinfo=None) + _EXPANSION_MARGIN
+        low, high = _local_bounds(zone, from_utc, to_utc)
         records = list(
             _build(spec, rule, _resolved(spec, zone, expand(rule, spec.start, low, high)))
         )
     owned = [r for r in _settle_collisions(records) if from_utc <= r.placed_at_utc < to_utc]
     return sorted(owned, key=lambda r: (r.placed_at_utc, r.nominal_local, r.fold))
+
+
+def _local_bounds(zone: tzinfo, from_utc: datetime, to_utc: datetime) -> tuple[datetime, datetime]:
+    """The floating local window whose resolutions can land in ``[from_utc, to_utc)``.
+
+    A record placed at UTC ``t`` has a nominal time of ``t`` plus an offset in force near ``t``;
+    a shifted gap time may collide with a natural time later by the gap's length. So the window is
+    widened by the smallest and largest offsets seen (sampled daily from a day before to a day
+    after) and by their difference, plus slack: a window with no transition costs nothing extra.
+    """
+    offsets = []
+    last = to_utc + timedelta(days=1)
+    moment = from_utc - timedelta(days=1)
+    while True:
+        offset = moment.astimezone(zone).utcoffset()
+        assert offset is not None
+        offsets.append(offset)
+        if moment >= last:
+            break
+        moment = min(moment + timedelta(days=1), last)
+    low, high = min(offsets), max(offsets)
+    spread = high - low + _SLACK
+    return (
+        from_utc.replace(tzinfo=None) + low - spread,
+        to_utc.replace(tzinfo=None) + high + spread,
+    )
 
 
 def _resolved(

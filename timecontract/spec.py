@@ -39,13 +39,13 @@ from pydantic import (
     JsonValue,
     StrictInt,
     ValidationError,
+    ValidationInfo,
     field_validator,
-    model_validator,
 )
 
 from timecontract import zones
 from timecontract.errors import AlmanacError, SpecError
-from timecontract.expand import Rule, RuleError, parse_rule
+from timecontract.expand import Rule, RuleError, check_satisfiable, parse_rule
 
 SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 """scheduleId: 1–63 characters of ``a-z``, ``0-9`` and ``-``, not starting or ending with ``-``
@@ -60,6 +60,9 @@ DEFAULT_LATENESS = timedelta(minutes=5)
 MAX_LATENESS = timedelta(days=366)
 MAX_CATCH_UP = 1000
 MAX_REVISION = 2**31 - 1
+MIN_YEAR, MAX_YEAR = 1900, 9000
+"""Years accepted in ``start`` and ``end`` (IDs carry four-digit years; the tz database's data
+before 1900 is local mean time guesswork)."""
 
 
 class GapPolicy(StrEnum):
@@ -125,11 +128,10 @@ class ScheduleSpecV1(BaseModel):
     which turn every problem into a :class:`SpecError` naming the field and the value.
     """
 
+    # Only the camelCase keys are accepted in data (validate_by_name stays off: `gap_policy`
+    # in a spec file is an unknown key, not a synonym).
     model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        populate_by_name=True,
-        json_schema_extra={"title": "scheduleSpec.v1"},
+        extra="forbid", frozen=True, json_schema_extra={"title": "scheduleSpec.v1"}
     )
 
     schema_: Literal["scheduleSpec.v1"] = Field(
@@ -150,7 +152,6 @@ class ScheduleSpecV1(BaseModel):
         pattern=zones.RELEASE_PATTERN.pattern,
         description="IANA tz database release the zone is read from, e.g. 2026a.",
     )
-    rule: str = Field(description="RFC 5545 RRULE value, e.g. FREQ=DAILY;BYHOUR=2;BYMINUTE=30.")
     start: datetime = Field(
         default=DEFAULT_START,
         description="DTSTART: local date-time in timeZone, no offset. Default 2001-01-01T00:00:00.",
@@ -159,6 +160,7 @@ class ScheduleSpecV1(BaseModel):
         default=None,
         description="Last nominal local date-time (inclusive), no offset. Default: no end.",
     )
+    rule: str = Field(description="RFC 5545 RRULE value, e.g. FREQ=DAILY;BYHOUR=2;BYMINUTE=30.")
     gap_policy: GapPolicy = Field(
         default=GapPolicy.SHIFT_FORWARD, alias="gapPolicy", description="SKIP or SHIFT_FORWARD."
     )
@@ -193,8 +195,10 @@ class ScheduleSpecV1(BaseModel):
 
     @field_validator("rule")
     @classmethod
-    def _check_rule(cls, value: str) -> str:
-        parse_rule(value)  # raises RuleError (a ValueError) naming the part
+    def _check_rule(cls, value: str, info: ValidationInfo) -> str:
+        rule = parse_rule(value)  # raises RuleError (a ValueError) naming the part
+        if "start" in info.data:  # else start itself is invalid and reported
+            check_satisfiable(rule, info.data["start"])
         return value
 
     @field_validator("start", "end", mode="before")
@@ -204,9 +208,16 @@ class ScheduleSpecV1(BaseModel):
 
     @field_validator("start", "end")
     @classmethod
-    def _whole_seconds(cls, value: datetime | None) -> datetime | None:
-        if value is not None and value.microsecond:
+    def _whole_seconds(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        if value is None:
+            return value
+        if value.microsecond:
             raise ValueError("fractional seconds are not supported")
+        if not MIN_YEAR <= value.year <= MAX_YEAR:
+            raise ValueError(f"the year must be within {MIN_YEAR}..{MAX_YEAR}")
+        start = info.data.get("start")
+        if info.field_name == "end" and start is not None and value < start:
+            raise ValueError(f"is before start {start.isoformat()}")
         return value
 
     @field_validator("cutover_at", mode="before")
@@ -220,12 +231,6 @@ class ScheduleSpecV1(BaseModel):
         if value < timedelta(0) or value > MAX_LATENESS:
             raise ValueError("must be a duration between PT0S and P366D")
         return value
-
-    @model_validator(mode="after")
-    def _bounds(self) -> ScheduleSpecV1:
-        if self.end is not None and self.end < self.start:
-            raise ValueError(f"end {self.end.isoformat()} is before start {self.start.isoformat()}")
-        return self
 
     @property
     def parsed_rule(self) -> Rule:
@@ -342,17 +347,24 @@ def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
         raise InvalidSpec(_problems(exc, data), source) from exc
 
 
-def check_zone(spec: ScheduleSpecV1, tzdb_store: Path | None) -> None:
-    """Check that ``spec``'s release is available and defines its zone.
+def zone_problems(data: Mapping[str, Any], tzdb_store: Path | None) -> list[SpecError]:
+    """Check the data's ``timeZone`` in its ``tzdbVersion``.
 
-    Raises:
-        InvalidSpec: with a ``TzdbReleaseNotFound`` or ``ZoneNotFound`` problem.
+    Fields that are not even well-formed strings are left to the model's own problems.
 
+    Returns:
+        Zero or one problem: the release is not available, or it has no such zone.
     """
+    zone, release = data.get("timeZone"), data.get("tzdbVersion")
+    if not isinstance(release, str) or not zones.RELEASE_PATTERN.fullmatch(release):
+        return []
     try:
-        zones.load(spec.time_zone, spec.tzdb_version, tzdb_store)
+        zones.zone_names(release, tzdb_store)
+        if isinstance(zone, str) and zone:
+            zones.load(zone, release, tzdb_store)
     except SpecError as exc:
-        raise InvalidSpec([exc]) from exc
+        return [exc]
+    return []
 
 
 def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) -> ScheduleSpecV1:
@@ -364,16 +376,19 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
             the installed ``tzdata`` release.
 
     Raises:
-        InvalidSpec: every problem, each a :class:`SpecError` naming the field and the value.
+        InvalidSpec: every problem at once, each a :class:`SpecError` naming the field and the
+            value (the zone and release problems together with the others).
 
     """
     name = str(source) if isinstance(source, Path) else None
     data = read_spec_data(source) if isinstance(source, Path) else source
-    spec = parse_spec(data, name)
+    problems = zone_problems(data, tzdb_store) if isinstance(data, Mapping) else []
     try:
-        check_zone(spec, tzdb_store)
+        spec = parse_spec(data, name)
     except InvalidSpec as exc:
-        raise InvalidSpec(exc.problems, name) from exc
+        raise InvalidSpec(exc.problems + problems, name) from exc
+    if problems:
+        raise InvalidSpec(problems, name)
     return spec
 
 

@@ -23,7 +23,7 @@ from temporalio.common import (
     TypedSearchAttributes,
     WorkflowIDReusePolicy,
 )
-from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
 
 from workflows import search_attributes as sa
 from workflows.occurrence import LEDGER_RETRY, LEDGER_TIMEOUT, OccurrenceInput, OccurrenceWorkflow
@@ -48,8 +48,6 @@ class Command:
     kind: str
     reason: str = ""
     spec: dict[str, Any] | None = None
-    signal: str = ""
-    """For ``rejected``: the name of the malformed signal."""
 
 
 @dataclass
@@ -65,8 +63,12 @@ class ScheduleInput:
     """Simulation only: added to ``workflow.now()`` (tests run a calendar in skipped time)."""
     stop_after_utc: datetime | None = None
     """Simulation only: end the workflow once ``now`` passes this instant."""
+    initial_spec: dict[str, Any] | None = None
+    """The first revision's spec data, published by the first loop (then cleared)."""
     pending: list[Command] = field(default_factory=list)
     rejected_signals: int = 0
+    materialized_through_utc: datetime | None = None
+    """High-water mark: the next materialization starts here (after downtime too)."""
 
 
 @workflow.defn(name="AlmanacSchedule")
@@ -78,6 +80,9 @@ class ScheduleWorkflow:
         """Restore queued signals carried over a continue-as-new."""
         self._params = params
         self._commands: list[Command] = list(params.pending)
+        if params.initial_spec is not None:
+            self._commands.insert(0, Command("publish_revision", spec=params.initial_spec))
+            params.initial_spec = None
         self._started: set[str] = set()
         self._status = io.ScheduleStatus(
             params.schedule_id, None, None, rejected_signals=params.rejected_signals
@@ -108,9 +113,10 @@ class ScheduleWorkflow:
         self._commands.append(Command("publish_revision", spec=payload))
 
     def _reject(self, signal: str, problem: str) -> None:
+        # Recorded in the status query, the worker log and the history (the signal itself).
         workflow.logger.warning("rejected signal %s: %s", signal, problem)
         self._status.rejected_signals += 1
-        self._commands.append(Command("rejected", reason=problem, signal=signal))
+        self._status.last_rejected_signal = f"{signal}: {problem}"
 
     # -- queries ------------------------------------------------------------------------------
     @workflow.query
@@ -134,18 +140,29 @@ class ScheduleWorkflow:
             if params.stop_after_utc is not None and now >= params.stop_after_utc:
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 return self._status
-            changed = await self._apply_commands()
-            if changed or now >= next_refresh:
-                await self._materialize(now)
+            try:
+                changed = await self._apply_commands()
+                if changed or now >= next_refresh:
+                    await self._materialize(now)
+                    next_refresh = now + refresh
+                await self._release_and_start(now)
+            except ActivityError as exc:
+                # The ledger refused or stayed unreachable past the retry policy: survive it,
+                # show it in the status query, and try again at the next wake-up.
+                cause = str(exc.cause or exc)
+                workflow.logger.error("schedule loop step failed: %s", cause)
+                self._status.last_error = cause
                 next_refresh = now + refresh
-            await self._release_and_start(now)
             if workflow.info().is_continue_as_new_suggested():
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 params.pending = list(self._commands)
                 params.rejected_signals = self._status.rejected_signals
                 workflow.continue_as_new(params)
             wake = next_refresh
-            if self._status.next_instant_utc is not None:
+            gate = self._status.gate
+            # While disabled nothing is released: wait for a signal or the next refresh.
+            enabled = gate is not None and not gate.disabled
+            if enabled and self._status.next_instant_utc is not None:
                 wake = min(wake, self._status.next_instant_utc)
             if params.stop_after_utc is not None:
                 wake = min(wake, params.stop_after_utc)
@@ -161,18 +178,22 @@ class ScheduleWorkflow:
             changed = True
             now = self._now()
             schedule_id = self._params.schedule_id
-            if command.kind == "rejected":
-                await self._ledger(
-                    io.RECORD_SIGNAL_REJECTED,
-                    io.SignalRejectedInput(schedule_id, command.signal, command.reason, now),
-                )
-            elif command.kind == "publish_revision":
+            if command.kind == "publish_revision":
                 result: io.PublishRevisionResult = await self._ledger(
                     io.PUBLISH_REVISION,
                     io.PublishRevisionInput(schedule_id, command.spec or {}, now),
                     io.PublishRevisionResult,
                 )
-                if not result.accepted:
+                if not result.accepted and self._status.gate is None:
+                    # The first revision was refused: there is no schedule to run.
+                    raise ApplicationError(
+                        f"first revision rejected: {result.reason}", type="RevisionRejected"
+                    )
+                if result.accepted:
+                    # A new cutover may lie behind the high-water mark: re-materialize every
+                    # revision's owned range (idempotent; the ledger clamps each one).
+                    self._params.materialized_through_utc = None
+                else:
                     workflow.logger.warning("revision rejected: %s", result.reason)
             else:
                 disabled = command.kind == "disable"
@@ -184,7 +205,12 @@ class ScheduleWorkflow:
     async def _materialize(self, now: datetime) -> None:
         result: io.MaterializeResult = await self._ledger(
             io.MATERIALIZE,
-            io.MaterializeInput(self._params.schedule_id, now, self._params.horizon_seconds),
+            io.MaterializeInput(
+                self._params.schedule_id,
+                now,
+                self._params.horizon_seconds,
+                from_utc=self._params.materialized_through_utc,
+            ),
             io.MaterializeResult,
         )
         self._upcoming = result.upcoming
@@ -192,6 +218,7 @@ class ScheduleWorkflow:
         self._status.next_instant_utc = result.next_instant_utc
         self._status.counts_by_state = result.counts_by_state
         self._status.materialized_through_utc = result.materialized_through_utc
+        self._params.materialized_through_utc = result.materialized_through_utc
 
     async def _release_and_start(self, now: datetime) -> None:
         released: io.ReleaseDueResult = await self._ledger(

@@ -1,0 +1,500 @@
+"""The activities: thin calls into ``timecontract`` and ``ledger``, and the downstream action.
+
+One class, built by the worker with the ledger, the action registry and the worker's identity and
+implementation alias, so tests can build it with their own. Activity names and payloads are the
+contract in ``activities.io``.
+
+Time: every activity takes ``now_utc`` from the workflow (``workflow.now()`` plus the schedule's
+simulation offset) and advances it with a monotonic clock while it runs, so ledger times follow
+the workflow's clock, also in skipped time. No activity reads the wall clock.
+
+Errors: ledger refusals that are expected (a lost claim, a rejected revision) are results; a
+programming or contract error is a non-retryable ``ApplicationError`` whose type is the domain
+error's class name (STYLE: "Activities map domain errors to ApplicationError").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+import ledger
+from activities import io
+from activities.actions import (
+    ActionContext,
+    ActionError,
+    ActionRegistry,
+    OutcomeKind,
+    QueryOutcomeKind,
+)
+from activities.metrics import AlmanacMetrics, default_metrics
+from ledger import ClaimRefusal, Ledger, LedgerError, OccurrenceState, OccurrenceView
+from timecontract import InvalidSpec, ScheduleSpecV1, format_instant, load_spec
+
+FIRST_RETRY_DELAY = timedelta(seconds=10)
+MAX_RETRY_DELAY = timedelta(minutes=10)
+# Refusals that mean "the gate no longer wants this run": the occurrence is cancelled with the
+# ledger's reason. Others (another claim won, a foreign implementation alias) leave it as it is.
+CANCELLING_REFUSALS = frozenset(
+    {
+        ClaimRefusal.DISABLED,
+        ClaimRefusal.DISABLE_GENERATION_CHANGED,
+        ClaimRefusal.REVISION_CHANGED,
+        ClaimRefusal.NOT_OWNER,
+    }
+)
+
+
+@dataclass(frozen=True)
+class ActivityClock:
+    """``now`` for one activity: the workflow's instant advanced by monotonic time since start."""
+
+    anchor_utc: datetime
+    started: float
+
+    @classmethod
+    def starting_at(cls, anchor_utc: datetime) -> ActivityClock:
+        """Anchor a clock at ``anchor_utc`` (aware), now."""
+        return cls(anchor_utc.astimezone(UTC), time.monotonic())
+
+    def now(self) -> datetime:
+        """The anchor plus the monotonic time elapsed since the clock was made."""
+        return self.anchor_utc + timedelta(seconds=time.monotonic() - self.started)
+
+
+def retry_delay(attempt_number: int) -> timedelta:
+    """Exponential backoff between attempts: 10 s, 20 s, 40 s, … at most 10 minutes."""
+    return min(FIRST_RETRY_DELAY * (1 << max(attempt_number - 1, 0)), MAX_RETRY_DELAY)
+
+
+class AlmanacActivities:
+    """Every Almanac activity, sharing one ledger and one action registry."""
+
+    def __init__(
+        self,
+        ledger_: Ledger,
+        actions: ActionRegistry,
+        *,
+        identity: str,
+        implementation_alias: str = ledger.DEFAULT_IMPLEMENTATION_ALIAS,
+        tzdb_store: Path | None = None,
+        metrics: AlmanacMetrics | None = None,
+    ) -> None:
+        """Build the activities.
+
+        Args:
+            ledger_: the ledger (SQLite or PostgreSQL).
+            actions: the action adapters, by name.
+            identity: the worker's identity (stored on attempts and events).
+            implementation_alias: the implementation this worker runs (claims check it).
+            tzdb_store: the local tz release store.
+            metrics: where to count (default: the process registry).
+        """
+        self._ledger = ledger_
+        self._actions = actions
+        self._identity = identity
+        self._alias = implementation_alias
+        self._tzdb_store = tzdb_store
+        self._metrics = metrics or default_metrics()
+        self._specs: dict[tuple[str, int], ScheduleSpecV1] = {}
+
+    def all(self) -> list[Callable[..., Any]]:
+        """The activity callables to register on a worker."""
+        return [
+            self.materialize,
+            self.release_due,
+            self.publish_revision,
+            self.set_gate,
+            self.claim,
+            self.execute_attempt,
+            self.query_effect,
+            self.escalate,
+        ]
+
+    # -- schedule-level ---------------------------------------------------------------------
+    @activity.defn(name=io.MATERIALIZE)
+    def materialize(self, params: io.MaterializeInput) -> io.MaterializeResult:
+        """Materialize ``[from, now + horizon)`` for every revision owning part of it."""
+        clock = ActivityClock.starting_at(params.now_utc)
+        started = time.monotonic()
+        until = params.now_utc + timedelta(seconds=params.horizon_seconds)
+        since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
+        inserted = 0
+        with _domain_errors():
+            for spec in ledger.published_specs(self._ledger, params.schedule_id):
+                result = ledger.materialize(
+                    self._ledger,
+                    spec,
+                    since,
+                    until,
+                    clock.now(),
+                    by=self._identity,
+                    tzdb_store=self._tzdb_store,
+                )
+                inserted += len(result.created)
+            upcoming = ledger.list_occurrences(
+                self._ledger,
+                params.schedule_id,
+                from_utc=params.now_utc,
+                states=[OccurrenceState.PLANNED, OccurrenceState.DUE],
+                limit=params.upcoming_limit,
+            )
+            pending = ledger.list_occurrences(
+                self._ledger,
+                params.schedule_id,
+                from_utc=params.now_utc,
+                states=[OccurrenceState.PLANNED],
+                limit=1,
+            )
+            counts = ledger.counts_by_state(self._ledger, params.schedule_id)
+            gate = ledger.get_gate(self._ledger, params.schedule_id)
+        self._metrics.observe_materialization(
+            params.schedule_id, time.monotonic() - started, inserted
+        )
+        return io.MaterializeResult(
+            gate=_gate(gate),
+            materialized_through_utc=until,
+            next_instant_utc=pending[0].instant_utc if pending else None,
+            upcoming=[_upcoming(o) for o in upcoming],
+            counts_by_state={state.value: n for state, n in counts.items()},
+            inserted=inserted,
+        )
+
+    @activity.defn(name=io.RELEASE_DUE)
+    def release_due(self, params: io.ReleaseDueInput) -> io.ReleaseDueResult:
+        """Apply misfire planning at ``now``; return every DUE occurrence and the gate."""
+        with _domain_errors():
+            released = ledger.release_due(
+                self._ledger, params.schedule_id, params.now_utc, by=self._identity
+            )
+            due = ledger.list_occurrences(
+                self._ledger, params.schedule_id, states=[OccurrenceState.DUE]
+            )
+            gate = ledger.get_gate(self._ledger, params.schedule_id)
+        late = [o for o in due if o.occurrence_id in set(released.released)]
+        caught_up = sum(1 for o in late if _lateness_exceeded(o, params.now_utc, self._spec(o)))
+        if released.expired or caught_up:
+            self._metrics.count_misfires(params.schedule_id, len(released.expired), caught_up)
+        return io.ReleaseDueResult(
+            gate=_gate(gate), due=[_upcoming(o) for o in due], expired=len(released.expired)
+        )
+
+    @activity.defn(name=io.PUBLISH_REVISION)
+    def publish_revision(self, params: io.PublishRevisionInput) -> io.PublishRevisionResult:
+        """Validate spec data and publish it; a bad or stale spec is rejected, never raised."""
+        try:
+            spec = load_spec(params.spec, self._tzdb_store)
+        except InvalidSpec as exc:
+            return io.PublishRevisionResult(False, None, str(exc))
+        if spec.schedule_id != params.schedule_id:
+            reason = f"scheduleId={spec.schedule_id!r}: this schedule is {params.schedule_id!r}"
+            return io.PublishRevisionResult(False, spec.revision, reason)
+        if spec.action is None:
+            return io.PublishRevisionResult(False, spec.revision, "action: required to apply")
+        try:
+            self._actions.validate(spec.action.name, spec.action.parameters)
+            result = ledger.publish_revision(self._ledger, spec, params.now_utc, by=self._identity)
+        except (ActionError, ledger.RevisionRejected) as exc:
+            return io.PublishRevisionResult(False, spec.revision, str(exc))
+        note = "published" if result.created else "already published (same digest)"
+        return io.PublishRevisionResult(True, spec.revision, note)
+
+    @activity.defn(name=io.SET_GATE)
+    def set_gate(self, params: io.SetGateInput) -> io.GateView:
+        """Disable (with a reason) or enable the schedule's gate."""
+        with _domain_errors():
+            if params.disabled:
+                gate = ledger.disable(
+                    self._ledger,
+                    params.schedule_id,
+                    params.now_utc,
+                    by=params.by,
+                    reason=params.reason,
+                )
+            else:
+                gate = ledger.enable(self._ledger, params.schedule_id, params.now_utc, by=params.by)
+        return _gate(gate)
+
+    # -- occurrence-level -------------------------------------------------------------------
+    @activity.defn(name=io.CLAIM)
+    def claim(self, params: io.ClaimInput) -> io.ClaimResult:
+        """Claim against the releaser's gate view; cancel where the gate refuses the run."""
+        with _domain_errors():
+            occurrence = ledger.show_occurrence(self._ledger, params.occurrence_id).occurrence
+            result = ledger.claim(
+                self._ledger,
+                params.occurrence_id,
+                _ledger_gate(params.gate),
+                worker_identity=self._identity,
+                implementation_alias=self._alias,
+                input_digest=_input_digest(occurrence, self._spec(occurrence)),
+                now_utc=params.now_utc,
+            )
+            if result.attempt is not None:
+                return io.ClaimResult(True, result.attempt.claim_generation, None, "DISPATCHING")
+            assert result.refusal is not None
+            state = self._settle_refusal(occurrence.occurrence_id, result, params.now_utc)
+        return io.ClaimResult(False, 0, f"{result.refusal.value}: {result.detail}", state)
+
+    def _settle_refusal(self, occurrence_id: str, result: ledger.ClaimResult, now: datetime) -> str:
+        current = ledger.show_occurrence(self._ledger, occurrence_id).occurrence
+        cancellable = current.state in (OccurrenceState.DUE, OccurrenceState.RETRY_WAIT)
+        if result.refusal in CANCELLING_REFUSALS and cancellable:
+            why = f"claim refused: {result.refusal.value if result.refusal else ''} {result.detail}"
+            ledger.cancel(self._ledger, occurrence_id, now, by=self._identity, why=why.strip())
+            return OccurrenceState.CANCELLED.value
+        return current.state.value
+
+    @activity.defn(name=io.EXECUTE_ATTEMPT)
+    async def execute_attempt(self, params: io.ExecuteAttemptInput) -> io.ExecuteAttemptResult:
+        """Run the action once for the claimed attempt and record the outcome.
+
+        A Temporal retry of this activity (the worker died, the completion was lost) may find the
+        occurrence RUNNING: the downstream may have the call already. An idempotent downstream
+        then gets the same key again, as a new attempt; any other downstream makes the occurrence
+        UNKNOWN_EFFECT — never a blind resend. A retry that finds the outcome recorded returns it.
+        """
+        clock = ActivityClock.starting_at(params.now_utc)
+        occurrence = await self._read(params.occurrence_id)
+        if occurrence.state not in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
+            return io.ExecuteAttemptResult(occurrence.state.value, detail="already recorded")
+        spec = self._spec(occurrence)
+        assert spec.action is not None  # published specs always have one
+        capabilities = self._actions.validate(spec.action.name, spec.action.parameters)
+        oid = occurrence.occurrence_id
+        by = self._identity
+        generation = params.claim_generation
+        if occurrence.state is OccurrenceState.RUNNING:
+            if not capabilities.accepts_idempotency_key:
+                return await self._record_unknown(
+                    occurrence,
+                    occurrence.claim_generation,
+                    clock,
+                    capabilities.can_query_result,
+                    "the worker stopped after the call began (lost acknowledgement)",
+                )
+            attempt = await asyncio.to_thread(
+                ledger.redeliver,
+                self._ledger,
+                oid,
+                occurrence.claim_generation,
+                clock.now(),
+                by=by,
+                input_digest=_input_digest(occurrence, spec),
+            )
+            generation = attempt.claim_generation
+        else:
+            await asyncio.to_thread(
+                ledger.mark_running, self._ledger, oid, generation, clock.now(), by=by
+            )
+        if occurrence.instant_utc is not None:
+            lag = (clock.now() - occurrence.instant_utc).total_seconds()
+            self._metrics.observe_dispatch_lag(occurrence.schedule_id, lag)
+        outcome = await self._actions.invoke(
+            spec.action.name, _context(occurrence, spec, generation)
+        )
+        now = clock.now()
+        if outcome.kind is OutcomeKind.UNCONFIRMED:
+            return await self._record_unknown(
+                occurrence, generation, clock, capabilities.can_query_result, outcome.detail
+            )
+        retryable = outcome.kind is OutcomeKind.RETRYABLE_FAILURE
+        if retryable and params.attempt_number < params.max_attempts:
+            delay = retry_delay(params.attempt_number)
+            if outcome.retry_after_seconds:
+                delay = max(delay, timedelta(seconds=outcome.retry_after_seconds))
+            await asyncio.to_thread(
+                ledger.retry_wait,
+                self._ledger,
+                oid,
+                generation,
+                now + delay,
+                now,
+                by=by,
+                error_class=outcome.kind.value,
+                error_message=outcome.detail,
+            )
+            self._metrics.count_attempt(occurrence.schedule_id, OccurrenceState.RETRY_WAIT)
+            return io.ExecuteAttemptResult(
+                "RETRY_WAIT", delay.total_seconds(), detail=outcome.detail
+            )
+        if outcome.kind is OutcomeKind.CONFIRMED:
+            await asyncio.to_thread(ledger.succeeded, self._ledger, oid, generation, now, by=by)
+            state = OccurrenceState.SUCCEEDED
+        else:
+            why = f"retries exhausted: {outcome.detail}" if retryable else outcome.detail
+            await asyncio.to_thread(
+                ledger.failed,
+                self._ledger,
+                oid,
+                generation,
+                now,
+                by=by,
+                error_class=outcome.kind.value,
+                error_message=why,
+            )
+            state = OccurrenceState.FAILED
+        self._metrics.count_attempt(occurrence.schedule_id, state)
+        return io.ExecuteAttemptResult(state.value, detail=outcome.detail)
+
+    async def _record_unknown(
+        self,
+        occurrence: OccurrenceView,
+        generation: int,
+        clock: ActivityClock,
+        can_query: bool,
+        detail: str,
+    ) -> io.ExecuteAttemptResult:
+        await asyncio.to_thread(
+            ledger.unknown_effect,
+            self._ledger,
+            occurrence.occurrence_id,
+            generation,
+            clock.now(),
+            by=self._identity,
+            error_class="UNCONFIRMED",
+            error_message=detail or "outcome not confirmed",
+        )
+        self._metrics.count_attempt(occurrence.schedule_id, OccurrenceState.UNKNOWN_EFFECT)
+        return io.ExecuteAttemptResult("UNKNOWN_EFFECT", can_query_result=can_query, detail=detail)
+
+    @activity.defn(name=io.QUERY_EFFECT)
+    async def query_effect(self, params: io.QueryEffectInput) -> io.QueryEffectResult:
+        """Ask the downstream about an UNKNOWN_EFFECT; resolve the case when the answer is known."""
+        occurrence = await self._read(params.occurrence_id)
+        if occurrence.state is not OccurrenceState.UNKNOWN_EFFECT:
+            return io.QueryEffectResult(True, occurrence.state.value, "already resolved")
+        spec = self._spec(occurrence)
+        assert spec.action is not None
+        answer = await self._actions.query_result(
+            spec.action.name, _context(occurrence, spec, occurrence.claim_generation)
+        )
+        if answer.kind is QueryOutcomeKind.FOUND:
+            resolution = ledger.Resolution.SUCCEEDED
+        elif answer.kind is QueryOutcomeKind.NOT_FOUND:
+            resolution = ledger.Resolution.NOT_APPLIED
+        else:
+            return io.QueryEffectResult(False, occurrence.state.value, answer.detail)
+        await asyncio.to_thread(
+            ledger.resolve_reconciliation,
+            self._ledger,
+            occurrence.occurrence_id,
+            resolution,
+            params.now_utc,
+            by=self._identity,
+            note=f"downstream answered {answer.kind.value}: {answer.detail}".strip(),
+        )
+        after = await self._read(occurrence.occurrence_id)
+        return io.QueryEffectResult(True, after.state.value, answer.detail)
+
+    @activity.defn(name=io.ESCALATE)
+    def escalate(self, params: io.EscalateInput) -> None:
+        """Put an unresolved UNKNOWN_EFFECT case in the human queue."""
+        with _domain_errors():
+            ledger.resolve_reconciliation(
+                self._ledger,
+                params.occurrence_id,
+                ledger.Resolution.HUMAN,
+                params.now_utc,
+                by=self._identity,
+                note=params.why,
+            )
+
+    # -- helpers ----------------------------------------------------------------------------
+    async def _read(self, occurrence_id: str) -> OccurrenceView:
+        detail = await asyncio.to_thread(ledger.show_occurrence, self._ledger, occurrence_id)
+        return detail.occurrence
+
+    def _spec(self, occurrence: OccurrenceView) -> ScheduleSpecV1:
+        key = (occurrence.schedule_id, occurrence.revision)
+        if key not in self._specs:
+            for spec in ledger.published_specs(self._ledger, occurrence.schedule_id):
+                self._specs[(spec.schedule_id, spec.revision)] = spec
+        return self._specs[key]
+
+
+@contextmanager
+def _domain_errors() -> Iterator[None]:
+    """Turn non-transient ledger errors into non-retryable application errors."""
+    try:
+        yield
+    except ledger.LedgerUnavailable:
+        raise  # transient: Temporal retries the activity
+    except (LedgerError, InvalidSpec) as exc:
+        raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
+
+
+def _lateness_exceeded(occurrence: OccurrenceView, now: datetime, spec: ScheduleSpecV1) -> bool:
+    instant = occurrence.instant_utc
+    return instant is not None and now - instant > spec.lateness
+
+
+def _gate(gate: ledger.GateView) -> io.GateView:
+    return io.GateView(
+        schedule_id=gate.schedule_id,
+        active_revision=gate.active_revision,
+        disabled=gate.disabled,
+        disabled_reason=gate.disabled_reason,
+        disable_generation=gate.disable_generation,
+        execution_epoch=gate.execution_epoch,
+        implementation_alias=gate.implementation_alias,
+        updated_at_utc=gate.updated_at_utc,
+    )
+
+
+def _ledger_gate(gate: io.GateView) -> ledger.GateView:
+    return ledger.GateView(
+        schedule_id=gate.schedule_id,
+        active_revision=gate.active_revision,
+        disabled=gate.disabled,
+        disabled_reason=gate.disabled_reason,
+        disable_generation=gate.disable_generation,
+        execution_epoch=gate.execution_epoch,
+        implementation_alias=gate.implementation_alias,
+        updated_at_utc=gate.updated_at_utc,
+    )
+
+
+def _upcoming(occurrence: OccurrenceView) -> io.UpcomingOccurrence:
+    assert occurrence.instant_utc is not None  # PLANNED and DUE rows have instants
+    return io.UpcomingOccurrence(
+        occurrence_id=occurrence.occurrence_id,
+        schedule_id=occurrence.schedule_id,
+        revision=occurrence.revision,
+        nominal_local=occurrence.nominal_local.isoformat(),
+        fold=occurrence.fold,
+        instant_utc=occurrence.instant_utc,
+        state=occurrence.state.value,
+    )
+
+
+def _context(occurrence: OccurrenceView, spec: ScheduleSpecV1, attempt: int) -> ActionContext:
+    assert spec.action is not None and occurrence.instant_utc is not None
+    return ActionContext(
+        occurrence_id=occurrence.occurrence_id,
+        schedule_id=occurrence.schedule_id,
+        revision=occurrence.revision,
+        nominal_local=occurrence.nominal_local.isoformat(),
+        instant_utc=format_instant(occurrence.instant_utc),
+        attempt=attempt,
+        parameters=dict(spec.action.parameters),
+    )
+
+
+def _input_digest(occurrence: OccurrenceView, spec: ScheduleSpecV1) -> str:
+    """``sha256:`` of what an attempt sends: the occurrence's identity and the action."""
+    action = spec.action.model_dump(mode="json") if spec.action else None
+    payload = {"occurrenceId": occurrence.occurrence_id, "action": action}
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
