@@ -53,14 +53,18 @@ async def test_seed_schedule_runs_each_occurrence_once_and_records_the_gap(tmp_p
     env = await start_time_skipping()
     try:
         async with running_stack(env, tmp_path, "seed-run") as stack:
+            stop = datetime(2027, 3, 21, tzinfo=UTC)
             handle = await stack.start_schedule(
                 stack.spec(SEED),
                 simulate_from=datetime(2026, 10, 25, tzinfo=UTC),
-                stop_after=datetime(2027, 3, 21, tzinfo=UTC),
+                stop_after=stop,
                 refresh_seconds=timedelta(days=7).total_seconds(),
             )
             await handle.result()
-            rows = list_occurrences(stack.ledger, "daily-ops-summary")
+            rows = list_occurrences(stack.ledger, "daily-ops-summary", to_utc=stop)
+            # The 14-day horizon past the stop is materialized and still waits, untouched.
+            later = list_occurrences(stack.ledger, "daily-ops-summary", from_utc=stop)
+            assert later and all(r.state is OccurrenceState.PLANNED for r in later)
             expected = expected_instants()
             planned = {
                 r.occurrence_id: r for r in rows if r.state is not OccurrenceState.SKIPPED_GAP
