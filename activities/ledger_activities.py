@@ -40,8 +40,10 @@ from activities.actions import (
 )
 from activities.metrics import AlmanacMetrics, default_metrics
 from ledger import ClaimRefusal, Ledger, LedgerError, OccurrenceState, OccurrenceView
-from timecontract import InvalidSpec, ScheduleSpecV1, format_instant, load_spec
+from timecontract import InvalidSpec, ScheduleSpecV1, format_instant, load_spec, nominal_period
 
+HORIZON_PERIODS = 2000
+MIN_HORIZON = timedelta(hours=1)
 FIRST_RETRY_DELAY = timedelta(seconds=10)
 MAX_RETRY_DELAY = timedelta(minutes=10)
 # Refusals that mean "the gate no longer wants this run": the occurrence is cancelled with the
@@ -71,6 +73,16 @@ class ActivityClock:
     def now(self) -> datetime:
         """The anchor plus the monotonic time elapsed since the clock was made."""
         return self.anchor_utc + timedelta(seconds=time.monotonic() - self.started)
+
+
+def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
+    """The look-ahead to materialize: ``horizon``, or less for a high-frequency rule.
+
+    At most :data:`HORIZON_PERIODS` rule periods ahead (a 10-second rule looks 5.5 hours ahead,
+    not 14 days: 120,000 rows a refresh would help no one), and never less than an hour.
+    """
+    periods = nominal_period(spec.parsed_rule) * HORIZON_PERIODS
+    return max(min(horizon, periods), MIN_HORIZON)
 
 
 def retry_delay(attempt_number: int) -> timedelta:
@@ -128,11 +140,15 @@ class AlmanacActivities:
         """Materialize ``[from, now + horizon)`` for every revision owning part of it."""
         clock = ActivityClock.starting_at(params.now_utc)
         started = time.monotonic()
-        until = params.now_utc + timedelta(seconds=params.horizon_seconds)
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
         with _domain_errors():
-            for spec in ledger.published_specs(self._ledger, params.schedule_id):
+            specs = ledger.published_specs(self._ledger, params.schedule_id)
+            horizon = timedelta(seconds=params.horizon_seconds)
+            if specs:
+                horizon = horizon_for(specs[-1], horizon)
+            until = params.now_utc + horizon
+            for spec in specs:
                 result = ledger.materialize(
                     self._ledger,
                     spec,

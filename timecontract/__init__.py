@@ -5,7 +5,7 @@ Public surface; everything else is an implementation detail of this package.
 
 from timecontract.cutover import Cutover, owning_revision, owns
 from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
-from timecontract.expand import Rule, RuleError, parse_rule
+from timecontract.expand import Rule, RuleError, nominal_period, parse_rule
 from timecontract.ids import (
     LogicalSlotId,
     OccurrenceId,
@@ -61,6 +61,7 @@ __all__ = [
     "format_offset",
     "load_spec",
     "logical_slot_id",
+    "nominal_period",
     "occurrence_id",
     "occurrences",
     "owning_revision",
