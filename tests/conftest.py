@@ -5,24 +5,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from specdata import PINNED_RELEASE, SEED_SPEC
 
 from timecontract import ScheduleSpecV1, parse_spec, zones
-
-PINNED_RELEASE = "2026a"
-
-SEED_SPEC: dict[str, Any] = {
-    "schema": "scheduleSpec.v1",
-    "scheduleId": "daily-ops-summary",
-    "revision": 7,
-    "timeZone": "America/New_York",
-    "tzdbVersion": PINNED_RELEASE,
-    "rule": "FREQ=DAILY;BYHOUR=2;BYMINUTE=30",
-    "gapPolicy": "SKIP",
-    "foldPolicy": "FIRST_ONLY",
-    "misfirePolicy": "CATCH_UP_BOUNDED",
-    "maxCatchUp": 2,
-    "cutoverAt": "2026-11-01T06:00:00Z",
-}
 
 
 @pytest.fixture

@@ -19,15 +19,14 @@ How the 100,000 is reached: a *boundary time* is a distinct nominal local time o
 whose instant (read with the offset before the transition) lies within 24 hours of the
 transition the window straddles. Each test counts the boundary times it checked and asserts its
 quota; the quotas add up to 100,000 (95,000 + 4,000 + 1,000, asserted too). The examples are
-derandomized (``derandomize=True``, no database), so the counts are the same on every run; with
-hypothesis 6.170.17 they are 97,965 (225 examples of "focused" rules: DAILY, HOURLY, MINUTELY
-and SECONDLY rules whose BYMONTH/BYMONTHDAY/BYHOUR pick the days and hours around the transition,
-so nearly every nominal time is a boundary time), 4,981 (120 HOURLY examples) and 1,148
-(150 DAILY examples with BYHOUR/BYMINUTE biased to the transition's local time): 104,094 in
-total, of which 23,869 fell in a gap or a fold. Runtime: about 30-55 s on 2 cores.
+derandomized (``derandomize=True``, no database), but some strategies draw from collections whose
+order follows Python's per-process string hashing, so the counts vary by a few percent between
+runs; the example counts (330 "focused" examples: DAILY, HOURLY, MINUTELY and SECONDLY rules whose
+BYMONTH/BYMONTHDAY/BYHOUR pick the days and hours around the transition, so nearly every nominal
+time is a boundary time; 180 HOURLY examples; 150 DAILY examples with BYHOUR/BYMINUTE biased to
+the transition's local time) leave that much headroom above each quota. Runtime: about 30-55 s on 2 cores.
 
-The cost is dominated by timecontract itself: every occurrences() call resolves three days of
-nominal times on each side of its window, whatever the window.
+The cost is dominated by timecontract itself.
 """
 
 from __future__ import annotations
@@ -427,13 +426,13 @@ def run_family(family: str, examples: int) -> Counter[str]:
 
 
 def test_focused_rules_across_transitions_lose_nothing_and_duplicate_nothing() -> None:
-    tally = run_family("focused", 300)
+    tally = run_family("focused", 330)
     assert tally["boundary"] >= QUOTA["focused"], tally
     assert tally["gap_or_fold"] >= 20_000, tally
 
 
 def test_hourly_rules_across_transitions_lose_nothing_and_duplicate_nothing() -> None:
-    tally = run_family("hourly", 120)
+    tally = run_family("hourly", 180)
     assert tally["boundary"] >= QUOTA["hourly"], tally
     assert tally["gap_or_fold"] >= 400, tally
 

@@ -3,7 +3,7 @@ the least, an empty result) — never a raw dateutil ValueError from occurrences
 the calendar to year 9999 for a one-day window."""
 
 import pytest
-from conftest import SEED_SPEC
+from specdata import SEED_SPEC
 from tcsupport import utc
 
 from timecontract import InvalidSpec, occurrences, parse_spec

@@ -7,7 +7,7 @@ what the spec file says, so a user can find the line.
 from typing import Any
 
 import pytest
-from conftest import SEED_SPEC
+from specdata import SEED_SPEC
 
 from timecontract import InvalidSpec, load_spec
 

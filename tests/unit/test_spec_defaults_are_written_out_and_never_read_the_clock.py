@@ -9,7 +9,7 @@ import time
 from datetime import datetime
 
 import pytest
-from conftest import SEED_SPEC
+from specdata import SEED_SPEC
 
 from timecontract import parse_spec
 

@@ -1,7 +1,7 @@
 """Issue 2: `almanac validate` prints every problem — one pass reports all of them."""
 
 import pytest
-from conftest import SEED_SPEC
+from specdata import SEED_SPEC
 
 from timecontract import InvalidSpec, load_spec
 
