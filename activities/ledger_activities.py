@@ -48,6 +48,7 @@ FIRST_RETRY_DELAY = timedelta(seconds=10)
 MAX_RETRY_DELAY = timedelta(minutes=10)
 # Refusals that mean "the gate no longer wants this run": the occurrence is cancelled with the
 # ledger's reason. Others (another claim won, a foreign implementation alias) leave it as it is.
+# REVISION_CHANGED is retried with a fresh gate view first (see AlmanacActivities.claim).
 CANCELLING_REFUSALS = frozenset(
     {
         ClaimRefusal.DISABLED,
@@ -85,9 +86,9 @@ def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
     return max(min(horizon, periods), MIN_HORIZON)
 
 
-def retry_delay(attempt_number: int) -> timedelta:
-    """Exponential backoff between attempts: 10 s, 20 s, 40 s, … at most 10 minutes."""
-    return min(FIRST_RETRY_DELAY * (1 << max(attempt_number - 1, 0)), MAX_RETRY_DELAY)
+def retry_delay(attempt_number: int, first: timedelta = FIRST_RETRY_DELAY) -> timedelta:
+    """Exponential backoff between attempts: ``first`` (10 s), 20 s, 40 s, … at most 10 minutes."""
+    return min(first * (1 << max(attempt_number - 1, 0)), MAX_RETRY_DELAY)
 
 
 class AlmanacActivities:
@@ -245,18 +246,29 @@ class AlmanacActivities:
     # -- occurrence-level -------------------------------------------------------------------
     @activity.defn(name=io.CLAIM)
     def claim(self, params: io.ClaimInput) -> io.ClaimResult:
-        """Claim against the releaser's gate view; cancel where the gate refuses the run."""
+        """Claim against the releaser's gate view; cancel where the gate refuses the run.
+
+        A revision published since the release does not by itself end an occurrence: the old
+        revision still owns instants before the new cutover. So on ``REVISION_CHANGED`` the gate
+        is read again and the claim retried once with the fresh view; the ledger's slot and
+        cutover checks then decide (``NOT_OWNER`` cancels what the new revision took over).
+        """
         with _domain_errors():
             occurrence = ledger.show_occurrence(self._ledger, params.occurrence_id).occurrence
-            result = ledger.claim(
-                self._ledger,
-                params.occurrence_id,
-                _ledger_gate(params.gate),
-                worker_identity=self._identity,
-                implementation_alias=self._alias,
-                input_digest=_input_digest(occurrence, self._spec(occurrence)),
-                now_utc=params.now_utc,
-            )
+            view = _ledger_gate(params.gate)
+            for _ in range(2):
+                result = ledger.claim(
+                    self._ledger,
+                    params.occurrence_id,
+                    view,
+                    worker_identity=self._identity,
+                    implementation_alias=self._alias,
+                    input_digest=_input_digest(occurrence, self._spec(occurrence)),
+                    now_utc=params.now_utc,
+                )
+                if result.refusal is not ClaimRefusal.REVISION_CHANGED:
+                    break
+                view = ledger.get_gate(self._ledger, occurrence.schedule_id)
             if result.attempt is not None:
                 return io.ClaimResult(True, result.attempt.claim_generation, None, "DISPATCHING")
             assert result.refusal is not None
@@ -327,7 +339,8 @@ class AlmanacActivities:
             )
         retryable = outcome.kind is OutcomeKind.RETRYABLE_FAILURE
         if retryable and params.attempt_number < params.max_attempts:
-            delay = retry_delay(params.attempt_number)
+            first = timedelta(seconds=params.first_retry_delay_seconds)
+            delay = retry_delay(params.attempt_number, first)
             if outcome.retry_after_seconds:
                 delay = max(delay, timedelta(seconds=outcome.retry_after_seconds))
             await asyncio.to_thread(

@@ -41,7 +41,13 @@ async def register_search_attributes(client: Client) -> list[str]:
         if key.name not in present
     }
     if missing:
-        await client.operator_service.add_search_attributes(
-            AddSearchAttributesRequest(namespace=namespace, search_attributes=missing)
-        )
+        try:
+            await client.operator_service.add_search_attributes(
+                AddSearchAttributesRequest(namespace=namespace, search_attributes=missing)
+            )
+        except RPCError as exc:
+            # Registered meanwhile (or, on the test server, before: it cannot list them).
+            if exc.status != RPCStatusCode.ALREADY_EXISTS:
+                raise
+            return []
     return sorted(missing)

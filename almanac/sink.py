@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import threading
 import uuid
 from collections.abc import Callable
@@ -262,6 +263,12 @@ class SinkServer(ThreadingHTTPServer):
         self.faults = FaultPlan()
         self.stopping = threading.Event()
         """Set on shutdown, so delayed answers stop waiting."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet when a client left before its answer (a timeout, a killed worker)."""
+        if isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            return
+        super().handle_error(request, client_address)
 
     def stop(self) -> None:
         """Stop serving (from any thread but the one in ``serve_forever``) and close the socket."""

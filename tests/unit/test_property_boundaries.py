@@ -24,7 +24,8 @@ order follows Python's per-process string hashing, so the counts vary by a few p
 runs; the example counts (330 "focused" examples: DAILY, HOURLY, MINUTELY and SECONDLY rules whose
 BYMONTH/BYMONTHDAY/BYHOUR pick the days and hours around the transition, so nearly every nominal
 time is a boundary time; 180 HOURLY examples; 150 DAILY examples with BYHOUR/BYMINUTE biased to
-the transition's local time) leave that much headroom above each quota. Runtime: about 30-55 s on 2 cores.
+the transition's local time) leave that much headroom above each quota. Runtime: about
+30-75 s on 2 cores.
 
 The cost is dominated by timecontract itself.
 """
