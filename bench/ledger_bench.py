@@ -9,9 +9,14 @@ as in the tests). For each, the same occurrence rows are written twice in the sa
 
 - ``materialize``: ``ledger.materialize`` — occurrences, slot claims, outbox rows and creation
   events, with ``ON CONFLICT DO NOTHING`` on every unique key, in one transaction;
-- ``plain``: one batched ``INSERT`` of the same occurrence rows into a table with no constraints.
+- ``plain 1-table``: one batched ``INSERT`` of the same occurrence rows, as text, into one table
+  with no constraints (the original baseline);
+- ``plain all-rows``: one batched ``INSERT`` per table of *every* row materialize writes
+  (occurrence, slot, outbox, event) into unconstrained copies of those four tables (same column
+  types; no key, index, constraint or default), in one transaction.
 
-The ratio is materialize rows/s over plain rows/s (aim ≥ 0.5). Claim latency: ``--claimers``
+Ratios are materialize occurrences/s over each baseline's occurrences/s (aim ≥ 0.5).
+Claim latency: ``--claimers``
 threads claim ``--claims`` DUE occurrences of one schedule as fast as they can (each a fresh gate
 read + claim), reporting p50/p95/p99 of the claim call.
 """
@@ -27,6 +32,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Column, MetaData, String, Table, insert, text
 
@@ -35,9 +41,10 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "ledger"))
 from ledger_pg import find_pg_ctl, start_server
 
 from ledger import Ledger, claim, get_gate, materialize, publish_revision, release_due
-from ledger.materialize import _occurrence_row
+from ledger.events import EVENTS, OCCURRENCES, OUTBOX, SLOTS
+from ledger.materialize import OUTBOX_PLANNED, _occurrence_row
 from ledger.migrate import upgrade
-from timecontract import occurrences, parse_spec
+from timecontract import Disposition, OccurrenceRecord, occurrences, parse_spec
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -57,7 +64,69 @@ def spec(schedule_id: str, rule: str = "FREQ=MINUTELY"):  # type: ignore[no-unty
     )
 
 
-def bench_materialize(ledger: Ledger, rows: int) -> tuple[float, float, float]:
+def _all_rows(records: list[OccurrenceRecord]) -> dict[Table, list[dict[str, Any]]]:
+    """Every row a fresh materialization of ``records`` writes, per ledger table."""
+    planned = [r for r in records if r.disposition is Disposition.PLANNED]
+    return {
+        OCCURRENCES: [_occurrence_row(r, T0) for r in records],
+        SLOTS: [
+            {
+                "schedule_id": r.schedule_id,
+                "logical_slot_id": r.logical_slot_id,
+                "instant_utc": r.instant_utc,
+                "owner_occurrence_id": r.occurrence_id,
+                "owner_revision": r.revision,
+                "claimed_at_utc": T0,
+            }
+            for r in planned
+        ],
+        OUTBOX: [
+            {
+                "occurrence_id": r.occurrence_id,
+                "kind": OUTBOX_PLANNED,
+                "payload": r.to_json(),
+                "created_at_utc": T0,
+                "published_at_utc": None,
+            }
+            for r in planned
+        ],
+        EVENTS: [
+            {
+                "occurrence_id": r.occurrence_id,
+                "from_state": None,
+                "to_state": _occurrence_row(r, T0)["state"],
+                "at_utc": T0,
+                "by": "materializer",
+                "why": f"materialized: {r.reason}",
+            }
+            for r in records
+        ],
+    }
+
+
+def _unconstrained_copy(table: Table, metadata: MetaData) -> Table:
+    """The same columns and types, no key, no index, no constraint, no default."""
+    return Table(
+        f"bench_plain_{table.name}",
+        metadata,
+        *[Column(c.name, c.type, nullable=True) for c in table.columns if c.name != "id"],
+    )
+
+
+def _timed_insert(ledger: Ledger, batches: dict[Table, list[dict[str, Any]]]) -> float:
+    with ledger.engine.begin() as connection:
+        for table in batches:
+            table.drop(connection, checkfirst=True)
+            table.create(connection)
+    started = time.perf_counter()
+    with ledger.engine.begin() as connection:
+        for table, rows in batches.items():
+            connection.execute(insert(table), rows)
+    return time.perf_counter() - started
+
+
+def bench_materialize(ledger: Ledger, rows: int) -> dict[str, float]:
+    """Rows per second: materialize, its SQL part, and the two plain-INSERT baselines."""
     s = spec("bench-materialize")
     publish_revision(ledger, s, T0, by="bench")
     end = T0 + timedelta(minutes=rows)
@@ -68,23 +137,28 @@ def bench_materialize(ledger: Ledger, rows: int) -> tuple[float, float, float]:
     result = materialize(ledger, s, T0, end, T0)
     materialize_s = time.perf_counter() - started
     assert len(result.created) == rows
-    plain = Table(
-        "bench_plain_occurrences",
+    # Baseline 1 (since the first run): the occurrence rows only, as text, into one table.
+    one = Table(
+        "bench_plain_occurrences_text",
         MetaData(),
         *[Column(name, String) for name in _occurrence_row(records[0], T0)],
     )
-    with ledger.engine.begin() as connection:
-        plain.drop(connection, checkfirst=True)
-        plain.create(connection)
     payload = [
         {k: None if v is None else str(v) for k, v in _occurrence_row(r, T0).items()}
         for r in records
     ]
-    started = time.perf_counter()
-    with ledger.engine.begin() as connection:
-        connection.execute(insert(plain), payload)
-    plain_s = time.perf_counter() - started
-    return rows / materialize_s, rows / (materialize_s - resolve_s), rows / plain_s
+    one_s = _timed_insert(ledger, {one: payload})
+    # Baseline 2: every row materialize writes (occurrence, slot, outbox, event) into
+    # unconstrained copies of the four tables, same column types, one transaction.
+    metadata = MetaData()
+    every = {_unconstrained_copy(t, metadata): v for t, v in _all_rows(records).items()}
+    all_s = _timed_insert(ledger, every)
+    return {
+        "materialize": rows / materialize_s,
+        "sql_part": rows / (materialize_s - resolve_s),
+        "plain_one_table": rows / one_s,
+        "plain_all_rows": rows / all_s,
+    }
 
 
 def bench_claims(ledger: Ledger, claimers: int, claims: int) -> list[float]:
@@ -126,13 +200,17 @@ def bench_claims(ledger: Ledger, claimers: int, claims: int) -> list[float]:
 
 
 def report(name: str, ledger: Ledger, args: argparse.Namespace) -> None:
-    mat, writes, plain = bench_materialize(ledger, args.rows)
+    m = bench_materialize(ledger, args.rows)
     lat = sorted(bench_claims(ledger, args.claimers, args.claims))
     q = statistics.quantiles(lat, n=100)
+    one, every = m["plain_one_table"], m["plain_all_rows"]
     print(
-        f"{name:10s} materialize {mat:7.0f} rows/s (SQL part {writes:7.0f}) | "
-        f"plain INSERT {plain:7.0f} rows/s | ratio {mat / plain:.2f} (SQL part "
-        f"{writes / plain:.2f})\n{'':10s} claim ({args.claimers} threads, {len(lat)} calls) "
+        f"{name:10s} materialize {m['materialize']:7.0f} rows/s (SQL part {m['sql_part']:7.0f})"
+        f" | plain 1-table {one:7.0f} rows/s, all-rows {every:7.0f} occ/s\n"
+        f"{'':10s} ratio vs 1-table {m['materialize'] / one:.2f} (SQL part "
+        f"{m['sql_part'] / one:.2f}) | vs all-rows {m['materialize'] / every:.2f} (SQL part "
+        f"{m['sql_part'] / every:.2f})\n"
+        f"{'':10s} claim ({args.claimers} threads, {len(lat)} calls) "
         f"p50 {q[49] * 1000:.1f} ms p95 {q[94] * 1000:.1f} ms p99 {q[98] * 1000:.1f} ms"
     )
 

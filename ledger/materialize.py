@@ -11,22 +11,24 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
+from ledger.bulk import bulk_insert, not_in_values, utc_instant
 from ledger.db import Ledger
 from ledger.errors import ClaimLost, RevisionNotFound, RevisionRejected
 from ledger.events import (
+    EVENTS,
     OCCURRENCES,
     OUTBOX,
     REVISIONS,
     SLOTS,
     Event,
     append_events,
-    insert_ignore,
     require_aware,
 )
 from ledger.gate import lock_gate
@@ -104,7 +106,9 @@ def materialize(
         lock_gate(connection, spec.schedule_id)
         low, high = _owned_window(connection, spec, from_utc, to_utc)
         owned = [r for r in records if low <= r.placed_at_utc < high]
-        created, conflicts = _insert(connection, owned, now_utc, by)
+        written = _insert(connection, owned, now_utc, by)
+        # Only the window's rows this call did not write are read back (earlier or concurrent
+        # materializations); the ones it wrote are already known, as committed.
         placed = func.coalesce(OCCURRENCES.c.instant_utc, OCCURRENCES.c.gap_at_utc)
         rows = connection.execute(
             select(OCCURRENCES)
@@ -112,11 +116,13 @@ def materialize(
             .where(OCCURRENCES.c.revision == spec.revision)
             .where(placed >= low)
             .where(placed < high)
+            .where(not_in_values(connection, OCCURRENCES.c.occurrence_id, written.created))
         ).all()
         views = sorted(
-            (OccurrenceView.from_row(row) for row in rows),
+            [*written.views, *(OccurrenceView.from_row(row) for row in rows)],
             key=lambda v: (v.placed_at_utc, v.nominal_local, v.fold),
         )
+        created, conflicts = written.created, written.conflicts
         return MaterializeResult(low, max(low, high), created, conflicts, tuple(views))
 
     return ledger.write(work)
@@ -149,82 +155,179 @@ def _owned_window(
     return low, high
 
 
-def _occurrence_row(record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any]:
+_OCCURRENCE_COLUMNS = (
+    "occurrence_id",
+    "schedule_id",
+    "revision",
+    "logical_slot_id",
+    "nominal_local",
+    "fold",
+    "instant_utc",
+    "gap_at_utc",
+    "utc_offset_seconds",
+    "tzdb_version",
+    "reason",
+    "state",
+    "state_reason",
+    "claim_generation",
+    "next_attempt_at_utc",
+    "created_at_utc",
+    "updated_at_utc",
+)
+_STATE = _OCCURRENCE_COLUMNS.index("state")
+_SLOT_COLUMNS = (
+    "schedule_id",
+    "logical_slot_id",
+    "instant_utc",
+    "owner_occurrence_id",
+    "owner_revision",
+    "claimed_at_utc",
+)
+_EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why")
+_OUTBOX_COLUMNS = ("occurrence_id", "kind", "payload", "created_at_utc", "published_at_utc")
+_PLANNED = OccurrenceState.PLANNED.value
+_CANCELLED = OccurrenceState.CANCELLED.value
+_SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """What :func:`_insert` wrote, known without reading it back.
+
+    The IDs it created, the planned ones it had to cancel (a live occurrence holds their slot),
+    and the created rows as views, as they were committed.
+    """
+
+    created: tuple[str, ...]
+    conflicts: tuple[str, ...]
+    views: list[OccurrenceView]
+
+
+def _occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any, ...]:
+    """The ``occurrences`` row of a record, in :data:`_OCCURRENCE_COLUMNS` order (instants UTC)."""
     planned = record.disposition is Disposition.PLANNED
     offset = record.utc_offset
-    return {
-        "occurrence_id": record.occurrence_id,
-        "schedule_id": record.schedule_id,
-        "revision": record.revision,
-        "logical_slot_id": record.logical_slot_id,
-        "nominal_local": record.nominal_local,
-        "fold": record.fold,
-        "instant_utc": record.instant_utc,
-        "gap_at_utc": record.gap_at_utc,
-        "utc_offset_seconds": None if offset is None else int(offset.total_seconds()),
-        "tzdb_version": record.tzdb_version,
-        "reason": record.reason.value,
-        "state": (OccurrenceState.PLANNED if planned else OccurrenceState.SKIPPED_GAP).value,
-        "state_reason": record.reason.value,
-        "claim_generation": 0,
-        "next_attempt_at_utc": None,
-        "created_at_utc": now_utc,
-        "updated_at_utc": now_utc,
-    }
+    instant = record.instant_utc
+    gap_at = record.gap_at_utc
+    reason = record.reason.value
+    return (
+        record.occurrence_id,
+        record.schedule_id,
+        record.revision,
+        record.logical_slot_id,
+        record.nominal_local,
+        record.fold,
+        None if instant is None else utc_instant(instant),
+        None if gap_at is None else utc_instant(gap_at),
+        None if offset is None else int(offset.total_seconds()),
+        record.tzdb_version,
+        reason,
+        _PLANNED if planned else _SKIPPED_GAP,
+        reason,
+        0,
+        None,
+        now_utc,
+        now_utc,
+    )
+
+
+def _occurrence_row(record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any]:
+    """The ``occurrences`` row of a record as a mapping (column name → value)."""
+    return dict(zip(_OCCURRENCE_COLUMNS, _occurrence_values(record, now_utc), strict=True))
+
+
+def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
+    """The view of a row this transaction inserted (and maybe cancelled), without reading it."""
+    (
+        occurrence_id,
+        schedule_id,
+        revision,
+        logical_slot_id,
+        nominal_local,
+        fold,
+        instant_utc,
+        gap_at_utc,
+        offset,
+        tzdb_version,
+        reason,
+        state,
+        state_reason,
+        claim_generation,
+        next_attempt_at_utc,
+        created_at_utc,
+        updated_at_utc,
+    ) = row
+    if cancelled_why is not None:
+        state, state_reason = _CANCELLED, cancelled_why
+    return OccurrenceView(
+        occurrence_id=occurrence_id,
+        schedule_id=schedule_id,
+        revision=revision,
+        logical_slot_id=logical_slot_id,
+        nominal_local=nominal_local,
+        fold=fold,
+        instant_utc=instant_utc,
+        gap_at_utc=gap_at_utc,
+        utc_offset=None if offset is None else timedelta(seconds=offset),
+        tzdb_version=tzdb_version,
+        reason=reason,
+        state=OccurrenceState(state),
+        state_reason=state_reason,
+        claim_generation=claim_generation,
+        next_attempt_at_utc=next_attempt_at_utc,
+        created_at_utc=created_at_utc,
+        updated_at_utc=updated_at_utc,
+    )
 
 
 def _insert(
     connection: Connection, owned: Sequence[OccurrenceRecord], now_utc: datetime, by: str
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+) -> _Written:
+    """Write ``owned`` (records this revision owns) idempotently, in the caller's transaction.
+
+    One statement per table (:func:`ledger.bulk.bulk_insert`), each ``ON CONFLICT DO NOTHING`` on
+    the table's unique key and ``RETURNING`` the keys it inserted, so what this call wrote is
+    known without reading it back: the occurrences, the slot claims of the planned ones, the
+    cancellations of planned ones whose slot a live occurrence holds, one event per creation and
+    cancellation, and the outbox rows of the planned ones that own their slot.
+    """
     if not owned:
-        return (), ()
+        return _Written((), (), [])
+    now = utc_instant(now_utc)
+    occurrence_rows = [_occurrence_values(r, now) for r in owned]
     inserted = set(
-        connection.execute(
-            insert_ignore(connection, OCCURRENCES).returning(OCCURRENCES.c.occurrence_id),
-            [_occurrence_row(r, now_utc) for r in owned],
-        ).scalars()
-    )
-    new = [r for r in owned if r.occurrence_id in inserted]
-    planned = [r for r in new if r.disposition is Disposition.PLANNED]
-    claimed = _claim_slots(connection, planned, now_utc)
-    conflicts: list[str] = []
-    events: list[Event] = []
-    for record in new:
-        state = OccurrenceState(_occurrence_row(record, now_utc)["state"])
-        events.append(
-            Event(record.occurrence_id, None, state, now_utc, by, f"materialized: {record.reason}")
-        )
-        if state is OccurrenceState.PLANNED and record.occurrence_id not in claimed:
-            conflicts.append(record.occurrence_id)
-    append_events(connection, events)
-    for occurrence_id, why in _cancel_conflicts(connection, conflicts, now_utc):
-        append_events(
+        bulk_insert(
             connection,
-            [
-                Event(
-                    occurrence_id,
-                    OccurrenceState.PLANNED,
-                    OccurrenceState.CANCELLED,
-                    now_utc,
-                    by,
-                    why,
-                )
-            ],
+            OCCURRENCES,
+            _OCCURRENCE_COLUMNS,
+            occurrence_rows,
+            ignore_conflicts=True,
+            returning="occurrence_id",
         )
+    )
+    new = [
+        (record, row)
+        for record, row in zip(owned, occurrence_rows, strict=True)
+        if record.occurrence_id in inserted
+    ]
+    planned = [record for record, _ in new if record.disposition is Disposition.PLANNED]
+    claimed = _claim_slots(connection, planned, now)
+    conflicts = [r.occurrence_id for r in planned if r.occurrence_id not in claimed]
+    cancelled = dict(_cancel_conflicts(connection, conflicts, now))
+    events: list[tuple[Any, ...]] = [
+        (row[0], None, row[_STATE], now, by, f"materialized: {record.reason}")
+        for record, row in new
+    ]
+    events.extend((i, _PLANNED, _CANCELLED, now, by, why) for i, why in cancelled.items())
+    bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
     outbox = [
-        {
-            "occurrence_id": r.occurrence_id,
-            "kind": OUTBOX_PLANNED,
-            "payload": r.to_json(),
-            "created_at_utc": now_utc,
-            "published_at_utc": None,
-        }
+        (r.occurrence_id, OUTBOX_PLANNED, r.to_json(), now, None)
         for r in planned
         if r.occurrence_id in claimed
     ]
-    if outbox:
-        connection.execute(insert_ignore(connection, OUTBOX), outbox)
-    return tuple(r.occurrence_id for r in new), tuple(conflicts)
+    bulk_insert(connection, OUTBOX, _OUTBOX_COLUMNS, outbox, ignore_conflicts=True)
+    views = [_view(row, cancelled.get(row[0])) for _, row in new]
+    return _Written(tuple(r.occurrence_id for r, _ in new), tuple(conflicts), views)
 
 
 def _claim_slots(
@@ -234,22 +337,18 @@ def _claim_slots(
     if not planned:
         return set()
     rows = [
-        {
-            "schedule_id": r.schedule_id,
-            "logical_slot_id": r.logical_slot_id,
-            "instant_utc": r.instant_utc,
-            "owner_occurrence_id": r.occurrence_id,
-            "owner_revision": r.revision,
-            "claimed_at_utc": now_utc,
-            "released_at_utc": None,
-            "release_reason": None,
-        }
+        (r.schedule_id, r.logical_slot_id, r.instant_utc, r.occurrence_id, r.revision, now_utc)
         for r in planned
     ]
     claimed = set(
-        connection.execute(
-            insert_ignore(connection, SLOTS).returning(SLOTS.c.owner_occurrence_id), rows
-        ).scalars()
+        bulk_insert(
+            connection,
+            SLOTS,
+            _SLOT_COLUMNS,
+            rows,
+            ignore_conflicts=True,
+            returning="owner_occurrence_id",
+        )
     )
     for record in planned:
         if record.occurrence_id in claimed:

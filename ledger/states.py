@@ -2,9 +2,11 @@
 
 The table below is the single source of truth: code checks it before every compare-and-set
 (:func:`check_transition`), and the database repeats the state list in a CHECK constraint, so an
-unknown state cannot be written even by hand. The transition table itself is enforced by every
-ledger operation's ``WHERE state IN (…)`` clause: an update from a state not listed as a source
-matches no row and is reported as :class:`ledger.errors.IllegalTransition`.
+unknown state cannot be written even by hand. The transition table itself is enforced twice: by
+every ledger operation's ``WHERE state IN (…)`` clause (an update from a state not listed as a
+source matches no row and is reported as :class:`ledger.errors.IllegalTransition`), and by a
+database trigger (migration 0002, which holds a frozen copy of this table — a test keeps the two
+equal) that rejects any other state change, even one issued as raw SQL.
 
 Decisions recorded here (DESIGN §4, invariant 5):
 

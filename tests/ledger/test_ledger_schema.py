@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
 from datetime import datetime, timedelta
+from pathlib import Path
+from types import ModuleType
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from ledger_support import T0, due_occurrence
 from sqlalchemy import text, update
 
-from ledger import Ledger, LedgerIntegrityError, OccurrenceState
+import ledger as ledger_package
+from ledger import Ledger, LedgerIntegrityError, OccurrenceState, show_occurrence
 from ledger.events import OCCURRENCES
-from ledger.migrate import current, head
+from ledger.migrate import alembic_config, current, head
 from ledger.models import Base
 from ledger.states import TERMINAL, TRANSITIONS
 
@@ -95,3 +100,167 @@ def test_transition_table_is_design_section_4() -> None:
         S.CANCELLED: set(),
     } == TRANSITIONS
     assert {S.SKIPPED_GAP, S.MISFIRE_EXPIRED, S.CANCELLED, S.SUCCEEDED, S.FAILED} == TERMINAL
+
+
+# --- Migration 0002: the transition graph and append-only facts, enforced by triggers. ---
+
+_MIGRATION_0002 = (
+    Path(ledger_package.__file__).parent
+    / "migrations"
+    / "versions"
+    / "0002_transition_and_append_only_triggers.py"
+)
+
+
+def _migration_0002() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("ledger_migration_0002", _MIGRATION_0002)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_migration_0002_frozen_transitions_equal_ledger_states() -> None:
+    frozen = _migration_0002().TRANSITIONS
+    assert {S(a): {S(b) for b in targets} for a, targets in frozen.items()} == TRANSITIONS
+
+
+def _triggers(ledger: Ledger) -> set[str]:
+    if ledger.dialect == "postgresql":
+        sql = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+    else:
+        sql = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+    return set(ledger.read(lambda c: c.execute(text(sql)).scalars().all()))
+
+
+def test_migration_0002_triggers_exist(ledger: Ledger) -> None:
+    expected = {
+        "trg_occurrences_legal_transition",
+        "trg_occurrences_no_delete",
+        "trg_occurrence_events_no_update",
+        "trg_occurrence_events_no_delete",
+    }
+    if ledger.dialect == "postgresql":
+        expected |= {"trg_occurrences_no_truncate", "trg_occurrence_events_no_truncate"}
+    assert _triggers(ledger) == expected
+
+
+def _raw(ledger: Ledger, sql: str, **params: object) -> None:
+    ledger.write(lambda c: c.execute(text(sql), params))
+
+
+def test_database_rejects_an_illegal_transition_issued_as_raw_sql(ledger: Ledger) -> None:
+    occurrence_id = due_occurrence(ledger)  # DUE
+    with pytest.raises(LedgerIntegrityError, match="illegal occurrence transition"):
+        _raw(
+            ledger,
+            "UPDATE occurrences SET state = 'SUCCEEDED' WHERE occurrence_id = :i",
+            i=occurrence_id,
+        )
+    # A same-state update passes (redeliver keeps RUNNING and bumps the claim generation).
+    _raw(
+        ledger,
+        "UPDATE occurrences SET state = state, state_reason = 'x' WHERE occurrence_id = :i",
+        i=occurrence_id,
+    )
+    _raw(
+        ledger,
+        "UPDATE occurrences SET state = 'CANCELLED' WHERE occurrence_id = :i",
+        i=occurrence_id,
+    )
+    with pytest.raises(LedgerIntegrityError, match="illegal occurrence transition"):
+        _raw(
+            ledger, "UPDATE occurrences SET state = 'DUE' WHERE occurrence_id = :i", i=occurrence_id
+        )
+    assert show_occurrence(ledger, occurrence_id).occurrence.state is S.CANCELLED
+
+
+def test_database_rejects_changing_or_deleting_events_and_deleting_occurrences(
+    ledger: Ledger,
+) -> None:
+    occurrence_id = due_occurrence(ledger)
+    trail = show_occurrence(ledger, occurrence_id).events
+    with pytest.raises(LedgerIntegrityError, match="append-only"):
+        _raw(ledger, "DELETE FROM occurrence_events WHERE occurrence_id = :i", i=occurrence_id)
+    with pytest.raises(LedgerIntegrityError, match="append-only"):
+        _raw(
+            ledger,
+            "UPDATE occurrence_events SET why = 'rewritten' WHERE occurrence_id = :i",
+            i=occurrence_id,
+        )
+    with pytest.raises(LedgerIntegrityError, match="never deleted"):
+        _raw(ledger, "DELETE FROM occurrences WHERE occurrence_id = :i", i=occurrence_id)
+    if ledger.dialect == "postgresql":
+        for table in ("occurrences", "occurrence_events"):
+            with pytest.raises(LedgerIntegrityError):
+                _raw(ledger, f"TRUNCATE {table} CASCADE")
+    assert show_occurrence(ledger, occurrence_id).events == trail
+
+
+def test_database_accepts_exactly_the_transition_table(ledger: Ledger) -> None:
+    """Every (from, to) pair, as raw SQL on a row in ``from``: accepted iff legal or same-state."""
+    first = due_occurrence(ledger)
+    template = ledger.read(
+        lambda c: (
+            c.execute(OCCURRENCES.select().where(OCCURRENCES.c.occurrence_id == first))
+            .one()
+            ._asdict()
+        )
+    )
+    undispatched = {S.PLANNED, S.DUE, S.SKIPPED_GAP, S.MISFIRE_EXPIRED}
+
+    def row(state: S, n: int) -> dict[str, object]:
+        skipped = state is S.SKIPPED_GAP
+        return {
+            **template,
+            "occurrence_id": f"{template['occurrence_id']}.t{n}",
+            "logical_slot_id": None if skipped else f"{template['logical_slot_id']}.t{n}",
+            "instant_utc": None if skipped else template["instant_utc"],
+            "gap_at_utc": template["instant_utc"] if skipped else None,
+            "utc_offset_seconds": None if skipped else template["utc_offset_seconds"],
+            "state": state.value,
+            "claim_generation": 0 if state in undispatched else 1,
+        }
+
+    outcomes: dict[tuple[S, S], bool] = {}
+    n = 0
+    for source in S:
+        for target in S:
+            n += 1
+            fields = row(source, n)
+            ledger.write(lambda c, fields=fields: c.execute(OCCURRENCES.insert(), fields))
+            sql = "UPDATE occurrences SET state = :to WHERE occurrence_id = :i"
+            try:
+                _raw(ledger, sql, to=target.value, i=fields["occurrence_id"])
+            except LedgerIntegrityError as error:
+                assert "transition" in str(error) or "ck_occurrences" in str(error), error
+                outcomes[source, target] = False
+            else:
+                outcomes[source, target] = True
+    # A pair the CHECK constraints forbid anyway (e.g. claim_generation > 0 in DUE) is not asked of
+    # the trigger; every other outcome must be exactly "legal or same state".
+    for (source, target), accepted in outcomes.items():
+        legal = source is target or target in TRANSITIONS[source]
+        if accepted:
+            assert legal, f"database accepted {source} → {target}"
+        elif legal:
+            assert not _check_allows(source, target), f"database refused {source} → {target}"
+
+
+def _check_allows(source: S, target: S) -> bool:
+    """Whether the row CHECK constraints allow ``target`` for a row built in ``source``."""
+    dispatched = source not in {S.PLANNED, S.DUE, S.SKIPPED_GAP, S.MISFIRE_EXPIRED}
+    if (source is S.SKIPPED_GAP) != (target is S.SKIPPED_GAP):
+        return False  # instant_unless_skipped
+    return not (dispatched and target in {S.PLANNED, S.DUE, S.SKIPPED_GAP, S.MISFIRE_EXPIRED})
+
+
+def test_migration_0002_downgrades_and_upgrades(ledger: Ledger) -> None:
+    occurrence_id = due_occurrence(ledger)
+    config = alembic_config(ledger.engine)
+    command.downgrade(config, "0001")
+    assert _triggers(ledger) == set()
+    command.upgrade(config, "head")
+    assert current(ledger.engine) == head()
+    with pytest.raises(LedgerIntegrityError):
+        _raw(ledger, "DELETE FROM occurrences WHERE occurrence_id = :i", i=occurrence_id)

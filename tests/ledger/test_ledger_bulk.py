@@ -1,0 +1,134 @@
+"""Materialization's set-based inserts: same values as the column types, same rows as a re-read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from ledger_support import T0, make_spec
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from ledger import (
+    Ledger,
+    LedgerError,
+    OccurrenceState,
+    list_occurrences,
+    materialize,
+    publish_revision,
+)
+from ledger.bulk import bulk_insert, nominal_local_text, sqlite_instant_text, utc_instant
+from ledger.events import EVENTS, OCCURRENCES, OUTBOX, SLOTS
+from ledger.types import NominalLocal, UtcDateTime
+
+pytest_plugins = ["ledger_fixtures"]
+
+S = OccurrenceState
+
+INSTANTS = [
+    datetime(2026, 11, 1, 6, 30, tzinfo=UTC),
+    datetime(2026, 11, 1, 1, 30, 0, 123456, tzinfo=timezone(timedelta(hours=-5))),
+    datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+]
+
+
+@pytest.mark.parametrize("instant", INSTANTS, ids=str)
+def test_bulk_converters_equal_the_column_types_bind_processors(instant: datetime) -> None:
+    dialect = sqlite.dialect()
+    utc_bind = UtcDateTime().dialect_impl(dialect).bind_processor(dialect)
+    assert utc_bind is not None
+    assert sqlite_instant_text(instant) == utc_bind(instant)
+    pg = postgresql.dialect()
+    pg_bind = UtcDateTime().dialect_impl(pg).bind_processor(pg)
+    expected = pg_bind(instant) if pg_bind else UtcDateTime().process_bind_param(instant, pg)
+    assert utc_instant(instant) == expected and utc_instant(instant).tzinfo is UTC
+    local = instant.replace(tzinfo=None, microsecond=0)
+    assert nominal_local_text(local) == NominalLocal().process_bind_param(local, dialect)
+
+
+def test_bulk_converters_reject_what_the_column_types_reject() -> None:
+    with pytest.raises(ValueError, match="naive"):
+        sqlite_instant_text(datetime(2026, 11, 1))
+    with pytest.raises(ValueError, match="naive"):
+        utc_instant(datetime(2026, 11, 1))
+    with pytest.raises(ValueError, match="aware"):
+        nominal_local_text(T0)
+    with pytest.raises(ValueError, match="fractional"):
+        nominal_local_text(datetime(2026, 11, 1, microsecond=1))
+
+
+def test_materialize_returns_the_rows_a_fresh_read_returns(ledger: Ledger) -> None:
+    """The rows it wrote are not read back; they must equal what the database holds."""
+    spec = make_spec(rule="FREQ=HOURLY;BYMINUTE=30", foldPolicy="BOTH", gapPolicy="SKIP")
+    publish_revision(ledger, spec, T0, by="test")
+    now = datetime(2026, 11, 1, 1, 0, 0, 250, tzinfo=timezone(timedelta(hours=1)))
+    first = materialize(ledger, spec, T0, T0 + timedelta(days=2), now)
+    assert first.created and len(first.created) == len(first.rows)
+    stored = list_occurrences(ledger, spec.schedule_id, T0, T0 + timedelta(days=2))
+    assert sorted(first.rows, key=lambda v: v.occurrence_id) == sorted(
+        stored, key=lambda v: v.occurrence_id
+    )
+    assert all(v.created_at_utc == now and v.created_at_utc.tzinfo is UTC for v in first.rows)
+    # A second, overlapping call writes only the new rows and reads back the others.
+    second = materialize(ledger, spec, T0 + timedelta(days=1), T0 + timedelta(days=3), now)
+    stored = list_occurrences(
+        ledger, spec.schedule_id, T0 + timedelta(days=1), T0 + timedelta(days=3)
+    )
+    assert list(second.rows) == sorted(
+        stored, key=lambda v: (v.placed_at_utc, v.nominal_local, v.fold)
+    )
+    assert set(second.created) == {v.occurrence_id for v in second.rows} - set(first.created)
+
+
+def test_materialize_writes_one_slot_outbox_and_event_row_per_created_occurrence(
+    ledger: Ledger,
+) -> None:
+    spec = make_spec(rule="FREQ=MINUTELY;INTERVAL=7", timeZone="UTC")
+    publish_revision(ledger, spec, T0, by="test")
+    # More rows than one SQLite statement holds (32,766 parameters / 17 columns ≈ 1,927 rows).
+    result = materialize(ledger, spec, T0, T0 + timedelta(days=10), T0)
+    planned = {v.occurrence_id for v in result.rows if v.state is S.PLANNED}
+    assert len(planned) == len(result.created) > 2_000
+
+    def column(table_column: object) -> list[str]:
+        return list(ledger.read(lambda c: c.execute(select(table_column)).scalars().all()))
+
+    assert sorted(column(SLOTS.c.owner_occurrence_id)) == sorted(planned)
+    assert sorted(column(OUTBOX.c.occurrence_id)) == sorted(planned)
+    assert sorted(column(EVENTS.c.occurrence_id)) == sorted(planned)
+
+
+def test_bulk_insert_rejects_an_overlong_key_instead_of_truncating(ledger: Ledger) -> None:
+    spec = make_spec()
+    publish_revision(ledger, spec, T0, by="test")
+    row = (
+        "x" * 200,  # occurrence_id is String(120); PostgreSQL must not truncate it
+        spec.schedule_id, 1, None, datetime(2026, 11, 2), 0, None, T0, None, "2026a",
+        "GAP_SKIPPED", "SKIPPED_GAP", None, 0, None, T0, T0,
+    )  # fmt: skip
+    columns = [c.name for c in OCCURRENCES.columns]
+    if ledger.dialect == "postgresql":
+        with pytest.raises(LedgerError, match="too long"):
+            ledger.write(
+                lambda c: bulk_insert(c, OCCURRENCES, columns, [row], ignore_conflicts=True)
+            )
+    else:  # SQLite does not enforce VARCHAR lengths at all; the row goes in unchanged.
+        ledger.write(lambda c: bulk_insert(c, OCCURRENCES, columns, [row], ignore_conflicts=True))
+        stored = ledger.read(
+            lambda c: c.execute(select(OCCURRENCES.c.occurrence_id)).scalars().all()
+        )
+        assert "x" * 200 in stored
+
+
+def test_bulk_insert_rejects_a_naive_instant(ledger: Ledger) -> None:
+    columns = ["occurrence_id", "from_state", "to_state", "at_utc", "by", "why"]
+    with pytest.raises(ValueError, match="naive"):
+        ledger.write(
+            lambda c: bulk_insert(
+                c,
+                EVENTS,
+                columns,
+                [("x", None, "PLANNED", datetime(2026, 11, 1), "t", "w")],
+                ignore_conflicts=False,
+            )
+        )
