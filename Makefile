@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	touch $@
 
 run: install
-	$(BIN)/almanac preview examples/daily-ops-summary.yaml --from 2026-11-01T00:00:00Z --to 2027-11-01T00:00:00Z
+	$(BIN)/almanac dev
 
 lint: install
 	$(BIN)/ruff format --check .

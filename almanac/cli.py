@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from almanac.cli_control import mount as mount_control
 from almanac.cli_ledger import mount as mount_ledger
 from almanac.cli_sink import sink_app
 from almanac.cli_tzdb import tzdb_app
@@ -47,6 +48,7 @@ err_console = Console(stderr=True)
 app.add_typer(sink_app, name="sink")
 app.add_typer(tzdb_app, name="tzdb")
 mount_ledger(app)
+mount_control(app)
 
 
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:

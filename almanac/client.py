@@ -1,30 +1,69 @@
 """The Python client: apply, disable, enable, status and upcoming, over a Temporal client.
 
-The command line uses it; so can your code::
+The command line is a thin layer over this module; your code can use it the same way::
 
-    client = await AlmanacClient.connect(AlmanacSettings())
-    await client.apply(load_spec(Path("examples/every-10-seconds.yaml")))
-    print(await client.status("every-10-seconds"))
+    import asyncio
+    from pathlib import Path
 
-Applying a spec starts the schedule's long-lived workflow (ID ``almanac-schedule-<scheduleId>``),
-which publishes the spec as its first revision, or, when it runs already, publishes the new revision
-by signal. A revision that does not increase is refused here, with the reason, before anything is
-sent (and the ledger refuses it again, should two clients race). The client needs Temporal only;
-every ledger write happens in the worker's activities.
+    from almanac.client import AlmanacClient
+    from almanac.settings import AlmanacSettings
+    from timecontract import load_spec
+
+    async def main() -> None:
+        settings = AlmanacSettings()                     # ALMANAC_TEMPORAL_ADDRESS, ...
+        client = await AlmanacClient.connect(settings)   # raises TemporalUnavailable
+        spec = load_spec(Path("examples/every-10-seconds.yaml"), settings.tzdb_store)
+        result = await client.apply(spec)                # started | published
+        status = await client.status("every-10-seconds")
+        print(result.action, status.gate.active_revision, status.counts_by_state)
+        for o in await client.upcoming("every-10-seconds", 5):
+            print(o.occurrence_id, o.nominal_local, o.instant_utc)
+        await client.disable("every-10-seconds", reason="maintenance window")
+        await client.enable("every-10-seconds")
+
+    asyncio.run(main())
+
+Applying a spec starts the schedule's long-lived workflow (ID ``almanac-schedule-<scheduleId>``,
+type ``AlmanacSchedule``), which publishes the spec as its first revision; when the workflow runs
+already, the spec is published as the next revision by signal. A revision that does not increase
+is refused here, with the reason, before anything is sent (the ledger refuses it again, should two
+clients race). A spec without an ``action`` is refused too: it can be previewed, not applied.
+
+The client needs Temporal only; every ledger write happens in the worker's activities. Queries
+(``status``, ``upcoming``) are answered by a worker: with none running they fail with
+:class:`NoWorkerAnswered` after ``query_timeout``. Errors:
+
+- :class:`RevisionRejected` (``ValueError``): invalid input, nothing was sent.
+- :class:`ScheduleNotRunning` (``LookupError``): no running schedule workflow with that ID.
+- :class:`TemporalUnavailable`: the frontend cannot be reached (or refused the call).
+- :class:`NoWorkerAnswered`: a query timed out (no worker polls the task queue).
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
-from temporalio.client import Client, WorkflowHandle
+from temporalio.api.enums.v1 import WorkflowExecutionStatus
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from activities import io
 from almanac.settings import AlmanacSettings
 from timecontract import AlmanacError, ScheduleSpecV1
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
+from workflows.schedule import WORKFLOW_ID_PREFIX
+
+SCHEDULE_WORKFLOW_TYPE = "AlmanacSchedule"
+"""The schedule workflow's type name (``WorkflowType="AlmanacSchedule"`` in list queries)."""
+DEFAULT_QUERY_TIMEOUT = timedelta(seconds=10)
+CONNECT_TIMEOUT = timedelta(seconds=10)
+# A command line waits a few seconds for an unreachable frontend, not the SDK's default ten.
+CONNECT_RETRY = RetryConfig(max_elapsed_time_millis=3000, max_retries=5)
 
 
 class RevisionRejected(AlmanacError, ValueError):
@@ -35,8 +74,17 @@ class ScheduleNotRunning(AlmanacError, LookupError):
     """No schedule workflow runs for this scheduleId (apply its spec first)."""
 
     def __init__(self, schedule_id: str) -> None:
+        """Name the schedule in the message."""
         super().__init__(f"schedule {schedule_id!r} is not running (apply its spec first)")
         self.schedule_id = schedule_id
+
+
+class TemporalUnavailable(AlmanacError):
+    """The Temporal frontend could not be reached, or failed the call (an operational error)."""
+
+
+class NoWorkerAnswered(AlmanacError):
+    """A query timed out: no Almanac worker polls the task queue (start ``almanac worker``)."""
 
 
 @dataclass(frozen=True)
@@ -46,32 +94,91 @@ class ApplyResult:
     schedule_id: str
     revision: int
     action: str
+    """``started`` (a new schedule workflow) or ``published`` (a signal to the running one)."""
     workflow_id: str
 
 
+@dataclass(frozen=True)
+class ScheduleSummary:
+    """One running schedule workflow and its status (``None`` when its query failed)."""
+
+    schedule_id: str
+    workflow_id: str
+    status: io.ScheduleStatus | None
+    problem: str = ""
+    """Why ``status`` is missing (the query's error), else empty."""
+
+
 async def connect_temporal(settings: AlmanacSettings) -> Client:
-    """Connect to the Temporal frontend named by the settings (address, namespace, TLS, API key)."""
+    """Connect to the Temporal frontend named by the settings (address, namespace, TLS, API key).
+
+    Raises:
+        TemporalUnavailable: the frontend did not answer within 10 seconds, or refused.
+    """
     temporal = settings.temporal
-    return await Client.connect(
-        temporal.address,
-        namespace=temporal.namespace,
-        tls=temporal.tls,
-        api_key=temporal.api_key,
-    )
+    try:
+        return await asyncio.wait_for(
+            Client.connect(
+                temporal.address,
+                namespace=temporal.namespace,
+                tls=temporal.tls,
+                api_key=temporal.api_key,
+                retry_config=CONNECT_RETRY,
+            ),
+            timeout=CONNECT_TIMEOUT.total_seconds(),
+        )
+    except (TimeoutError, RuntimeError, RPCError) as exc:
+        first = (str(exc) or "no answer within 10s").splitlines()[0]
+        # tonic's transport errors nest the OS error: keep just its message.
+        if (found := re.search(r'message: "([^"]+)"', first)) is not None:
+            first = found.group(1)
+        raise TemporalUnavailable(
+            f"Temporal unreachable at {temporal.address} (namespace {temporal.namespace}): {first}"
+        ) from exc
+
+
+def check_applicable(spec: ScheduleSpecV1) -> None:
+    """Refuse a spec that cannot be applied whatever runs: one without an ``action``.
+
+    Raises:
+        RevisionRejected: naming the field (``action``) and the schedule.
+    """
+    if spec.action is None:
+        raise RevisionRejected(
+            f"action=None: {spec.schedule_id} r{spec.revision} has no action; "
+            "a spec without one can be validated and previewed, not applied"
+        )
 
 
 class AlmanacClient:
-    """Start and steer schedule workflows; read their status (module docstring)."""
+    """Start and steer schedule workflows; read their status (see the module docstring)."""
 
-    def __init__(self, client: Client, settings: AlmanacSettings) -> None:
-        """Wrap a connected Temporal client; ``settings`` names the task queue."""
+    def __init__(
+        self,
+        client: Client,
+        settings: AlmanacSettings,
+        query_timeout: timedelta = DEFAULT_QUERY_TIMEOUT,
+    ) -> None:
+        """Wrap a connected Temporal client.
+
+        Args:
+            client: a connected ``temporalio.client.Client`` (its namespace is used).
+            settings: names the task queue new schedule workflows run on.
+            query_timeout: how long a ``status``/``upcoming`` query waits for a worker.
+        """
         self._client = client
         self._settings = settings
+        self._query_timeout = query_timeout
 
     @classmethod
     async def connect(cls, settings: AlmanacSettings) -> AlmanacClient:
-        """Connect to the Temporal frontend named by ``settings``."""
+        """Connect to the Temporal frontend named by ``settings`` (raises TemporalUnavailable)."""
         return cls(await connect_temporal(settings), settings)
+
+    @property
+    def temporal(self) -> Client:
+        """The underlying Temporal client."""
+        return self._client
 
     def handle(self, schedule_id: str) -> WorkflowHandle[ScheduleWorkflow, io.ScheduleStatus]:
         """The schedule workflow's handle (it may not exist)."""
@@ -79,66 +186,171 @@ class AlmanacClient:
             ScheduleWorkflow.run, schedule_workflow_id(schedule_id)
         )
 
-    async def apply(self, spec: ScheduleSpecV1) -> ApplyResult:
+    async def is_running(self, schedule_id: str) -> bool:
+        """Whether the schedule's workflow exists and is running (not closed)."""
+        try:
+            description = await self.handle(schedule_id).describe()
+        except RPCError as exc:
+            if exc.status == RPCStatusCode.NOT_FOUND:
+                return False
+            raise _unavailable(exc) from exc
+        return description.raw_description.workflow_execution_info.status == (
+            WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+        )
+
+    async def apply(self, spec: ScheduleSpecV1, *, horizon: timedelta | None = None) -> ApplyResult:
         """Start the schedule with ``spec``, or publish it as the schedule's next revision.
+
+        Args:
+            spec: a checked spec (``timecontract.load_spec``) with an action.
+            horizon: how far ahead a new schedule workflow materializes occurrences (default 14
+                days; the activity shortens it for high-frequency rules). Ignored when the
+                schedule runs already.
+
+        Returns:
+            ``started`` for a new schedule workflow, ``published`` for a signal to a running one.
 
         Raises:
             RevisionRejected: the spec has no action, or its revision does not exceed the
                 schedule's active revision (nothing is sent).
+            NoWorkerAnswered: the schedule runs but no worker answered its status query.
+            TemporalUnavailable: Temporal failed the call.
         """
-        if spec.action is None:
-            raise RevisionRejected(f"{spec.schedule_id} r{spec.revision}: a spec needs an action")
+        check_applicable(spec)
         workflow_id = schedule_workflow_id(spec.schedule_id)
-        try:
-            status = await self.status(spec.schedule_id)
-        except ScheduleNotRunning:
-            await self._client.start_workflow(
-                ScheduleWorkflow.run,
-                ScheduleInput(schedule_id=spec.schedule_id, initial_spec=spec.resolved()),
-                id=workflow_id,
-                task_queue=self._settings.temporal.task_queue,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            )
+        if not await self.is_running(spec.schedule_id):
+            params = ScheduleInput(schedule_id=spec.schedule_id, initial_spec=spec.resolved())
+            if horizon is not None:
+                params.horizon_seconds = horizon.total_seconds()
+            try:
+                await self._client.start_workflow(
+                    ScheduleWorkflow.run,
+                    params,
+                    id=workflow_id,
+                    task_queue=self._settings.temporal.task_queue,
+                    id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                )
+            except RPCError as exc:
+                raise _unavailable(exc) from exc
             return ApplyResult(spec.schedule_id, spec.revision, "started", workflow_id)
+        status = await self.status(spec.schedule_id)
         latest = status.gate.active_revision if status.gate else 0
         if spec.revision <= latest:
             raise RevisionRejected(
-                f"{spec.schedule_id}: revision {spec.revision} does not increase "
-                f"(latest published is {latest})"
+                f"revision={spec.revision}: {spec.schedule_id} revision {spec.revision} does not "
+                f"increase (the active revision is {latest}; publish revision {latest + 1} or "
+                "higher)"
             )
         await self._signal(spec.schedule_id, "publish_revision", spec.resolved())
         return ApplyResult(spec.schedule_id, spec.revision, "published", workflow_id)
 
+    async def wait_active(
+        self, schedule_id: str, revision: int, timeout: timedelta = timedelta(seconds=10)
+    ) -> io.ScheduleStatus | None:
+        """Poll ``status`` until the gate's active revision is at least ``revision``.
+
+        Returns:
+            The status once it is, or ``None`` after ``timeout`` (the revision was not accepted
+            yet, or was rejected: the worker log says why).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout.total_seconds()
+        while True:
+            status = await self.status(schedule_id)
+            if status.gate is not None and status.gate.active_revision >= revision:
+                return status
+            if loop.time() >= deadline:
+                return None
+            await asyncio.sleep(0.2)
+
     async def disable(self, schedule_id: str, reason: str) -> None:
-        """Disable a schedule by signal (the ledger gate flips; racing claims lose)."""
-        await self._signal(schedule_id, "disable", {"reason": reason})
+        """Disable a schedule by signal (the ledger gate flips; racing claims lose).
+
+        Raises:
+            ValueError: ``reason`` is empty.
+            ScheduleNotRunning: no running schedule workflow with that ID.
+        """
+        if not reason.strip():
+            raise ValueError(f"reason={reason!r}: disabling needs a non-empty reason")
+        await self._signal(schedule_id, "disable", {"reason": reason.strip()})
 
     async def enable(self, schedule_id: str) -> None:
-        """Enable a disabled schedule by signal."""
+        """Enable a disabled schedule by signal (raises ScheduleNotRunning)."""
         await self._signal(schedule_id, "enable", {})
 
     async def status(self, schedule_id: str) -> io.ScheduleStatus:
-        """The schedule workflow's ``status`` query."""
-        try:
-            return await self.handle(schedule_id).query(ScheduleWorkflow.status)
-        except RPCError as exc:
-            raise self._not_running(schedule_id, exc) from exc
+        """The schedule workflow's ``status`` query: gate, next instant, counts by state.
+
+        The answer is the workflow's latest ledger reading (refreshed at every wake-up).
+        """
+        status: io.ScheduleStatus = await self._query(
+            schedule_id, "status", None, io.ScheduleStatus
+        )
+        return status
 
     async def upcoming(self, schedule_id: str, n: int = 10) -> list[io.UpcomingOccurrence]:
-        """The schedule workflow's ``upcoming`` query (at most 20)."""
+        """The schedule workflow's ``upcoming`` query: the next ``n`` (at most 20) occurrences."""
+        rows: list[io.UpcomingOccurrence] = await self._query(
+            schedule_id, "upcoming", n, list[io.UpcomingOccurrence]
+        )
+        return rows
+
+    async def list_schedules(self) -> list[ScheduleSummary]:
+        """Every running schedule workflow in the namespace, with its status, by scheduleId.
+
+        Uses the visibility store (``WorkflowType="AlmanacSchedule"``), which is eventually
+        consistent: a schedule started a moment ago may be missing for about a second.
+        """
+        query = f'WorkflowType="{SCHEDULE_WORKFLOW_TYPE}" AND ExecutionStatus="Running"'
+        ids: list[str] = []
         try:
-            return await self.handle(schedule_id).query(ScheduleWorkflow.upcoming, n)
+            async for execution in self._client.list_workflows(query):
+                if execution.id.startswith(WORKFLOW_ID_PREFIX):
+                    ids.append(execution.id.removeprefix(WORKFLOW_ID_PREFIX))
         except RPCError as exc:
-            raise self._not_running(schedule_id, exc) from exc
+            raise _unavailable(exc) from exc
+        summaries = []
+        for schedule_id in sorted(set(ids)):
+            try:
+                status: io.ScheduleStatus | None = await self.status(schedule_id)
+                problem = ""
+            except (NoWorkerAnswered, ScheduleNotRunning) as exc:
+                status, problem = None, str(exc)
+            summaries.append(
+                ScheduleSummary(schedule_id, schedule_workflow_id(schedule_id), status, problem)
+            )
+        return summaries
+
+    async def _query(self, schedule_id: str, name: str, arg: object, result_type: Any) -> Any:
+        args = [] if arg is None else [arg]
+        try:
+            return await self.handle(schedule_id).query(
+                name, args=args, result_type=result_type, rpc_timeout=self._query_timeout
+            )
+        except WorkflowQueryFailedError as exc:
+            raise TemporalUnavailable(f"query on {schedule_id!r} failed: {exc}") from exc
+        except RPCError as exc:
+            raise self._translate(schedule_id, exc) from exc
 
     async def _signal(self, schedule_id: str, name: str, payload: object) -> None:
         try:
             await self.handle(schedule_id).signal(name, payload)
         except RPCError as exc:
-            raise self._not_running(schedule_id, exc) from exc
+            raise self._translate(schedule_id, exc) from exc
 
-    @staticmethod
-    def _not_running(schedule_id: str, exc: RPCError) -> Exception:
+    def _translate(self, schedule_id: str, exc: RPCError) -> Exception:
         if exc.status == RPCStatusCode.NOT_FOUND:
             return ScheduleNotRunning(schedule_id)
-        return exc
+        timed_out = exc.status == RPCStatusCode.CANCELLED and "timeout" in exc.message.lower()
+        if exc.status == RPCStatusCode.DEADLINE_EXCEEDED or timed_out:
+            return NoWorkerAnswered(
+                f"no worker answered the query on {schedule_id!r} within "
+                f"{self._query_timeout.total_seconds():g}s: is a worker running on task queue "
+                f"{self._settings.temporal.task_queue!r}? (`almanac worker`)"
+            )
+        return _unavailable(exc)
+
+
+def _unavailable(exc: RPCError) -> TemporalUnavailable:
+    first = (exc.message or str(exc)).splitlines()[0]
+    return TemporalUnavailable(f"Temporal failed the call ({exc.status.name}): {first}")

@@ -97,8 +97,15 @@ def materialize(
     """
     for name, value in (("from_utc", from_utc), ("to_utc", to_utc), ("now_utc", now_utc)):
         require_aware(name, value)
-    # Pure computation outside the transaction; ownership is decided inside it.
-    records = occurrences(spec, from_utc, to_utc, tzdb_store=tzdb_store)
+    # Pure computation outside the transaction, over the window the revision owned when read
+    # (so a caller's wide window costs nothing before publication); ownership is decided again
+    # inside the transaction, where a newer cutover can only narrow it.
+    first_low, first_high = ledger.read(lambda c: _owned_window(c, spec, from_utc, to_utc))
+    records = (
+        occurrences(spec, first_low, first_high, tzdb_store=tzdb_store)
+        if first_low < first_high
+        else []
+    )
 
     def work(connection: Connection) -> MaterializeResult:
         # A shared gate lock orders this against publish (which takes it exclusively), so the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import timedelta
 
 import pytest
@@ -37,6 +38,8 @@ from ledger import (
     succeeded,
     unknown_effect,
 )
+
+materialize_module = importlib.import_module("ledger.materialize")
 
 pytest_plugins = ["ledger_fixtures"]  # ledger, backend and the PostgreSQL cluster
 
@@ -91,6 +94,26 @@ def test_materialize_never_backfills_before_publication(ledger: Ledger) -> None:
     assert all(r.placed_at_utc >= T0 + timedelta(days=2) for r in result.rows)
     with pytest.raises(RevisionNotFound):
         materialize(ledger, make_spec(revision=9), T0, T0 + timedelta(days=1), T0)
+
+
+def test_materialize_resolves_only_the_owned_window_however_wide_the_request(
+    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first materialization asks from 1970: the time contract must only see the owned part,
+    # or the cost would grow with the time since the cutover.
+    seen: list[tuple[object, object]] = []
+    real = materialize_module.occurrences
+
+    def spy(spec, from_utc, to_utc, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append((from_utc, to_utc))
+        return real(spec, from_utc, to_utc, **kwargs)
+
+    monkeypatch.setattr(materialize_module, "occurrences", spy)
+    spec = make_spec()
+    published = T0 + timedelta(days=30)
+    publish_revision(ledger, spec, published, by="t")
+    materialize(ledger, spec, T0 - timedelta(days=20000), published + timedelta(days=1), published)
+    assert seen == [(published, published + timedelta(days=1))]
 
 
 def test_materialize_records_skipped_gaps_as_terminal_facts(ledger: Ledger) -> None:

