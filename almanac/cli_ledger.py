@@ -28,9 +28,12 @@ from ledger import (
     OccurrenceDetail,
     OccurrenceState,
     OccurrenceView,
+    Resolution,
     list_occurrences,
     materialize,
+    open_cases,
     publish_revision,
+    resolve_reconciliation,
     show_occurrence,
 )
 from ledger.migrate import current, head, upgrade
@@ -364,3 +367,80 @@ def materialize_command(
 def _clock() -> datetime:
     """The current time: read only here, at the CLI edge, when ``--now`` is not given."""
     return datetime.now(UTC)
+
+
+@ledger_app.command("unknown")
+def unknown_command(
+    now_: Annotated[
+        str | None,
+        typer.Option("--now", help="Judge deadlines at this UTC instant (default: now)."),
+    ] = None,
+    as_json: JsonOption = False,
+    url: UrlOption = None,
+) -> None:
+    """List open UNKNOWN_EFFECT cases, the human queue first (queued or past their deadline)."""
+    # The edge: without --now, what is overdue is judged by the wall clock here.
+    now = _instant("--now", now_) or datetime.now(UTC)
+    with _ledger(url) as handle:
+        cases = open_cases(handle)
+    rows = sorted(cases, key=lambda c: (not (c.resolution or c.overdue(now)), c.opened_at_utc))
+    if as_json:
+        payload = [
+            {
+                "occurrenceId": c.occurrence_id,
+                "attempt": c.attempt_number,
+                "openedAt": _z(c.opened_at_utc),
+                "deadline": _z(c.deadline_utc),
+                "humanQueue": c.resolution is not None or c.overdue(now),
+                "note": c.note,
+            }
+            for c in rows
+        ]
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return
+    table = Table(title="UNKNOWN_EFFECT cases", title_justify="left")
+    for column in ("occurrenceId", "attempt", "opened (UTC)", "deadline (UTC)", "queue", "note"):
+        table.add_column(column)
+    for c in rows:
+        queue = "HUMAN" if c.resolution is not None or c.overdue(now) else "reconciling"
+        table.add_row(
+            c.occurrence_id,
+            str(c.attempt_number),
+            _z(c.opened_at_utc),
+            _z(c.deadline_utc),
+            queue,
+            c.note or "",
+        )
+    _out().print(table)
+
+
+@ledger_app.command("resolve")
+def resolve_command(
+    occurrence_id: Annotated[str, typer.Argument(help="An UNKNOWN_EFFECT occurrenceId.")],
+    outcome: Annotated[
+        str,
+        typer.Option(
+            "--outcome",
+            help="SUCCEEDED (the downstream has the effect) or NOT_APPLIED (it has not).",
+        ),
+    ],
+    by: Annotated[str, typer.Option("--by", help="Who decides (stored on the case).")],
+    note: Annotated[str | None, typer.Option("--note", help="Evidence.")] = None,
+    url: UrlOption = None,
+) -> None:
+    """Resolve an UNKNOWN_EFFECT case by hand: SUCCEEDED or NOT_APPLIED (then FAILED).
+
+    Nothing is re-sent: a NOT_APPLIED occurrence ends FAILED, and running it again is a decision
+    for a person (seed: never a blind resend).
+    """
+    try:
+        resolution = Resolution(outcome.upper())
+    except ValueError:
+        _fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
+    if resolution is Resolution.HUMAN:
+        _fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
+    with _ledger(url) as handle:
+        case = resolve_reconciliation(
+            handle, occurrence_id, resolution, datetime.now(UTC), by=by, note=note
+        )
+    _out().print(f"{occurrence_id}: {case.resolution.value if case.resolution else 'open'}")

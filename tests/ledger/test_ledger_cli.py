@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from ledger_support import T0, claim_now, due_occurrence
 from typer.testing import CliRunner
 
 from almanac.cli import app
+from ledger import Ledger, mark_running, unknown_effect
 
 pytest_plugins = ["ledger_fixtures"]  # ledger, backend and the PostgreSQL cluster
 
@@ -58,3 +61,37 @@ def test_ledger_cli_exit_codes(run) -> None:  # type: ignore[no-untyped-def]
     assert run("ledger", "list", "x", "--state", "DONE").exit_code == 2
     unreachable = run("ledger", "list", "x", "--url", "postgresql+psycopg://u@127.0.0.1:1/x")
     assert unreachable.exit_code == 1
+
+
+def test_ledger_cli_unknown_effect_queue_and_resolution_by_hand(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert run("db", "upgrade").exit_code == 0
+    handle = Ledger.from_url(f"sqlite:///{tmp_path / 'data' / 'ledger.sqlite3'}")
+    try:
+        occurrence_id = due_occurrence(handle)
+        attempt = claim_now(handle, occurrence_id, T0 + timedelta(days=1)).attempt
+        assert attempt is not None
+        later = T0 + timedelta(days=1, minutes=1)
+        mark_running(handle, occurrence_id, attempt.claim_generation, later, by="w")
+        unknown_effect(
+            handle,
+            occurrence_id,
+            attempt.claim_generation,
+            later,
+            by="w",
+            error_class="UNCONFIRMED",
+            error_message="timeout after DATA",
+        )
+    finally:
+        handle.dispose()
+    early = (later + timedelta(minutes=10)).isoformat()
+    listed = json.loads(run("ledger", "unknown", "--now", early, "--json").output)
+    assert [(c["occurrenceId"], c["humanQueue"]) for c in listed] == [(occurrence_id, False)]
+    past = (later + timedelta(minutes=30)).isoformat()
+    listed = json.loads(run("ledger", "unknown", "--now", past, "--json").output)
+    assert [(c["occurrenceId"], c["humanQueue"]) for c in listed] == [(occurrence_id, True)]
+    assert run("ledger", "resolve", occurrence_id, "--outcome", "MAYBE", "--by", "a").exit_code == 2
+    resolved = run("ledger", "resolve", occurrence_id, "--outcome", "SUCCEEDED", "--by", "alice")
+    assert resolved.exit_code == 0, resolved.output
+    shown = json.loads(run("ledger", "show", occurrence_id, "--json").output)
+    assert shown["occurrence"]["state"] == "SUCCEEDED"
+    assert json.loads(run("ledger", "unknown", "--json").output) == []
