@@ -14,9 +14,11 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from almanac.cli_control import mount as mount_control
+from almanac.cli_gates import mount as mount_gates
 from almanac.cli_ledger import mount as mount_ledger
 from almanac.cli_sink import sink_app
 from almanac.cli_tzdb import tzdb_app
@@ -29,6 +31,7 @@ from timecontract import (
     format_instant,
     format_offset,
     load_spec,
+    nominal_period,
     occurrences,
 )
 
@@ -49,11 +52,12 @@ app.add_typer(sink_app, name="sink")
 app.add_typer(tzdb_app, name="tzdb")
 mount_ledger(app)
 mount_control(app)
+mount_gates(app)
 
 
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
     """Print ``message`` on stderr and exit with ``code`` (2 invalid input, 1 operational)."""
-    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -96,10 +100,11 @@ def validate(
             spec = load_spec(path, store)
         except InvalidSpec as exc:
             bad += 1
-            err_console.print(f"[red]✗[/red] {exc}", highlight=False, soft_wrap=True)
+            err_console.print(f"[red]✗[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
             continue
         note = "" if spec.action else " (no action: can be previewed, not applied)"
-        console.print(f"[green]✓[/green] {path}: {spec.schedule_id} r{spec.revision}{note}")
+        line = escape(f"{path}: {spec.schedule_id} r{spec.revision}{note}")
+        console.print(f"[green]✓[/green] {line}", highlight=False)
     if bad:
         raise typer.Exit(EXIT_INVALID)
 
@@ -122,7 +127,9 @@ def preview(
     to: Annotated[
         str | None,
         typer.Option(
-            "--to", help="Window end, UTC instant, exclusive. Default: --from + 366 days."
+            "--to",
+            help="Window end, UTC instant, exclusive. Default: --from + 366 days, or 2,000 "
+            "periods of a high-frequency rule.",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON array contract.")] = False,
@@ -136,7 +143,7 @@ def preview(
     """
     spec = load_or_exit(spec_file)
     start = parse_instant_option("--from", from_) if from_ else spec.cutover_at
-    end = parse_instant_option("--to", to) if to else start + timedelta(days=366)
+    end = parse_instant_option("--to", to) if to else start + default_window(spec)
     if end < start:
         fail(f"--to={to!r}: before --from")
     records = occurrences(spec, start, end, tzdb_store=settings().tzdb_store)
@@ -144,6 +151,14 @@ def preview(
         sys.stdout.write(json.dumps([r.to_json() for r in records], indent=2) + "\n")
         return
     console.print(preview_table(spec, records, start, end, ids=ids))
+
+
+PREVIEW_PERIODS = 2000
+
+
+def default_window(spec: ScheduleSpecV1) -> timedelta:
+    """The preview's default window: 366 days, or 2,000 periods of a high-frequency rule."""
+    return min(timedelta(days=366), nominal_period(spec.parsed_rule) * PREVIEW_PERIODS)
 
 
 def preview_table(

@@ -136,7 +136,11 @@ def db_upgrade(url: UrlOption = None) -> None:
     """Apply the ledger's migrations (creates the SQLite file and its directory if needed)."""
     resolved = _url(url)
     if resolved.startswith("sqlite:///"):
-        Path(resolved.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(resolved.removeprefix("sqlite:///")).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _fail(f"cannot create the ledger's directory {folder}: {exc.strerror}", EXIT_INVALID)
     try:
         revision = upgrade(resolved)
     except LedgerUnavailable as exc:

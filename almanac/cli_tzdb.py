@@ -95,6 +95,10 @@ def add(
     """
     store = _store()
     try:
+        store.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"cannot create the tz release store {store}: {exc.strerror}", 2)
+    try:
         result = tzdb.add_release(release, store, wheel=from_wheel)
     except tzdb.TzdbError as exc:
         _fail(str(exc), exc.exit_code)
