@@ -156,6 +156,8 @@ class ExecuteAttemptInput:
     attempt_number: int
     max_attempts: int
     now_utc: datetime
+    first_retry_delay_seconds: float = 10.0
+    """Backoff before the second attempt; it doubles per attempt (at most 10 minutes)."""
 
 
 @dataclass(frozen=True)
@@ -206,8 +208,8 @@ class ScheduleStatus:
     materialized_through_utc: datetime | None = None
     rejected_signals: int = 0
     last_rejected_signal: str = ""
+    """The latest malformed signal or rejected revision, and why (also in the worker log)."""
     last_error: str = ""
     """The latest activity failure the loop survived (it retries on the next wake-up)."""
-    """The latest malformed signal and why it was rejected (also in the worker log)."""
     duplicate_starts: int = 0
     """Child starts refused because the occurrence's workflow already existed (harmless)."""

@@ -272,8 +272,28 @@ class AlmanacActivities:
             if result.attempt is not None:
                 return io.ClaimResult(True, result.attempt.claim_generation, None, "DISPATCHING")
             assert result.refusal is not None
+            adopted = self._own_earlier_claim(params.occurrence_id, result)
+            if adopted is not None:
+                return adopted
             state = self._settle_refusal(occurrence.occurrence_id, result, params.now_utc)
         return io.ClaimResult(False, 0, f"{result.refusal.value}: {result.detail}", state)
+
+    def _own_earlier_claim(
+        self, occurrence_id: str, result: ledger.ClaimResult
+    ) -> io.ClaimResult | None:
+        """A retried claim whose first try committed but lost its completion: adopt that claim.
+
+        Temporal runs one workflow per occurrenceId (REJECT_DUPLICATE), so an occurrence found
+        DISPATCHING/RUNNING by a *retry* of this activity was claimed by this workflow's earlier
+        try; refusing it would strand the occurrence in DISPATCHING forever.
+        """
+        retried = activity.in_activity() and activity.info().attempt >= 2
+        if result.refusal is not ClaimRefusal.NOT_CLAIMABLE or not retried:
+            return None
+        current = ledger.show_occurrence(self._ledger, occurrence_id).occurrence
+        if current.state not in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
+            return None
+        return io.ClaimResult(True, current.claim_generation, None, current.state.value)
 
     def _settle_refusal(self, occurrence_id: str, result: ledger.ClaimResult, now: datetime) -> str:
         current = ledger.show_occurrence(self._ledger, occurrence_id).occurrence

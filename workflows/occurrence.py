@@ -54,6 +54,8 @@ class OccurrenceInput:
     reconcile_deadline_seconds: float = 1800.0
     """Seed: an UNKNOWN_EFFECT is reconciled or queued for a human within 30 minutes."""
     clock_offset_seconds: float = 0.0
+    first_retry_delay_seconds: float = 10.0
+    """Backoff before the second attempt (doubles per attempt); tests shorten it."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ class OccurrenceWorkflow:
                     attempt_number=attempts,
                     max_attempts=params.max_attempts,
                     now_utc=self._now(params),
+                    first_retry_delay_seconds=params.first_retry_delay_seconds,
                 ),
                 result_type=io.ExecuteAttemptResult,
                 start_to_close_timeout=timedelta(seconds=params.action_timeout_seconds),

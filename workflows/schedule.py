@@ -48,6 +48,8 @@ class Command:
     kind: str
     reason: str = ""
     spec: dict[str, Any] | None = None
+    initial: bool = False
+    """The workflow input's first revision: if the ledger refuses it there is nothing to run."""
 
 
 @dataclass
@@ -58,6 +60,8 @@ class ScheduleInput:
     horizon_seconds: float = DEFAULT_HORIZON.total_seconds()
     refresh_seconds: float = DEFAULT_REFRESH.total_seconds()
     occurrence_max_attempts: int = 3
+    occurrence_first_retry_delay_seconds: float = 10.0
+    """Backoff before an occurrence's second attempt (doubles per attempt)."""
     occurrence_task_queue: str | None = None
     clock_offset_seconds: float = 0.0
     """Simulation only: added to ``workflow.now()`` (tests run a calendar in skipped time)."""
@@ -81,7 +85,8 @@ class ScheduleWorkflow:
         self._params = params
         self._commands: list[Command] = list(params.pending)
         if params.initial_spec is not None:
-            self._commands.insert(0, Command("publish_revision", spec=params.initial_spec))
+            initial = Command("publish_revision", spec=params.initial_spec, initial=True)
+            self._commands.insert(0, initial)
             params.initial_spec = None
         self._started: set[str] = set()
         self._status = io.ScheduleStatus(
@@ -184,8 +189,9 @@ class ScheduleWorkflow:
                     io.PublishRevisionInput(schedule_id, command.spec or {}, now),
                     io.PublishRevisionResult,
                 )
-                if not result.accepted and self._status.gate is None:
-                    # The first revision was refused: there is no schedule to run.
+                if not result.accepted and command.initial:
+                    # The input's revision was refused: there is no schedule to run. (A refused
+                    # signal carried over a continue-as-new is only recorded, below.)
                     raise ApplicationError(
                         f"first revision rejected: {result.reason}", type="RevisionRejected"
                     )
@@ -194,7 +200,8 @@ class ScheduleWorkflow:
                     # revision's owned range (idempotent; the ledger clamps each one).
                     self._params.materialized_through_utc = None
                 else:
-                    workflow.logger.warning("revision rejected: %s", result.reason)
+                    # Recorded like a malformed signal: the status query shows it.
+                    self._reject("publish_revision", f"revision rejected: {result.reason}")
             else:
                 disabled = command.kind == "disable"
                 await self._ledger(
@@ -243,6 +250,7 @@ class ScheduleWorkflow:
                     gate=gate,
                     max_attempts=self._params.occurrence_max_attempts,
                     clock_offset_seconds=self._params.clock_offset_seconds,
+                    first_retry_delay_seconds=self._params.occurrence_first_retry_delay_seconds,
                 ),
                 id=occurrence.occurrence_id,
                 task_queue=self._params.occurrence_task_queue,

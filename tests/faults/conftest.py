@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 _TESTS = Path(__file__).resolve().parents[1]
-for folder in (_TESTS, _TESTS / "ledger", Path(__file__).resolve().parent):
+for folder in (_TESTS, _TESTS / "ledger", _TESTS / "workflows", Path(__file__).resolve().parent):
     sys.path.insert(0, str(folder))
 
 from ledger_fixtures import backend, database_url, pg_server, sqlite_template  # noqa: E402

@@ -1,28 +1,36 @@
 """A real Almanac stack for workflow tests: worker + ledger + sink on a given Temporal env.
 
 The worker is the production one (``worker.build_worker``), on a task queue of the test's own, with
-a SQLite ledger file migrated for the test and a real sink on 127.0.0.1.
+a SQLite ledger file migrated for the test (or a given ledger URL, e.g. PostgreSQL) and a real sink
+on 127.0.0.1.
+
+Histories: with ``ALMANAC_RECORD_HISTORIES=1`` in the environment, :func:`record_history` writes
+the histories tests hand it to ``tests/workflows/histories/`` (see the README there); otherwise it
+does nothing, so the committed files change only on purpose.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from temporal_env import eventually
 from temporalio.client import Client, WorkflowHandle
+from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
 from almanac.sink import Sink
-from ledger import Ledger
+from ledger import Ledger, OccurrenceView, list_occurrences
 from ledger.migrate import upgrade
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 
@@ -36,6 +44,7 @@ class Stack:
     ledger: Ledger
     sink: Sink
     task_queue: str
+    _offsets: dict[str, float] = field(default_factory=dict)
 
     def spec(self, base: dict[str, Any], **overrides: Any) -> dict[str, Any]:
         """Spec data with the http action pointed at this stack's sink."""
@@ -54,11 +63,21 @@ class Stack:
         )
         return data
 
+    async def simulated_now(self, handle: WorkflowHandle[Any, Any]) -> datetime:
+        """The schedule's clock now: the environment's time plus the run's simulation offset."""
+        offset = self._offsets.get(handle.id, 0.0)
+        return await self.env.get_current_time() + timedelta(seconds=offset)
+
+    def occurrences(self, schedule_id: str, **kw: Any) -> list[OccurrenceView]:
+        """The ledger's occurrences of ``schedule_id`` (``list_occurrences`` keywords)."""
+        return list_occurrences(self.ledger, schedule_id, **kw)
+
     async def start_schedule(
         self, spec: dict[str, Any], *, simulate_from: datetime, stop_after: datetime, **kw: Any
     ) -> WorkflowHandle[ScheduleWorkflow, Any]:
         """Start a schedule whose clock reads ``simulate_from`` now, ending at ``stop_after``."""
         offset = (simulate_from - await self.env.get_current_time()).total_seconds()
+        self._offsets[schedule_workflow_id(spec["scheduleId"])] = offset
         params = ScheduleInput(
             schedule_id=spec["scheduleId"],
             initial_spec=spec,
@@ -76,11 +95,15 @@ class Stack:
 
 @asynccontextmanager
 async def running_stack(
-    env: WorkflowEnvironment, tmp_path: Path, task_queue: str
+    env: WorkflowEnvironment, tmp_path: Path, task_queue: str, *, ledger_url: str | None = None
 ) -> AsyncIterator[Stack]:
-    """A worker on ``env`` with a fresh SQLite ledger and a sink, stopped on exit."""
-    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
-    upgrade(url)
+    """A worker on ``env`` with a fresh ledger and a sink, stopped on exit.
+
+    ``ledger_url``: a migrated ledger to use (default: a fresh SQLite file in ``tmp_path``).
+    """
+    url = ledger_url or f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    if ledger_url is None:
+        upgrade(url)
     settings = AlmanacSettings(
         data_dir=tmp_path,
         ledger_url=url,
@@ -88,9 +111,60 @@ async def running_stack(
     )
     await register_search_attributes(env.client)
     ledger_ = Ledger.from_url(url)
-    options = worker.WorkerOptions(identity=f"test-worker-{task_queue}")
+    options = worker.WorkerOptions(
+        identity=f"test-worker-{task_queue}", max_concurrent_activities=8
+    )
     with Sink() as sink, ThreadPoolExecutor(max_workers=8) as executor:
         running = worker.build_worker(env.client, settings, ledger_, options, executor)
         async with running:
             yield Stack(env, env.client, ledger_, sink, task_queue)
     ledger_.dispose()
+
+
+async def try_query(handle: WorkflowHandle[Any, Any], query: Any, *args: Any) -> Any:
+    """``handle.query(query, *args)``, or ``None`` if the server did not answer within 2 s.
+
+    For polling with ``eventually``: the time-skipping test server sometimes leaves a query that
+    arrives while a workflow task is in flight unanswered until its deadline (seen here right
+    after a signal: "query deadline exceeded"); the next poll gets an answer.
+    """
+    try:
+        return await handle.query(query, *args, rpc_timeout=timedelta(seconds=2))
+    except RPCError:
+        return None
+
+
+async def wait_until_sleeping(handle: WorkflowHandle[Any, Any], timeout: float = 20.0) -> None:
+    """Wait until the run's last history event is a started timer (idle: no task in flight).
+
+    The time-skipping test server mishandles some concurrency: a run terminated mid-task left
+    time skipping stuck, and signals racing a child workflow's start sometimes failed the
+    schedule's task completion ("invalid history builder state for action") and wedged it. The
+    tests signal and terminate only idle runs; the dev server needs no such care.
+    """
+
+    async def last_event() -> str | None:
+        history = await handle.fetch_history()
+        return history.events[-1].WhichOneof("attributes")
+
+    await eventually(
+        last_event, lambda kind: kind == "timer_started_event_attributes", timeout=timeout
+    )
+
+
+HISTORIES = Path(__file__).resolve().parent / "histories"
+RECORD_ENV = "ALMANAC_RECORD_HISTORIES"
+
+
+def recording() -> bool:
+    """Whether this run re-records the replay histories (``ALMANAC_RECORD_HISTORIES=1``)."""
+    return os.environ.get(RECORD_ENV) == "1"
+
+
+async def record_history(client: Client, workflow_id: str, name: str) -> None:
+    """Save ``workflow_id``'s latest run's history as ``histories/<name>.json`` when recording."""
+    if not recording():
+        return
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    HISTORIES.mkdir(exist_ok=True)
+    (HISTORIES / f"{name}.json").write_text(history.to_json() + "\n")

@@ -1,0 +1,63 @@
+"""``almanac gates`` prints what ``bench/gates.py`` prints and exits 0 on all PASS, 1 otherwise.
+
+The fast gates (golden cases, acceptance points) run for real, through the CLI and through the
+script as a subprocess; a failing gate is substituted to check the exit code. The full run is
+``almanac gates`` (about a minute), whose output is in the README.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from almanac import gates
+from almanac.cli import app
+
+pytestmark = [pytest.mark.fault]
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = ["golden", "acceptance-points"]
+
+
+def gate_lines(output: str) -> list[str]:
+    """The report without its duration line (the only part that varies)."""
+    return [line for line in output.splitlines() if line and not line.startswith("(")]
+
+
+def test_gates_command_prints_the_script_s_lines_and_exits_0_when_all_pass() -> None:
+    result = CliRunner().invoke(app, ["gates", *FAST])
+    assert result.exit_code == 0, result.output
+    lines = gate_lines(result.stdout)
+    assert lines[0].startswith("golden time-zone agreement") and lines[0].endswith("PASS")
+    assert lines[1].startswith("acceptance points checking revision + disable generation")
+    assert lines[1].endswith("PASS")
+    assert any(line.startswith("  claim point activities/") for line in lines)
+    script = subprocess.run(
+        [sys.executable, "bench/gates.py", *FAST],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert script.returncode == 0, script.stdout + script.stderr
+    assert gate_lines(script.stdout) == lines
+
+
+def test_gates_command_exits_1_when_a_gate_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    failing = gates.Gate("golden time-zone agreement (1 cases)", 0.0, "%", "100%", False)
+    monkeypatch.setitem(gates.GATES, "golden", lambda _: failing)
+    result = CliRunner().invoke(app, ["gates", "golden"])
+    assert result.exit_code == 1
+    assert gate_lines(result.stdout) == [failing.line()]
+    assert failing.line().endswith("FAIL")
+
+
+def test_gates_command_rejects_an_unknown_gate_with_exit_2() -> None:
+    result = CliRunner().invoke(app, ["gates", "nonsense"])
+    assert result.exit_code == 2
+    assert "unknown gate(s) nonsense" in result.stderr
