@@ -169,6 +169,8 @@ class ExecuteAttemptResult:
     retry_after_seconds: float = 0.0
     can_query_result: bool = False
     detail: str = ""
+    reconcile_deadline_utc: datetime | None = None
+    """For UNKNOWN_EFFECT: the case's deadline (opened + 30 minutes), in the ledger's clock."""
 
 
 @dataclass(frozen=True)

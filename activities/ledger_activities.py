@@ -416,7 +416,15 @@ class AlmanacActivities:
             error_message=detail or "outcome not confirmed",
         )
         self._metrics.count_attempt(occurrence.schedule_id, OccurrenceState.UNKNOWN_EFFECT)
-        return io.ExecuteAttemptResult("UNKNOWN_EFFECT", can_query_result=can_query, detail=detail)
+        case = (
+            await asyncio.to_thread(ledger.show_occurrence, self._ledger, occurrence.occurrence_id)
+        ).case
+        return io.ExecuteAttemptResult(
+            "UNKNOWN_EFFECT",
+            can_query_result=can_query,
+            detail=detail,
+            reconcile_deadline_utc=case.deadline_utc if case is not None else None,
+        )
 
     @activity.defn(name=io.QUERY_EFFECT)
     async def query_effect(self, params: io.QueryEffectInput) -> io.QueryEffectResult:

@@ -39,6 +39,9 @@ ACTION_RETRY = RetryPolicy(
     non_retryable_error_types=["IllegalTransition", "ClaimLost", "UnknownAction"],
 )
 RECONCILE_FIRST_WAIT = timedelta(seconds=30)
+# The last query and the escalation itself take time: stop asking this long before the case's
+# deadline, so the human queue has it by the deadline.
+ESCALATION_MARGIN = timedelta(minutes=1)
 RECONCILE_MAX_WAIT = timedelta(minutes=5)
 TERMINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "MISFIRE_EXPIRED", "SKIPPED_GAP"})
 
@@ -114,7 +117,7 @@ class OccurrenceWorkflow:
                 await workflow.sleep(timedelta(seconds=max(result.retry_after_seconds, 1.0)))
                 continue
             if result.state == "UNKNOWN_EFFECT":
-                final = await self._reconcile(params, result.can_query_result)
+                final = await self._reconcile(params, result)
                 if final == "RETRY_WAIT":
                     continue
                 return OccurrenceOutcome(occurrence_id, final, attempts, "reconciliation")
@@ -134,10 +137,18 @@ class OccurrenceWorkflow:
         )
         return result
 
-    async def _reconcile(self, params: OccurrenceInput, can_query: bool) -> str:
-        """Ask the downstream until the effect is known or the deadline passes; then a human."""
+    async def _reconcile(self, params: OccurrenceInput, result: io.ExecuteAttemptResult) -> str:
+        """Ask the downstream until the effect is known or the deadline passes; then a human.
+
+        The deadline is the ledger case's (opened + 30 minutes), read back into workflow time and
+        less a margin, so the escalation lands by it, not 30 minutes after the activity returned.
+        """
+        can_query = result.can_query_result
         occurrence_id = params.occurrence.occurrence_id
         deadline = workflow.now() + timedelta(seconds=params.reconcile_deadline_seconds)
+        if result.reconcile_deadline_utc is not None:
+            offset = timedelta(seconds=params.clock_offset_seconds)
+            deadline = min(deadline, result.reconcile_deadline_utc - offset - ESCALATION_MARGIN)
         wait = RECONCILE_FIRST_WAIT
         while can_query and workflow.now() < deadline:
             await workflow.sleep(min(wait, max(deadline - workflow.now(), timedelta(seconds=1))))

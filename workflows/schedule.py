@@ -60,6 +60,8 @@ class ScheduleInput:
     horizon_seconds: float = DEFAULT_HORIZON.total_seconds()
     refresh_seconds: float = DEFAULT_REFRESH.total_seconds()
     occurrence_max_attempts: int = 3
+    occurrence_action_timeout_seconds: float = 120.0
+    """How long one action attempt may take before Temporal retries it (a lost worker)."""
     occurrence_first_retry_delay_seconds: float = 10.0
     """Backoff before an occurrence's second attempt (doubles per attempt)."""
     occurrence_task_queue: str | None = None
@@ -251,6 +253,7 @@ class ScheduleWorkflow:
                     max_attempts=self._params.occurrence_max_attempts,
                     clock_offset_seconds=self._params.clock_offset_seconds,
                     first_retry_delay_seconds=self._params.occurrence_first_retry_delay_seconds,
+                    action_timeout_seconds=self._params.occurrence_action_timeout_seconds,
                 ),
                 id=occurrence.occurrence_id,
                 task_queue=self._params.occurrence_task_queue,

@@ -149,13 +149,6 @@ async def test_a_hundred_starts_of_one_occurrence_workflow_run_it_once(tmp_path:
         pytest.param(
             True,
             id="query-never-answers",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="BUG: OccurrenceWorkflow._reconcile measures its 30-minute deadline from "
-                "after the attempt activity returned, so the escalation lands ~30 min + the "
-                "activity times after the case opened (the ledger's human_queue still counts "
-                "the overdue case as queued at its deadline)",
-            ),
         ),
     ],
 )
