@@ -16,6 +16,7 @@ error's class name (STYLE: "Activities map domain errors to ApplicationError").
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import time
@@ -180,7 +181,7 @@ class AlmanacActivities:
             params.schedule_id, time.monotonic() - started, inserted
         )
         return io.MaterializeResult(
-            gate=_gate(gate),
+            gate=gate_payload(gate),
             materialized_through_utc=until,
             next_instant_utc=pending[0].instant_utc if pending else None,
             upcoming=[_upcoming(o) for o in upcoming],
@@ -204,7 +205,7 @@ class AlmanacActivities:
         if released.expired or caught_up:
             self._metrics.count_misfires(params.schedule_id, len(released.expired), caught_up)
         return io.ReleaseDueResult(
-            gate=_gate(gate), due=[_upcoming(o) for o in due], expired=len(released.expired)
+            gate=gate_payload(gate), due=[_upcoming(o) for o in due], expired=len(released.expired)
         )
 
     @activity.defn(name=io.PUBLISH_REVISION)
@@ -241,7 +242,7 @@ class AlmanacActivities:
                 )
             else:
                 gate = ledger.enable(self._ledger, params.schedule_id, params.now_utc, by=params.by)
-        return _gate(gate)
+        return gate_payload(gate)
 
     # -- occurrence-level -------------------------------------------------------------------
     @activity.defn(name=io.CLAIM)
@@ -497,30 +498,13 @@ def _lateness_exceeded(occurrence: OccurrenceView, now: datetime, spec: Schedule
     return instant is not None and now - instant > spec.lateness
 
 
-def _gate(gate: ledger.GateView) -> io.GateView:
-    return io.GateView(
-        schedule_id=gate.schedule_id,
-        active_revision=gate.active_revision,
-        disabled=gate.disabled,
-        disabled_reason=gate.disabled_reason,
-        disable_generation=gate.disable_generation,
-        execution_epoch=gate.execution_epoch,
-        implementation_alias=gate.implementation_alias,
-        updated_at_utc=gate.updated_at_utc,
-    )
+def gate_payload(gate: ledger.GateView) -> io.GateView:
+    """The ledger's gate view as the workflow payload (the same fields, converter-friendly)."""
+    return io.GateView(**dataclasses.asdict(gate))
 
 
 def _ledger_gate(gate: io.GateView) -> ledger.GateView:
-    return ledger.GateView(
-        schedule_id=gate.schedule_id,
-        active_revision=gate.active_revision,
-        disabled=gate.disabled,
-        disabled_reason=gate.disabled_reason,
-        disable_generation=gate.disable_generation,
-        execution_epoch=gate.execution_epoch,
-        implementation_alias=gate.implementation_alias,
-        updated_at_utc=gate.updated_at_utc,
-    )
+    return ledger.GateView(**dataclasses.asdict(gate))
 
 
 def _upcoming(occurrence: OccurrenceView) -> io.UpcomingOccurrence:

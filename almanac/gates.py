@@ -49,6 +49,7 @@ from typing import Any
 
 import ledger
 from activities import io
+from activities.ledger_activities import gate_payload
 from ledger.migrate import upgrade
 from timecontract import occurrences, parse_spec, zones
 
@@ -125,17 +126,7 @@ def _due(store: ledger.Ledger, data: dict[str, Any]) -> tuple[ledger.OccurrenceV
     ledger.materialize(store, spec, _at(8), _at(8) + timedelta(days=1), _at(8), by="gate")
     ledger.release_due(store, spec.schedule_id, _at(9), by="gate")
     (due,) = ledger.list_occurrences(store, spec.schedule_id, states=[ledger.OccurrenceState.DUE])
-    gate = ledger.get_gate(store, spec.schedule_id)
-    view = io.GateView(
-        schedule_id=gate.schedule_id,
-        active_revision=gate.active_revision,
-        disabled=gate.disabled,
-        disabled_reason=gate.disabled_reason,
-        disable_generation=gate.disable_generation,
-        execution_epoch=gate.execution_epoch,
-        implementation_alias=gate.implementation_alias,
-        updated_at_utc=gate.updated_at_utc,
-    )
+    view = gate_payload(ledger.get_gate(store, spec.schedule_id))
     return due, view
 
 

@@ -7,6 +7,7 @@ as a fencing token: a worker that lost its claim cannot record an outcome for a 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, Exists, and_, exists, insert, select, update
@@ -562,16 +563,12 @@ def redeliver(
             "LostAcknowledgement",
             "the worker stopped before recording the outcome",
         )
-        old = AttemptView.from_row(previous)
-        attempt = AttemptView(
-            occurrence_id=occurrence_id,
+        # The same dispatch, checked against the same gate: only the attempt's own fields change.
+        attempt = replace(
+            AttemptView.from_row(previous),
             attempt_number=generation,
             claim_generation=generation,
             worker_identity=by,
-            implementation_alias=old.implementation_alias,
-            execution_epoch=old.execution_epoch,
-            disable_generation=old.disable_generation,
-            gate_revision=old.gate_revision,
             input_digest=input_digest,
             started_at_utc=now_utc,
             finished_at_utc=None,

@@ -29,6 +29,7 @@ from temporalio.service import RPCError, RPCStatusCode
 import ledger
 import worker
 from activities import io
+from activities.ledger_activities import gate_payload
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
 from almanac.sink import Sink
@@ -117,17 +118,7 @@ def upcoming(view: OccurrenceView) -> io.UpcomingOccurrence:
 
 def gate_view(ledger_: Ledger, schedule_id: str) -> io.GateView:
     """The gate as a releaser reads it, in the workflow payload's shape."""
-    gate = ledger.get_gate(ledger_, schedule_id)
-    return io.GateView(
-        schedule_id=gate.schedule_id,
-        active_revision=gate.active_revision,
-        disabled=gate.disabled,
-        disabled_reason=gate.disabled_reason,
-        disable_generation=gate.disable_generation,
-        execution_epoch=gate.execution_epoch,
-        implementation_alias=gate.implementation_alias,
-        updated_at_utc=gate.updated_at_utc,
-    )
+    return gate_payload(ledger.get_gate(ledger_, schedule_id))
 
 
 async def start_occurrence(
