@@ -7,6 +7,7 @@ value); 1 an operational failure (a database, Temporal or the network unreachabl
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -198,5 +199,18 @@ def _gap(record: OccurrenceRecord) -> str:
 
 
 def main() -> None:
-    """Console entry point (``almanac``)."""
-    app()
+    """Console entry point (``almanac``).
+
+    Ends with ``os._exit`` after flushing: temporalio may abort the interpreter at exit
+    (sdk-python#300), and the exit code must stay the command's.
+    """
+    try:
+        app()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):
+            sys.stderr.write(exc.code + "\n")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
