@@ -20,6 +20,7 @@ from rich.table import Table
 from almanac import tzdb
 from almanac.settings import AlmanacSettings
 from timecontract import InvalidSpec, ScheduleSpecV1, SpecError, format_instant, load_spec
+from timecontract.zones import INSTALLED_RELEASE
 
 EXIT_INVALID = 2
 EXIT_OPERATIONAL = 1
@@ -95,7 +96,8 @@ def add(
     """
     store = _store()
     try:
-        store.mkdir(parents=True, exist_ok=True)
+        if release != INSTALLED_RELEASE:  # the installed release needs no store
+            store.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         _fail(f"cannot create the tz release store {store}: {exc.strerror}", 2)
     try:
