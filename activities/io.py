@@ -153,7 +153,10 @@ class ExecuteAttemptInput:
 
     occurrence_id: str
     claim_generation: int
-    attempt_number: int
+    """The claimed attempt: ``(occurrence_id, claim_generation)`` identifies it in the ledger."""
+    claim_number: int
+    """This workflow's n-th won claim of the occurrence (1 for the first); retries are allowed
+    while it is below ``max_attempts``. A redelivery opens a new attempt but is not a new claim."""
     max_attempts: int
     now_utc: datetime
     first_retry_delay_seconds: float = 10.0

@@ -87,9 +87,9 @@ def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
     return max(min(horizon, periods), MIN_HORIZON)
 
 
-def retry_delay(attempt_number: int, first: timedelta = FIRST_RETRY_DELAY) -> timedelta:
-    """Exponential backoff between attempts: ``first`` (10 s), 20 s, 40 s, … at most 10 minutes."""
-    return min(first * (1 << max(attempt_number - 1, 0)), MAX_RETRY_DELAY)
+def retry_delay(claim_number: int, first: timedelta = FIRST_RETRY_DELAY) -> timedelta:
+    """Backoff after claim number ``claim_number`` failed: 10 s (``first``), 20 s, … ≤ 10 min."""
+    return min(first * (1 << max(claim_number - 1, 0)), MAX_RETRY_DELAY)
 
 
 class AlmanacActivities:
@@ -359,9 +359,9 @@ class AlmanacActivities:
                 occurrence, generation, clock, capabilities.can_query_result, outcome.detail
             )
         retryable = outcome.kind is OutcomeKind.RETRYABLE_FAILURE
-        if retryable and params.attempt_number < params.max_attempts:
+        if retryable and params.claim_number < params.max_attempts:
             first = timedelta(seconds=params.first_retry_delay_seconds)
-            delay = retry_delay(params.attempt_number, first)
+            delay = retry_delay(params.claim_number, first)
             if outcome.retry_after_seconds:
                 delay = max(delay, timedelta(seconds=outcome.retry_after_seconds))
             await asyncio.to_thread(
@@ -439,9 +439,9 @@ class AlmanacActivities:
             spec.action.name, _context(occurrence, spec, occurrence.claim_generation)
         )
         if answer.kind is QueryOutcomeKind.FOUND:
-            resolution = ledger.Resolution.SUCCEEDED
+            resolution = ledger.ReconciliationResolution.SUCCEEDED
         elif answer.kind is QueryOutcomeKind.NOT_FOUND:
-            resolution = ledger.Resolution.NOT_APPLIED
+            resolution = ledger.ReconciliationResolution.NOT_APPLIED
         else:
             return io.QueryEffectResult(False, occurrence.state.value, answer.detail)
         await asyncio.to_thread(
@@ -463,7 +463,7 @@ class AlmanacActivities:
             ledger.resolve_reconciliation(
                 self._ledger,
                 params.occurrence_id,
-                ledger.Resolution.HUMAN,
+                ledger.ReconciliationResolution.HUMAN,
                 params.now_utc,
                 by=self._identity,
                 note=params.why,
@@ -520,7 +520,9 @@ def _upcoming(occurrence: OccurrenceView) -> io.UpcomingOccurrence:
     )
 
 
-def _context(occurrence: OccurrenceView, spec: ScheduleSpecV1, attempt: int) -> ActionContext:
+def _context(
+    occurrence: OccurrenceView, spec: ScheduleSpecV1, claim_generation: int
+) -> ActionContext:
     assert spec.action is not None and occurrence.instant_utc is not None
     return ActionContext(
         occurrence_id=occurrence.occurrence_id,
@@ -528,7 +530,7 @@ def _context(occurrence: OccurrenceView, spec: ScheduleSpecV1, attempt: int) -> 
         revision=occurrence.revision,
         nominal_local=occurrence.nominal_local.isoformat(),
         instant_utc=format_instant(occurrence.instant_utc),
-        attempt=attempt,
+        attempt=claim_generation,
         parameters=dict(spec.action.parameters),
     )
 

@@ -28,7 +28,7 @@ from ledger import (
     OccurrenceDetail,
     OccurrenceState,
     OccurrenceView,
-    Resolution,
+    ReconciliationResolution,
     list_occurrences,
     materialize,
     open_cases,
@@ -189,7 +189,6 @@ def detail_json(detail: OccurrenceDetail) -> dict[str, Any]:
         "occurrence": occurrence_json(detail.occurrence),
         "attempts": [
             {
-                "attemptNumber": a.attempt_number,
                 "claimGeneration": a.claim_generation,
                 "workerIdentity": a.worker_identity,
                 "implementationAlias": a.implementation_alias,
@@ -296,7 +295,7 @@ def show_command(
         attempts.add_column(column)
     for a in detail.attempts:
         attempts.add_row(
-            str(a.attempt_number),
+            str(a.claim_generation),
             a.worker_identity,
             a.implementation_alias,
             str(a.execution_epoch),
@@ -392,7 +391,7 @@ def unknown_command(
         payload = [
             {
                 "occurrenceId": c.occurrence_id,
-                "attempt": c.attempt_number,
+                "claimGeneration": c.claim_generation,
                 "openedAt": _z(c.opened_at_utc),
                 "deadline": _z(c.deadline_utc),
                 "humanQueue": c.resolution is not None or c.overdue(now),
@@ -409,7 +408,7 @@ def unknown_command(
         queue = "HUMAN" if c.resolution is not None or c.overdue(now) else "reconciling"
         table.add_row(
             c.occurrence_id,
-            str(c.attempt_number),
+            str(c.claim_generation),
             _z(c.opened_at_utc),
             _z(c.deadline_utc),
             queue,
@@ -438,10 +437,10 @@ def resolve_command(
     for a person (seed: never a blind resend).
     """
     try:
-        resolution = Resolution(outcome.upper())
+        resolution = ReconciliationResolution(outcome.upper())
     except ValueError:
         _fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
-    if resolution is Resolution.HUMAN:
+    if resolution is ReconciliationResolution.HUMAN:
         _fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
     with _ledger(url) as handle:
         case = resolve_reconciliation(

@@ -7,12 +7,12 @@ Run::
 Both backends in one run: a SQLite file and a throwaway PostgreSQL cluster (local server binaries,
 as in the tests). For each, the same occurrence rows are written twice in the same database:
 
-- ``materialize``: ``ledger.materialize`` — occurrences, slot claims, outbox rows and creation
-  events, with ``ON CONFLICT DO NOTHING`` on every unique key, in one transaction;
+- ``materialize``: ``ledger.materialize`` — occurrences, slot claims and creation events, with
+  ``ON CONFLICT DO NOTHING`` on every unique key, in one transaction;
 - ``plain 1-table``: one batched ``INSERT`` of the same occurrence rows, as text, into one table
   with no constraints (the original baseline);
 - ``plain all-rows``: one batched ``INSERT`` per table of *every* row materialize writes
-  (occurrence, slot, outbox, event) into unconstrained copies of those four tables (same column
+  (occurrence, slot, event) into unconstrained copies of those three tables (same column
   types; no key, index, constraint or default), in one transaction.
 
 Ratios are materialize occurrences/s over each baseline's occurrences/s (aim ≥ 0.5).
@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "ledger"))
 from ledger_pg import find_pg_ctl, start_server
 
 from ledger import Ledger, claim, get_gate, materialize, publish_revision, release_due
-from ledger.events import EVENTS, OCCURRENCES, OUTBOX, SLOTS
-from ledger.materialize import OUTBOX_PLANNED, _occurrence_row
+from ledger.events import EVENTS, OCCURRENCES, SLOTS
+from ledger.materialize import _occurrence_row
 from ledger.migrate import upgrade
 from timecontract import Disposition, OccurrenceRecord, occurrences, parse_spec
 
@@ -77,16 +77,6 @@ def _all_rows(records: list[OccurrenceRecord]) -> dict[Table, list[dict[str, Any
                 "owner_occurrence_id": r.occurrence_id,
                 "owner_revision": r.revision,
                 "claimed_at_utc": T0,
-            }
-            for r in planned
-        ],
-        OUTBOX: [
-            {
-                "occurrence_id": r.occurrence_id,
-                "kind": OUTBOX_PLANNED,
-                "payload": r.to_json(),
-                "created_at_utc": T0,
-                "published_at_utc": None,
             }
             for r in planned
         ],
@@ -148,8 +138,8 @@ def bench_materialize(ledger: Ledger, rows: int) -> dict[str, float]:
         for r in records
     ]
     one_s = _timed_insert(ledger, {one: payload})
-    # Baseline 2: every row materialize writes (occurrence, slot, outbox, event) into
-    # unconstrained copies of the four tables, same column types, one transaction.
+    # Baseline 2: every row materialize writes (occurrence, slot, event) into
+    # unconstrained copies of the three tables, same column types, one transaction.
     metadata = MetaData()
     every = {_unconstrained_copy(t, metadata): v for t, v in _all_rows(records).items()}
     all_s = _timed_insert(ledger, every)

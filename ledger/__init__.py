@@ -26,7 +26,7 @@ from ledger.gate import (
     publish_revision,
     rollback,
 )
-from ledger.materialize import OUTBOX_PLANNED, materialize, release_due
+from ledger.materialize import materialize, release_due
 from ledger.occurrences import (
     RECONCILIATION_DEADLINE,
     cancel,
@@ -53,7 +53,7 @@ from ledger.states import (
     AttemptOutcome,
     ClaimRefusal,
     OccurrenceState,
-    Resolution,
+    ReconciliationResolution,
 )
 from ledger.views import (
     AttemptView,
@@ -70,7 +70,6 @@ from ledger.views import (
 
 __all__ = [
     "DEFAULT_IMPLEMENTATION_ALIAS",
-    "OUTBOX_PLANNED",
     "RECONCILIATION_DEADLINE",
     "TERMINAL",
     "TRANSITIONS",
@@ -94,8 +93,8 @@ __all__ = [
     "OccurrenceState",
     "OccurrenceView",
     "PublishResult",
+    "ReconciliationResolution",
     "ReleaseResult",
-    "Resolution",
     "RevisionNotFound",
     "RevisionRejected",
     "ScheduleNotFound",

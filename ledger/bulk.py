@@ -1,6 +1,6 @@
 """Set-based bulk inserts: one short statement per table, the rows sent as one array parameter.
 
-Materialization writes four rows per occurrence (occurrence, slot claim, outbox, event). Sent as
+Materialization writes three rows per occurrence (occurrence, slot claim, event). Sent as
 SQLAlchemy "insertmanyvalues" batches, every 1,000 rows became a statement with ~17,000 bound
 parameters that the driver re-parsed and SQLAlchemy re-processed value by value. Here each table
 gets one statement (PostgreSQL) or one per ~2,000 rows (SQLite):
@@ -42,7 +42,9 @@ from sqlalchemy import (
     String,
     Table,
     all_,
+    any_,
     bindparam,
+    false,
     func,
     literal_column,
     select,
@@ -242,3 +244,22 @@ def not_in_values(
         func.json_each(bindparam("excluded", json.dumps(list(values)), type_=String()))
     )
     return column.not_in(listed.scalar_subquery())
+
+
+def in_values(
+    connection: Connection, column: ColumnElement[str], values: Sequence[str]
+) -> ColumnElement[bool]:
+    """``column IN values`` with the values as one array parameter (any number of them).
+
+    PostgreSQL: ``column = ANY(%s::varchar[])``; SQLite: ``column IN (SELECT value FROM
+    json_each(?))``. An empty ``values`` is always false.
+    """
+    if not values:
+        return false()
+    if connection.dialect.name == "postgresql":
+        array = bindparam("included", list(values), type_=postgresql.ARRAY(String()))
+        return column == any_(array)
+    listed: Select[tuple[Any]] = select(literal_column("value")).select_from(
+        func.json_each(bindparam("included", json.dumps(list(values)), type_=String()))
+    )
+    return column.in_(listed.scalar_subquery())

@@ -27,19 +27,11 @@ from sqlalchemy import Connection, func, insert, select, update
 
 from ledger.db import Ledger
 from ledger.errors import ClaimLost, RevisionRejected, ScheduleNotFound
-from ledger.events import (
-    GATES,
-    OCCURRENCES,
-    REVISIONS,
-    SLOTS,
-    Event,
-    append_events,
-    insert_ignore,
-    require_aware,
-)
+from ledger.events import GATES, OCCURRENCES, REVISIONS, SLOTS, insert_ignore, require_aware
 from ledger.states import OccurrenceState
+from ledger.transitions import transition_where
 from ledger.views import GateView, PublishResult
-from timecontract import ScheduleSpecV1, format_instant
+from timecontract import Cutover, ScheduleSpecV1, format_instant, owned_interval
 
 DEFAULT_IMPLEMENTATION_ALIAS = "default"
 """The implementation alias a schedule's gate starts with."""
@@ -62,6 +54,20 @@ def lock_gate(connection: Connection, schedule_id: str, *, exclusive: bool = Fal
     if row is None:
         raise ScheduleNotFound(schedule_id)
     return GateView.from_row(row)
+
+
+def schedule_cutovers(connection: Connection, schedule_id: str) -> list[Cutover]:
+    """A schedule's published revisions and their cutovers, for ``timecontract.cutover``.
+
+    Read after :func:`lock_gate`, the list cannot change before the transaction ends: publish
+    inserts revisions only under the exclusive gate lock.
+    """
+    rows = connection.execute(
+        select(REVISIONS.c.revision, REVISIONS.c.cutover_at_utc).where(
+            REVISIONS.c.schedule_id == schedule_id
+        )
+    )
+    return [Cutover(row.revision, row.cutover_at_utc) for row in rows]
 
 
 def get_gate(ledger: Ledger, schedule_id: str) -> GateView:
@@ -209,33 +215,39 @@ def _check_successor(
 def _supersede(
     connection: Connection, spec: ScheduleSpecV1, now_utc: datetime, by: str
 ) -> tuple[str, ...]:
-    """Cancel older revisions' not-yet-dispatched occurrences at/after the cutover; free slots."""
+    """Cancel older revisions' not-yet-dispatched occurrences the new revision owns; free slots.
+
+    The new revision is the newest, so it owns ``[cutoverAt, ∞)`` (``timecontract.owned_interval``
+    over the published cutovers, the new one included).
+    """
     why = f"superseded by revision {spec.revision}"
-    cancelled: list[str] = []
-    for state in (OccurrenceState.PLANNED, OccurrenceState.DUE):
-        ids = connection.execute(
-            update(OCCURRENCES)
-            .where(OCCURRENCES.c.schedule_id == spec.schedule_id)
-            .where(OCCURRENCES.c.revision < spec.revision)
-            .where(OCCURRENCES.c.state == state.value)
-            .where(OCCURRENCES.c.instant_utc >= spec.cutover_at)
-            .values(state=OccurrenceState.CANCELLED.value, state_reason=why, updated_at_utc=now_utc)
-            .returning(OCCURRENCES.c.occurrence_id)
-        ).scalars()
-        batch = sorted(ids)
-        append_events(
+    start, end = owned_interval(spec.revision, schedule_cutovers(connection, spec.schedule_id))
+    taken_over = [
+        OCCURRENCES.c.schedule_id == spec.schedule_id,
+        OCCURRENCES.c.revision < spec.revision,
+        OCCURRENCES.c.instant_utc >= start,
+    ]
+    if end is not None:  # pragma: no cover (publish only appends the newest revision)
+        taken_over.append(OCCURRENCES.c.instant_utc < end)
+    cancelled = sorted(
+        moved
+        for state in (OccurrenceState.PLANNED, OccurrenceState.DUE)
+        for moved in transition_where(
             connection,
-            (Event(i, state, OccurrenceState.CANCELLED, now_utc, by, why) for i in batch),
+            state,
+            OccurrenceState.CANCELLED,
+            *taken_over,
+            now_utc=now_utc,
+            by=by,
+            why=why,
         )
-        cancelled.extend(batch)
+    )
     if cancelled:
         owners = (
             select(OCCURRENCES.c.occurrence_id)
-            .where(OCCURRENCES.c.schedule_id == spec.schedule_id)
-            .where(OCCURRENCES.c.revision < spec.revision)
+            .where(*taken_over)
             .where(OCCURRENCES.c.state == OccurrenceState.CANCELLED.value)
             .where(OCCURRENCES.c.claim_generation == 0)
-            .where(OCCURRENCES.c.instant_utc >= spec.cutover_at)
         )
         connection.execute(
             update(SLOTS)
@@ -248,7 +260,7 @@ def _supersede(
                 release_reason=why,
             )
         )
-    return tuple(sorted(cancelled))
+    return tuple(cancelled)
 
 
 def disable(
@@ -279,20 +291,14 @@ def disable(
         if gate.disabled:
             return gate
         _bump_generation(connection, gate, disabled=True, reason=reason, now_utc=now_utc, by=by)
-        why = f"disabled: {reason}"
-        ids = connection.execute(
-            update(OCCURRENCES)
-            .where(OCCURRENCES.c.schedule_id == schedule_id)
-            .where(OCCURRENCES.c.state == OccurrenceState.DUE.value)
-            .values(state=OccurrenceState.CANCELLED.value, state_reason=why, updated_at_utc=now_utc)
-            .returning(OCCURRENCES.c.occurrence_id)
-        ).scalars()
-        append_events(
+        transition_where(
             connection,
-            (
-                Event(i, OccurrenceState.DUE, OccurrenceState.CANCELLED, now_utc, by, why)
-                for i in sorted(ids)
-            ),
+            OccurrenceState.DUE,
+            OccurrenceState.CANCELLED,
+            OCCURRENCES.c.schedule_id == schedule_id,
+            now_utc=now_utc,
+            by=by,
+            why=f"disabled: {reason}",
         )
         return lock_gate(connection, schedule_id)
 

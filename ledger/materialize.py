@@ -1,9 +1,9 @@
-"""Materialization (a window → occurrences, slot claims, outbox rows) and release of due ones.
+"""Materialization (a window → occurrences, slot claims, events) and release of due ones.
 
-Both run as one transaction each. Materializers race on the unique keys (``occurrence_id``, the
-``(schedule_id, logical_slot_id)`` slot key, ``(occurrence_id, kind)`` in the outbox) with
-``INSERT … ON CONFLICT DO NOTHING``, never on a host lock, so any number of them may run the same
-window at once and the ledger ends the same as after one (DESIGN §4 invariant 2).
+Both run as one transaction each. Materializers race on the unique keys (``occurrence_id`` and
+the ``(schedule_id, logical_slot_id)`` slot key) with ``INSERT … ON CONFLICT DO NOTHING``, never
+on a host lock, so any number of them may run the same window at once and the ledger ends the
+same as after one (DESIGN §4 invariant 2).
 """
 
 from __future__ import annotations
@@ -18,21 +18,13 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
-from ledger.bulk import bulk_insert, not_in_values, utc_instant
+from ledger.bulk import bulk_insert, in_values, not_in_values, utc_instant
 from ledger.db import Ledger
-from ledger.errors import ClaimLost, RevisionNotFound, RevisionRejected
-from ledger.events import (
-    EVENTS,
-    OCCURRENCES,
-    OUTBOX,
-    REVISIONS,
-    SLOTS,
-    Event,
-    append_events,
-    require_aware,
-)
-from ledger.gate import lock_gate
+from ledger.errors import RevisionNotFound, RevisionRejected
+from ledger.events import EVENTS, OCCURRENCES, REVISIONS, SLOTS, require_aware
+from ledger.gate import lock_gate, schedule_cutovers
 from ledger.states import OccurrenceState
+from ledger.transitions import transition, transition_where
 from ledger.views import MaterializeResult, OccurrenceView, ReleaseResult
 from timecontract import (
     Disposition,
@@ -40,17 +32,13 @@ from timecontract import (
     Overdue,
     ScheduleSpecV1,
     occurrences,
+    owned_interval,
     parse_spec,
     plan_misfires,
 )
 from timecontract.ids import OccurrenceId
 
-OUTBOX_PLANNED = "occurrence.planned"
-"""Outbox kind written for every PLANNED occurrence a materialization creates."""
-
 MATERIALIZER = "materializer"
-
-_CHUNK = 1000  # bound on bind parameters per IN list (SQLite and psycopg both limit them)
 
 
 def materialize(
@@ -66,15 +54,16 @@ def materialize(
     """Record the occurrences a published revision owns in ``[from_utc, to_utc)``.
 
     The window is clamped to what the revision owns *as the ledger says at commit time*:
-    ``[max(from, cutoverAt, publishedAt), min(to, next revision's cutoverAt))``. So a stale
+    ``[max(from, cutoverAt, publishedAt), min(to, next revision's cutoverAt))``, the ownership
+    interval coming from ``timecontract.owned_interval`` over the published cutovers. So a stale
     materializer of an old revision never writes at or after a newer cutover, and materializing
     never backfills before the revision was published (DESIGN §3; a backfill is explicit).
 
     Inserts, in one transaction and idempotently: each record as an occurrence (``PLANNED``, or
     ``SKIPPED_GAP`` as a terminal fact) with a creation event; for each planned one, its logical
-    slot claim (or, if the slot was released by a superseded owner, the slot by compare-and-set)
-    and an ``occurrence.planned`` outbox message. A planned occurrence whose slot another live
-    occurrence holds is recorded ``CANCELLED`` with the holder named (never dropped silently).
+    slot claim (or, if the slot was released by a superseded owner, the slot by compare-and-set).
+    A planned occurrence whose slot another live occurrence holds is recorded ``CANCELLED`` with
+    the holder named (never dropped silently).
 
     Args:
         ledger: the ledger.
@@ -139,7 +128,7 @@ def _owned_window(
     connection: Connection, spec: ScheduleSpecV1, from_utc: datetime, to_utc: datetime
 ) -> tuple[datetime, datetime]:
     published = connection.execute(
-        select(REVISIONS.c.digest, REVISIONS.c.published_at_utc, REVISIONS.c.cutover_at_utc).where(
+        select(REVISIONS.c.digest, REVISIONS.c.published_at_utc).where(
             REVISIONS.c.schedule_id == spec.schedule_id, REVISIONS.c.revision == spec.revision
         )
     ).one_or_none()
@@ -150,15 +139,11 @@ def _owned_window(
             f"{spec.schedule_id} r{spec.revision}: spec digest {spec.digest()} differs from the "
             f"published {published.digest}"
         )
-    next_cutover = connection.execute(
-        select(REVISIONS.c.cutover_at_utc)
-        .where(REVISIONS.c.schedule_id == spec.schedule_id)
-        .where(REVISIONS.c.revision > spec.revision)
-        .order_by(REVISIONS.c.cutover_at_utc)
-        .limit(1)
-    ).scalar_one_or_none()
-    low = max(from_utc, published.cutover_at_utc, published.published_at_utc)
-    high = to_utc if next_cutover is None else min(to_utc, next_cutover)
+    owned_from, owned_to = owned_interval(
+        spec.revision, schedule_cutovers(connection, spec.schedule_id)
+    )
+    low = max(from_utc, owned_from, published.published_at_utc)
+    high = to_utc if owned_to is None else min(to_utc, owned_to)
     return low, high
 
 
@@ -191,9 +176,7 @@ _SLOT_COLUMNS = (
     "claimed_at_utc",
 )
 _EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why")
-_OUTBOX_COLUMNS = ("occurrence_id", "kind", "payload", "created_at_utc", "published_at_utc")
 _PLANNED = OccurrenceState.PLANNED.value
-_CANCELLED = OccurrenceState.CANCELLED.value
 _SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
 
 
@@ -265,7 +248,7 @@ def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
         updated_at_utc,
     ) = row
     if cancelled_why is not None:
-        state, state_reason = _CANCELLED, cancelled_why
+        state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why
     return OccurrenceView(
         occurrence_id=occurrence_id,
         schedule_id=schedule_id,
@@ -294,9 +277,9 @@ def _insert(
 
     One statement per table (:func:`ledger.bulk.bulk_insert`), each ``ON CONFLICT DO NOTHING`` on
     the table's unique key and ``RETURNING`` the keys it inserted, so what this call wrote is
-    known without reading it back: the occurrences, the slot claims of the planned ones, the
-    cancellations of planned ones whose slot a live occurrence holds, one event per creation and
-    cancellation, and the outbox rows of the planned ones that own their slot.
+    known without reading it back: the occurrences, the slot claims of the planned ones and one
+    creation event per occurrence; then planned ones whose slot a live occurrence holds are
+    cancelled (:func:`ledger.transitions.transition`, with their events).
     """
     if not owned:
         return _Written((), (), [])
@@ -319,20 +302,13 @@ def _insert(
     ]
     planned = [record for record, _ in new if record.disposition is Disposition.PLANNED]
     claimed = _claim_slots(connection, planned, now)
-    conflicts = [r.occurrence_id for r in planned if r.occurrence_id not in claimed]
-    cancelled = dict(_cancel_conflicts(connection, conflicts, now))
     events: list[tuple[Any, ...]] = [
         (row[0], None, row[_STATE], now, by, f"materialized: {record.reason}")
         for record, row in new
     ]
-    events.extend((i, _PLANNED, _CANCELLED, now, by, why) for i, why in cancelled.items())
     bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
-    outbox = [
-        (r.occurrence_id, OUTBOX_PLANNED, r.to_json(), now, None)
-        for r in planned
-        if r.occurrence_id in claimed
-    ]
-    bulk_insert(connection, OUTBOX, _OUTBOX_COLUMNS, outbox, ignore_conflicts=True)
+    conflicts = [r.occurrence_id for r in planned if r.occurrence_id not in claimed]
+    cancelled = dict(_cancel_conflicts(connection, conflicts, now, by))
     views = [_view(row, cancelled.get(row[0])) for _, row in new]
     return _Written(tuple(r.occurrence_id for r, _ in new), tuple(conflicts), views)
 
@@ -380,7 +356,7 @@ def _claim_slots(
 
 
 def _cancel_conflicts(
-    connection: Connection, conflicts: Sequence[str], now_utc: datetime
+    connection: Connection, conflicts: Sequence[str], now_utc: datetime, by: str
 ) -> list[tuple[str, str]]:
     done: list[tuple[str, str]] = []
     for occurrence_id in conflicts:
@@ -391,14 +367,9 @@ def _cancel_conflicts(
             .where(SLOTS.c.schedule_id == OCCURRENCES.c.schedule_id)
         ).scalar_one_or_none()
         why = f"logical slot held by {holder}"
-        changed = connection.execute(
-            update(OCCURRENCES)
-            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
-            .where(OCCURRENCES.c.state == OccurrenceState.PLANNED.value)
-            .values(state=OccurrenceState.CANCELLED.value, state_reason=why, updated_at_utc=now_utc)
-        ).rowcount
-        if changed != 1:
-            raise ClaimLost(occurrence_id, "PLANNED just after insert")
+        transition(
+            connection, occurrence_id, OccurrenceState.CANCELLED, now_utc=now_utc, by=by, why=why
+        )
         done.append((occurrence_id, why))
     return done
 
@@ -487,16 +458,15 @@ def _move(
     by: str,
     why: str,
 ) -> None:
-    for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start : start + _CHUNK]
-        changed = connection.execute(
-            update(OCCURRENCES)
-            .where(OCCURRENCES.c.occurrence_id.in_(chunk))
-            .where(OCCURRENCES.c.state == OccurrenceState.PLANNED.value)
-            .values(state=to_state.value, state_reason=why, updated_at_utc=now_utc)
-        ).rowcount
-        if changed != len(chunk):
-            raise ClaimLost(f"{len(chunk)} occurrences", f"PLANNED → {to_state.value}: {changed}")
-    append_events(
-        connection, (Event(i, OccurrenceState.PLANNED, to_state, now_utc, by, why) for i in ids)
-    )
+    """``PLANNED → to_state`` for exactly ``ids`` (locked by the caller), in one statement."""
+    if ids:
+        transition_where(
+            connection,
+            OccurrenceState.PLANNED,
+            to_state,
+            in_values(connection, OCCURRENCES.c.occurrence_id, ids),
+            now_utc=now_utc,
+            by=by,
+            why=why,
+            expected=len(ids),
+        )

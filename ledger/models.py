@@ -12,10 +12,8 @@ loads. Facts are never deleted: no operation issues a DELETE.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import (
-    JSON,
     BigInteger,
     Boolean,
     CheckConstraint,
@@ -32,7 +30,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from ledger.states import AttemptOutcome, OccurrenceState, Resolution
+from ledger.states import AttemptOutcome, OccurrenceState, ReconciliationResolution
 from ledger.types import NominalLocal, UtcDateTime
 from timecontract import Reason
 
@@ -56,7 +54,7 @@ def _in(column: str, values: list[str]) -> str:
 STATES = [s.value for s in OccurrenceState]
 REASONS = [r.value for r in Reason]
 OUTCOMES = [o.value for o in AttemptOutcome]
-RESOLUTIONS = [r.value for r in Resolution]
+RESOLUTIONS = [r.value for r in ReconciliationResolution]
 
 
 class Base(DeclarativeBase):
@@ -124,7 +122,8 @@ class Occurrence(Base):
 
     ``nominal_local`` is naive wall time in the revision's zone, stored as ISO text. A
     ``SKIPPED_GAP`` record has no instant (``instant_utc`` NULL) and no slot; every other record has
-    both. ``claim_generation`` counts won claims (0 until the first dispatch).
+    both. ``claim_generation`` is the number of the current attempt (0 until the first dispatch;
+    each won claim or redelivery adds one).
     """
 
     __tablename__ = "occurrences"
@@ -182,7 +181,7 @@ class Occurrence(Base):
     updated_at_utc: Mapped[datetime]
 
     attempts: Mapped[list[Attempt]] = relationship(
-        lazy="raise", order_by="Attempt.attempt_number", viewonly=True
+        lazy="raise", order_by="Attempt.claim_generation", viewonly=True
     )
     events: Mapped[list[OccurrenceEvent]] = relationship(
         lazy="raise", order_by="OccurrenceEvent.id", viewonly=True
@@ -219,24 +218,23 @@ class LogicalSlot(Base):
 
 
 class Attempt(Base):
-    """One try of an occurrence, created by a won claim (DESIGN §4 invariant 4).
+    """One try of an occurrence, identified by ``(occurrence_id, claim_generation)`` (invariant 4).
 
-    ``attempt_number`` equals the occurrence's ``claim_generation`` after the claim (1, 2, …); the
-    gate fields record what the claim was checked against.
+    A won claim, or a redelivery after a lost acknowledgement, bumps the occurrence's
+    ``claim_generation`` (1, 2, …) and opens the attempt of that generation; the gate fields record
+    what the claim was checked against.
     """
 
     __tablename__ = "attempts"
     __table_args__ = (
-        CheckConstraint("attempt_number >= 1", name="attempt_number_positive"),
-        CheckConstraint("claim_generation = attempt_number", name="generation_is_number"),
+        CheckConstraint("claim_generation >= 1", name="claim_generation_positive"),
         CheckConstraint(f"outcome IS NULL OR {_in('outcome', OUTCOMES)}", name="outcome_valid"),
     )
 
     occurrence_id: Mapped[str] = mapped_column(
         String(120), ForeignKey("occurrences.occurrence_id"), primary_key=True
     )
-    attempt_number: Mapped[int] = mapped_column(Integer, primary_key=True)
-    claim_generation: Mapped[int] = mapped_column(Integer)
+    claim_generation: Mapped[int] = mapped_column(Integer, primary_key=True)
     worker_identity: Mapped[str] = mapped_column(String(200))
     implementation_alias: Mapped[str] = mapped_column(String(128))
     execution_epoch: Mapped[int] = mapped_column(Integer)
@@ -248,23 +246,6 @@ class Attempt(Base):
     outcome: Mapped[str | None] = mapped_column(String(32))
     error_class: Mapped[str | None] = mapped_column(String(200))
     error_message: Mapped[str | None] = mapped_column(Text)
-
-
-class OutboxMessage(Base):
-    """A message to publish after commit (transactional outbox); one per (occurrence, kind).
-
-    ``id`` orders messages; a consumer may see sequence holes (rolled-back inserts), never reorder.
-    """
-
-    __tablename__ = "outbox"
-    __table_args__ = (UniqueConstraint("occurrence_id", "kind"),)
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    occurrence_id: Mapped[str] = mapped_column(String(120), ForeignKey("occurrences.occurrence_id"))
-    kind: Mapped[str] = mapped_column(String(64))
-    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at_utc: Mapped[datetime]
-    published_at_utc: Mapped[datetime | None]
 
 
 class OccurrenceEvent(Base):
@@ -312,7 +293,8 @@ class ReconciliationCase(Base):
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     occurrence_id: Mapped[str] = mapped_column(String(120), ForeignKey("occurrences.occurrence_id"))
-    attempt_number: Mapped[int] = mapped_column(Integer)
+    claim_generation: Mapped[int] = mapped_column(Integer)
+    """The attempt whose outcome is unknown."""
     opened_at_utc: Mapped[datetime]
     deadline_utc: Mapped[datetime]
     resolution: Mapped[str | None] = mapped_column(String(16))

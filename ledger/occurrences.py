@@ -1,8 +1,10 @@
 """Dispatch and outcome transitions of one occurrence: claim, running, succeeded, retry, failed.
 
-Each function is one transaction around one compare-and-set (``ledger.events.transition``, or the
-claim's own CAS) plus its event row. Outcome transitions take the attempt's ``claim_generation``
-as a fencing token: a worker that lost its claim cannot record an outcome for a newer attempt.
+Each function is one transaction around one compare-and-set (:func:`ledger.transitions.transition`)
+plus its event row. An attempt is one try of an occurrence, identified by ``(occurrence_id,
+claim_generation)``: a won claim (or a redelivery) bumps the occurrence's claim generation and opens
+the attempt of that generation. Outcome transitions take the attempt's ``claim_generation`` as a
+fencing token: a worker that lost its claim cannot record an outcome for a newer attempt.
 """
 
 from __future__ import annotations
@@ -18,17 +20,15 @@ from ledger.events import (
     ATTEMPTS,
     CASES,
     OCCURRENCES,
-    REVISIONS,
     SLOTS,
-    Event,
-    append_events,
     load_occurrence,
     require_aware,
-    transition,
 )
-from ledger.gate import lock_gate
+from ledger.gate import lock_gate, schedule_cutovers
 from ledger.states import AttemptOutcome, ClaimRefusal, OccurrenceState, sources
+from ledger.transitions import transition
 from ledger.views import AttemptView, ClaimResult, GateView, OccurrenceView
+from timecontract import owning_revision
 
 RECONCILIATION_DEADLINE = timedelta(minutes=30)
 """An UNKNOWN_EFFECT is reconciled or in the human queue within this (DESIGN §4 invariant 5)."""
@@ -50,10 +50,12 @@ def claim(
 
     The claim wins only if, when it commits, the gate still shows exactly ``gate_view`` (the
     same active revision, not disabled, the same ``disable_generation`` and ``execution_epoch``),
-    the gate's implementation alias is the one the worker runs, the occurrence still owns its
-    logical slot and no newer revision's cutover covers its instant (DESIGN §4 invariant 3). The
-    gate row is locked ``FOR SHARE`` first, so a concurrent disable, publish or rollback either
-    commits before (and the claim is refused) or waits until the claim commits.
+    the gate's implementation alias is the one the worker runs, the occurrence's revision still
+    owns its instant (``timecontract.owning_revision`` over the published cutovers) and the
+    occurrence still owns its logical slot (DESIGN §4 invariant 3). The gate row is locked ``FOR
+    SHARE`` first, so a concurrent disable, publish or rollback either commits before (and the
+    claim is refused) or waits until the claim commits; publish adds revisions only under that
+    lock, so the cutovers read after it hold until the claim commits.
 
     Args:
         ledger: the ledger.
@@ -90,28 +92,35 @@ def claim(
         refusal = _gate_refusal(gate, gate_view, implementation_alias)
         if refusal is not None:
             return refusal
+        if occurrence.state not in _CLAIMABLE:
+            return _not_claimable(occurrence_id, occurrence.state)
+        owner = owning_revision(
+            occurrence.placed_at_utc, schedule_cutovers(connection, occurrence.schedule_id)
+        )
+        if owner != occurrence.revision:
+            return _not_owner(occurrence_id, f"revision {owner} owns its instant")
         generation = occurrence.claim_generation + 1
-        won = connection.execute(
-            update(OCCURRENCES)
-            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
-            .where(OCCURRENCES.c.state.in_([s.value for s in _CLAIMABLE]))
-            .where(OCCURRENCES.c.claim_generation == occurrence.claim_generation)
-            .where(_owns_slot())
-            .where(~_newer_cutover_covers())
-            .values(
-                state=OccurrenceState.DISPATCHING.value,
+        why = (
+            f"attempt {generation} claimed by {worker_identity} "
+            f"(alias {implementation_alias}, epoch {gate.execution_epoch}, "
+            f"disable generation {gate.disable_generation})"
+        )
+        try:
+            transition(
+                connection,
+                occurrence,
+                OccurrenceState.DISPATCHING,
+                now_utc=now_utc,
+                by=worker_identity,
+                why=why,
                 state_reason=f"claimed by {worker_identity}",
-                claim_generation=generation,
-                next_attempt_at_utc=None,
-                updated_at_utc=now_utc,
+                guard=_owns_slot(),
+                values={"claim_generation": generation, "next_attempt_at_utc": None},
             )
-        ).rowcount
-        if won != 1:
+        except ClaimLost:
             return _lost(connection, occurrence_id)
-        current = OccurrenceState(row.state)
         attempt = AttemptView(
             occurrence_id=occurrence_id,
-            attempt_number=generation,
             claim_generation=generation,
             worker_identity=worker_identity,
             implementation_alias=implementation_alias,
@@ -126,24 +135,6 @@ def claim(
             error_message=None,
         )
         connection.execute(insert(ATTEMPTS).values(**_attempt_values(attempt)))
-        why = (
-            f"attempt {generation} claimed by {worker_identity} "
-            f"(alias {implementation_alias}, epoch {gate.execution_epoch}, "
-            f"disable generation {gate.disable_generation})"
-        )
-        append_events(
-            connection,
-            [
-                Event(
-                    occurrence_id,
-                    current,
-                    OccurrenceState.DISPATCHING,
-                    now_utc,
-                    worker_identity,
-                    why,
-                )
-            ],
-        )
         return ClaimResult(attempt=attempt)
 
     return ledger.write(work)
@@ -191,26 +182,29 @@ def _owns_slot() -> Exists:
     )
 
 
-def _newer_cutover_covers() -> Exists:
-    return exists().where(
-        and_(
-            REVISIONS.c.schedule_id == OCCURRENCES.c.schedule_id,
-            REVISIONS.c.revision > OCCURRENCES.c.revision,
-            REVISIONS.c.cutover_at_utc <= OCCURRENCES.c.instant_utc,
-        )
+def _not_claimable(occurrence_id: str, state: OccurrenceState) -> ClaimResult:
+    return ClaimResult(
+        refusal=ClaimRefusal.NOT_CLAIMABLE, detail=f"{occurrence_id} is {state.value}"
+    )
+
+
+def _not_owner(occurrence_id: str, why: str) -> ClaimResult:
+    return ClaimResult(
+        refusal=ClaimRefusal.NOT_OWNER,
+        detail=f"{occurrence_id} no longer owns its logical slot or its instant ({why})",
     )
 
 
 def _lost(connection: Connection, occurrence_id: str) -> ClaimResult:
-    state = connection.execute(
-        select(OCCURRENCES.c.state).where(OCCURRENCES.c.occurrence_id == occurrence_id)
-    ).scalar_one()
-    if OccurrenceState(state) not in _CLAIMABLE:
-        return ClaimResult(refusal=ClaimRefusal.NOT_CLAIMABLE, detail=f"{occurrence_id} is {state}")
-    return ClaimResult(
-        refusal=ClaimRefusal.NOT_OWNER,
-        detail=f"{occurrence_id} no longer owns its logical slot or its instant",
+    """The refusal of a claim whose compare-and-set changed no row (read again to say why)."""
+    state = OccurrenceState(
+        connection.execute(
+            select(OCCURRENCES.c.state).where(OCCURRENCES.c.occurrence_id == occurrence_id)
+        ).scalar_one()
     )
+    if state not in _CLAIMABLE:
+        return _not_claimable(occurrence_id, state)
+    return _not_owner(occurrence_id, "another occurrence holds its logical slot")
 
 
 def mark_running(
@@ -251,7 +245,7 @@ def _finish_attempt(
     connection.execute(
         update(ATTEMPTS)
         .where(ATTEMPTS.c.occurrence_id == occurrence_id)
-        .where(ATTEMPTS.c.attempt_number == claim_generation)
+        .where(ATTEMPTS.c.claim_generation == claim_generation)
         .where(ATTEMPTS.c.finished_at_utc.is_(None))
         .values(
             finished_at_utc=now_utc,
@@ -467,7 +461,7 @@ def unknown_effect(
         connection.execute(
             insert(CASES).values(
                 occurrence_id=occurrence_id,
-                attempt_number=claim_generation,
+                claim_generation=claim_generation,
                 opened_at_utc=now_utc,
                 deadline_utc=now_utc + RECONCILIATION_DEADLINE,
             )
@@ -538,22 +532,26 @@ def redeliver(
         previous = connection.execute(
             select(ATTEMPTS)
             .where(ATTEMPTS.c.occurrence_id == occurrence_id)
-            .where(ATTEMPTS.c.attempt_number == claim_generation)
+            .where(ATTEMPTS.c.claim_generation == claim_generation)
         ).one_or_none()
-        generation = claim_generation + 1
-        moved = connection.execute(
-            update(OCCURRENCES)
-            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
-            .where(OCCURRENCES.c.state == current.state.value)
-            .where(OCCURRENCES.c.claim_generation == claim_generation)
-            .values(
-                claim_generation=generation,
-                state_reason=f"attempt {generation} redelivers attempt {claim_generation}",
-                updated_at_utc=now_utc,
-            )
-        ).rowcount
-        if moved != 1 or previous is None:
+        if previous is None or current.claim_generation != claim_generation:
             raise ClaimLost(occurrence_id, f"attempt {claim_generation} no longer holds the claim")
+        generation = claim_generation + 1
+        transition(
+            connection,
+            current,
+            current.state,
+            now_utc=now_utc,
+            by=by,
+            why=(
+                f"attempt {generation} redelivers attempt {claim_generation} with the same "
+                "idempotency key (lost acknowledgement)"
+            ),
+            state_reason=f"attempt {generation} redelivers attempt {claim_generation}",
+            claim_generation=claim_generation,
+            values={"claim_generation": generation},
+            same_state=True,
+        )
         _finish_attempt(
             connection,
             occurrence_id,
@@ -566,7 +564,6 @@ def redeliver(
         # The same dispatch, checked against the same gate: only the attempt's own fields change.
         attempt = replace(
             AttemptView.from_row(previous),
-            attempt_number=generation,
             claim_generation=generation,
             worker_identity=by,
             input_digest=input_digest,
@@ -577,13 +574,6 @@ def redeliver(
             error_message=None,
         )
         connection.execute(insert(ATTEMPTS).values(**_attempt_values(attempt)))
-        why = (
-            f"attempt {generation} redelivers attempt {claim_generation} with the same "
-            "idempotency key (lost acknowledgement)"
-        )
-        append_events(
-            connection, [Event(occurrence_id, current.state, current.state, now_utc, by, why)]
-        )
         return attempt
 
     return ledger.write(work)

@@ -76,7 +76,7 @@ def show_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceDetail:
         attempts = connection.execute(
             select(ATTEMPTS)
             .where(ATTEMPTS.c.occurrence_id == occurrence_id)
-            .order_by(ATTEMPTS.c.attempt_number)
+            .order_by(ATTEMPTS.c.claim_generation)
         )
         events = connection.execute(
             select(EVENTS).where(EVENTS.c.occurrence_id == occurrence_id).order_by(EVENTS.c.id)

@@ -8,17 +8,20 @@ from sqlalchemy import Connection, or_, select, update
 
 from ledger.db import Ledger
 from ledger.errors import CaseNotFound, ClaimLost
-from ledger.events import CASES, OCCURRENCES, require_aware, transition
-from ledger.states import OccurrenceState, Resolution
+from ledger.events import CASES, OCCURRENCES, require_aware
+from ledger.states import OccurrenceState, ReconciliationResolution
+from ledger.transitions import transition
 from ledger.views import CaseView
 
-_OPEN = or_(CASES.c.resolution.is_(None), CASES.c.resolution == Resolution.HUMAN.value)
+_OPEN = or_(
+    CASES.c.resolution.is_(None), CASES.c.resolution == ReconciliationResolution.HUMAN.value
+)
 
 
 def resolve_reconciliation(
     ledger: Ledger,
     occurrence_id: str,
-    resolution: Resolution,
+    resolution: ReconciliationResolution,
     now_utc: datetime,
     *,
     by: str,
@@ -76,10 +79,10 @@ def resolve_reconciliation(
         ).rowcount
         if changed != 1:
             raise ClaimLost(f"case of {occurrence_id}", "resolved concurrently")
-        if resolution is not Resolution.HUMAN:
+        if resolution is not ReconciliationResolution.HUMAN:
             target = (
                 OccurrenceState.SUCCEEDED
-                if resolution is Resolution.SUCCEEDED
+                if resolution is ReconciliationResolution.SUCCEEDED
                 else OccurrenceState.FAILED
             )
             transition(
@@ -120,5 +123,5 @@ def human_queue(ledger: Ledger, now_utc: datetime) -> list[CaseView]:
     return [
         case
         for case in open_cases(ledger)
-        if case.resolution is Resolution.HUMAN or case.overdue(now_utc)
+        if case.resolution is ReconciliationResolution.HUMAN or case.overdue(now_utc)
     ]

@@ -1,12 +1,12 @@
 """Occurrence states and the one table of legal transitions (DESIGN §4).
 
-The table below is the single source of truth: code checks it before every compare-and-set
-(:func:`check_transition`), and the database repeats the state list in a CHECK constraint, so an
-unknown state cannot be written even by hand. The transition table itself is enforced twice: by
-every ledger operation's ``WHERE state IN (…)`` clause (an update from a state not listed as a
-source matches no row and is reported as :class:`ledger.errors.IllegalTransition`), and by a
-database trigger (migration 0002, which holds a frozen copy of this table — a test keeps the two
-equal) that rejects any other state change, even one issued as raw SQL.
+The table below is the single source of truth. :mod:`ledger.transitions`, through which every
+state change goes, checks it (:func:`is_legal`) before its compare-and-set and raises
+:class:`ledger.errors.IllegalTransition` for any other pair; the compare-and-set's ``WHERE state =
+<observed>`` then catches a concurrent change. The database repeats the state list in a CHECK
+constraint, so an unknown state cannot be written even by hand, and a trigger (migration 0002,
+which holds a frozen copy of this table — a test keeps the two equal) rejects any other state
+change as a backstop, even one issued as raw SQL.
 
 Decisions recorded here (DESIGN §4, invariant 5):
 
@@ -119,7 +119,7 @@ class AttemptOutcome(StrEnum):
     UNKNOWN = "UNKNOWN"
 
 
-class Resolution(StrEnum):
+class ReconciliationResolution(StrEnum):
     """How a reconciliation case for an UNKNOWN_EFFECT occurrence was resolved."""
 
     SUCCEEDED = "SUCCEEDED"

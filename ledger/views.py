@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Row
 
-from ledger.states import ClaimRefusal, OccurrenceState, Resolution
+from ledger.states import ClaimRefusal, OccurrenceState, ReconciliationResolution
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +112,9 @@ class OccurrenceView:
 
 @dataclass(frozen=True, slots=True)
 class AttemptView:
-    """One attempt (a won claim) and how it ended (``outcome`` ``None`` while running)."""
+    """One attempt, ``(occurrence_id, claim_generation)``, and how it ended (``None``: running)."""
 
     occurrence_id: str
-    attempt_number: int
     claim_generation: int
     worker_identity: str
     implementation_alias: str
@@ -159,10 +158,10 @@ class CaseView:
 
     id: int
     occurrence_id: str
-    attempt_number: int
+    claim_generation: int
     opened_at_utc: datetime
     deadline_utc: datetime
-    resolution: Resolution | None
+    resolution: ReconciliationResolution | None
     resolved_by: str | None
     resolved_at_utc: datetime | None
     note: str | None
@@ -172,7 +171,8 @@ class CaseView:
         """Build from a ``reconciliation_cases`` row."""
         m = row._mapping
         values = {name: m[name] for name in cls.__slots__}
-        values["resolution"] = None if m["resolution"] is None else Resolution(m["resolution"])
+        resolution = m["resolution"]
+        values["resolution"] = None if resolution is None else ReconciliationResolution(resolution)
         return cls(**values)
 
     def overdue(self, now_utc: datetime) -> bool:

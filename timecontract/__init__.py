@@ -3,7 +3,7 @@
 Public surface; everything else is an implementation detail of this package.
 """
 
-from timecontract.cutover import Cutover, owning_revision, owns
+from timecontract.cutover import Cutover, owned_interval, owning_revision, owns
 from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
 from timecontract.expand import Rule, RuleError, nominal_period, parse_rule
 from timecontract.ids import (
@@ -64,6 +64,7 @@ __all__ = [
     "nominal_period",
     "occurrence_id",
     "occurrences",
+    "owned_interval",
     "owning_revision",
     "owns",
     "parse_occurrence_id",

@@ -101,7 +101,7 @@ class OccurrenceWorkflow:
                 io.ExecuteAttemptInput(
                     occurrence_id=occurrence_id,
                     claim_generation=claim.claim_generation,
-                    attempt_number=attempts,
+                    claim_number=attempts,
                     max_attempts=params.max_attempts,
                     now_utc=self._now(params),
                     first_retry_delay_seconds=params.first_retry_delay_seconds,

@@ -38,7 +38,8 @@ class ActionContext:
     instant_utc: str
     """The resolved instant, ISO 8601 UTC (``2026-11-01T05:30:00Z``)."""
     attempt: int
-    """The attempt number, 1 for the first try."""
+    """The attempt's number: its ``claim_generation`` in the ledger (1 for the first try, one more
+    for each retry or redelivery)."""
     parameters: dict[str, Any] = field(default_factory=dict)
     """The spec's ``action.parameters`` (JSON data), validated by the adapter."""
 

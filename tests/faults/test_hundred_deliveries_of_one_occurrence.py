@@ -36,7 +36,7 @@ from activities import io
 from activities.actions import ActionContext, ActionRegistry, OutcomeKind
 from activities.actions.http_action import HttpAction
 from activities.ledger_activities import AlmanacActivities
-from ledger import Ledger, OccurrenceState, Resolution
+from ledger import Ledger, OccurrenceState, ReconciliationResolution
 from workflows import OccurrenceInput, OccurrenceWorkflow
 
 pytestmark = [pytest.mark.fault]
@@ -188,7 +188,7 @@ async def test_an_unconfirmed_effect_reaches_the_human_queue_within_30_minutes_u
     assert outcome.state == "UNKNOWN_EFFECT"
     assert detail.occurrence.state is OccurrenceState.UNKNOWN_EFFECT
     case = detail.case
-    assert case is not None and case.resolution is Resolution.HUMAN
+    assert case is not None and case.resolution is ReconciliationResolution.HUMAN
     # By its deadline the case is in the human queue (queued, or overdue and therefore queued).
     assert [c.occurrence_id for c in queued] == [case.occurrence_id]
     assert case.resolved_at_utc is not None

@@ -90,7 +90,7 @@ async def test_sigkill_after_downstream_success_gives_one_effect_and_two_attempt
         assert effects[0].delivery_count == 2  # the re-send carried the same key
         detail = ledger.show_occurrence(ledger_, key)
         assert detail.occurrence.state is OccurrenceState.SUCCEEDED
-        attempts = [(a.attempt_number, a.outcome, a.error_class) for a in detail.attempts]
+        attempts = [(a.claim_generation, a.outcome, a.error_class) for a in detail.attempts]
         assert attempts == [
             (1, AttemptOutcome.UNKNOWN.value, "LostAcknowledgement"),
             (2, AttemptOutcome.SUCCEEDED.value, None),

@@ -18,7 +18,7 @@ from ledger import (
     publish_revision,
 )
 from ledger.bulk import bulk_insert, nominal_local_text, sqlite_instant_text, utc_instant
-from ledger.events import EVENTS, OCCURRENCES, OUTBOX, SLOTS
+from ledger.events import EVENTS, OCCURRENCES, SLOTS
 from ledger.types import NominalLocal, UtcDateTime
 
 pytest_plugins = ["ledger_fixtures"]
@@ -80,7 +80,7 @@ def test_materialize_returns_the_rows_a_fresh_read_returns(ledger: Ledger) -> No
     assert set(second.created) == {v.occurrence_id for v in second.rows} - set(first.created)
 
 
-def test_materialize_writes_one_slot_outbox_and_event_row_per_created_occurrence(
+def test_materialize_writes_one_slot_and_event_row_per_created_occurrence(
     ledger: Ledger,
 ) -> None:
     spec = make_spec(rule="FREQ=MINUTELY;INTERVAL=7", timeZone="UTC")
@@ -94,7 +94,6 @@ def test_materialize_writes_one_slot_outbox_and_event_row_per_created_occurrence
         return list(ledger.read(lambda c: c.execute(select(table_column)).scalars().all()))
 
     assert sorted(column(SLOTS.c.owner_occurrence_id)) == sorted(planned)
-    assert sorted(column(OUTBOX.c.occurrence_id)) == sorted(planned)
     assert sorted(column(EVENTS.c.occurrence_id)) == sorted(planned)
 
 

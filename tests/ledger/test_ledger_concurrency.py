@@ -28,7 +28,7 @@ from ledger import (
     rollback,
     show_occurrence,
 )
-from ledger.events import EVENTS, OCCURRENCES, OUTBOX, SLOTS
+from ledger.events import EVENTS, OCCURRENCES, SLOTS
 from timecontract import occurrences
 
 pytest_plugins = ["ledger_fixtures"]  # ledger, backend and the PostgreSQL cluster
@@ -80,7 +80,7 @@ def test_eight_materializers_same_window_repeated_give_one_identical_ledger(
     stored = list_occurrences(ledger, spec.schedule_id)
     assert {r.occurrence_id for r in stored} == expected
     assert len(stored) == len(expected) == 84
-    assert _count(ledger, SLOTS) == _count(ledger, OUTBOX) == 84
+    assert _count(ledger, SLOTS) == 84
     assert _count(ledger, EVENTS) == 84  # one creation event each, no duplicates
 
 

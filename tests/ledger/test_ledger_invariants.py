@@ -15,7 +15,7 @@ from ledger import (
     Ledger,
     LedgerIntegrityError,
     OccurrenceState,
-    Resolution,
+    ReconciliationResolution,
     cancel,
     counts_by_state,
     get_gate,
@@ -31,7 +31,7 @@ from ledger import (
     succeeded,
     unknown_effect,
 )
-from ledger.events import ATTEMPTS, EVENTS, OCCURRENCES, OUTBOX, SLOTS
+from ledger.events import ATTEMPTS, EVENTS, OCCURRENCES, SLOTS
 
 pytest_plugins = ["ledger_fixtures"]  # ledger, backend and the PostgreSQL cluster
 
@@ -102,7 +102,7 @@ def test_invariant_1_at_most_one_occurrence_per_slot_reaches_dispatching(ledger:
         ledger.write(forge)
 
 
-def test_invariant_2_materialization_writes_occurrences_slots_outbox_in_one_transaction(
+def test_invariant_2_materialization_writes_occurrences_slots_events_in_one_transaction(
     ledger: Ledger,
 ) -> None:
     spec = make_spec(rule="FREQ=HOURLY", foldPolicy="BOTH")
@@ -110,12 +110,12 @@ def test_invariant_2_materialization_writes_occurrences_slots_outbox_in_one_tran
     result = materialize(ledger, spec, T0, T0 + timedelta(days=1), T0)
     planned = [r for r in result.rows if r.state is S.PLANNED]
     assert len(planned) == 24
-    assert _count(ledger, SLOTS) == 24 and _count(ledger, OUTBOX) == 24
+    assert _count(ledger, SLOTS) == 24
     assert _count(ledger, EVENTS) == len(result.rows)
     # All or nothing: a failure inside the transaction leaves no partial rows behind.
     r2 = make_spec(rule="FREQ=HOURLY", revision=1, scheduleId="other-schedule")
     publish_revision(ledger, r2, T0, by="test")
-    before = (_count(ledger, OCCURRENCES), _count(ledger, SLOTS), _count(ledger, OUTBOX))
+    before = (_count(ledger, OCCURRENCES), _count(ledger, SLOTS), _count(ledger, EVENTS))
 
     def boom(connection: object) -> None:
         from ledger.materialize import _insert
@@ -126,7 +126,7 @@ def test_invariant_2_materialization_writes_occurrences_slots_outbox_in_one_tran
 
     with pytest.raises(RuntimeError):
         ledger.write(boom)
-    after = (_count(ledger, OCCURRENCES), _count(ledger, SLOTS), _count(ledger, OUTBOX))
+    after = (_count(ledger, OCCURRENCES), _count(ledger, SLOTS), _count(ledger, EVENTS))
     assert after == before
 
 
@@ -183,12 +183,12 @@ def test_invariant_4_a_retry_adds_an_attempt_never_an_occurrence(ledger: Ledger)
     second = claim_now(
         ledger, occurrence_id, now + timedelta(minutes=5), worker_identity="worker-2"
     ).attempt
-    assert second is not None and second.attempt_number == 2
+    assert second is not None and second.claim_generation == 2
     mark_running(ledger, occurrence_id, 2, now + timedelta(minutes=5), by="worker-2")
     succeeded(ledger, occurrence_id, 2, now + timedelta(minutes=6), by="worker-2")
     detail = show_occurrence(ledger, occurrence_id)
     assert _count(ledger, OCCURRENCES) == total
-    assert [a.attempt_number for a in detail.attempts] == [1, 2]
+    assert [a.claim_generation for a in detail.attempts] == [1, 2]
     one, two = detail.attempts
     assert (one.worker_identity, one.outcome, one.error_class) == (
         "worker-1",
@@ -226,13 +226,20 @@ def test_invariant_5_dispatched_effect_is_never_cancelled_and_unknown_goes_to_re
     assert [c.occurrence_id for c in human_queue(ledger, now + timedelta(minutes=30))] == [
         occurrence_id
     ]
-    resolve_reconciliation(ledger, occurrence_id, Resolution.HUMAN, now, by="reconciler")
+    resolve_reconciliation(
+        ledger, occurrence_id, ReconciliationResolution.HUMAN, now, by="reconciler"
+    )
     assert show_occurrence(ledger, occurrence_id).occurrence.state is S.UNKNOWN_EFFECT
     assert [c.occurrence_id for c in human_queue(ledger, now)] == [occurrence_id]
     case = resolve_reconciliation(
-        ledger, occurrence_id, Resolution.SUCCEEDED, now, by="alice", note="seen downstream"
+        ledger,
+        occurrence_id,
+        ReconciliationResolution.SUCCEEDED,
+        now,
+        by="alice",
+        note="seen downstream",
     )
-    assert case.resolution is Resolution.SUCCEEDED and case.resolved_by == "alice"
+    assert case.resolution is ReconciliationResolution.SUCCEEDED and case.resolved_by == "alice"
     assert show_occurrence(ledger, occurrence_id).occurrence.state is S.SUCCEEDED
     assert human_queue(ledger, now + timedelta(hours=1)) == []
 

@@ -15,7 +15,7 @@ from ledger import (
     Ledger,
     OccurrenceNotFound,
     OccurrenceState,
-    Resolution,
+    ReconciliationResolution,
     RevisionNotFound,
     RevisionRejected,
     ScheduleNotFound,
@@ -199,6 +199,8 @@ def test_unknown_effect_reconciled_not_applied_becomes_failed(ledger: Ledger) ->
     with pytest.raises(IllegalTransition):
         failed(ledger, occurrence_id, 1, now, by="w", error_class="X", error_message="")
     assert [c.occurrence_id for c in open_cases(ledger, "daily-ops-summary")] == [occurrence_id]
-    resolve_reconciliation(ledger, occurrence_id, Resolution.NOT_APPLIED, now, by="reconciler")
+    resolve_reconciliation(
+        ledger, occurrence_id, ReconciliationResolution.NOT_APPLIED, now, by="reconciler"
+    )
     assert show_occurrence(ledger, occurrence_id).occurrence.state is S.FAILED
     assert open_cases(ledger) == []

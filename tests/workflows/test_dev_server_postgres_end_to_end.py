@@ -23,7 +23,13 @@ from stack import Stack, record_history, running_stack
 from temporal_env import eventually
 from temporalio.testing import WorkflowEnvironment
 
-from ledger import OccurrenceState, Resolution, human_queue, open_cases, show_occurrence
+from ledger import (
+    OccurrenceState,
+    ReconciliationResolution,
+    human_queue,
+    open_cases,
+    show_occurrence,
+)
 from workflows import ScheduleWorkflow
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "actions"))
@@ -134,7 +140,10 @@ async def test_short_period_retry_and_unknown_effect_on_postgres(
             outcome = await stack.client.get_workflow_handle(sent.occurrence_id).result()
             assert outcome["state"] == "UNKNOWN_EFFECT"
             [case] = open_cases(stack.ledger, "smtp-once")
-            assert (case.occurrence_id, case.resolution) == (sent.occurrence_id, Resolution.HUMAN)
+            assert (case.occurrence_id, case.resolution) == (
+                sent.occurrence_id,
+                ReconciliationResolution.HUMAN,
+            )
             queued = human_queue(stack.ledger, datetime.now(UTC))
             assert [c.occurrence_id for c in queued] == [sent.occurrence_id]
             assert len(show_occurrence(stack.ledger, sent.occurrence_id).attempts) == 1

@@ -1,0 +1,155 @@
+"""The two ways an occurrence's state changes: one occurrence by compare-and-set, or a set at once.
+
+Every change of an existing occurrence's state (and a redelivery, which keeps the state and renews
+the claim) goes through one of these two functions; materialization *creates* occurrences
+(``from_state`` NULL) and is the only other writer of ``occurrence_events``. Both functions run on
+the caller's connection, inside the caller's one transaction, and append the event rows there:
+
+- :func:`transition` — one occurrence: read it, check the transition table, then one Core
+  ``UPDATE … WHERE occurrence_id = … AND state = <observed> AND claim_generation = <observed>
+  [AND guard]`` that must change exactly one row, then its event row.
+- :func:`transition_where` — a set of occurrences in one source state: one ``UPDATE … WHERE state =
+  <from> AND <criteria> RETURNING occurrence_id``, then one event row per changed row.
+
+The transition table (:data:`ledger.states.TRANSITIONS`) is checked here before any SQL is sent;
+the database trigger of migration 0002 rejects any other state change as a backstop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, update
+
+from ledger.errors import ClaimLost, IllegalTransition
+from ledger.events import OCCURRENCES, Event, append_events, load_occurrence
+from ledger.states import OccurrenceState, is_legal
+from ledger.views import OccurrenceView
+
+
+def transition(
+    connection: Connection,
+    occurrence: str | OccurrenceView,
+    to_state: OccurrenceState,
+    *,
+    now_utc: datetime,
+    by: str,
+    why: str,
+    claim_generation: int | None = None,
+    guard: ColumnElement[bool] | None = None,
+    values: Mapping[str, Any] | None = None,
+    same_state: bool = False,
+    state_reason: str | None = None,
+) -> OccurrenceView:
+    """Move one occurrence to ``to_state`` by compare-and-set, and append its event row.
+
+    Args:
+        connection: the caller's connection, inside its transaction.
+        occurrence: the occurrence's ID, or the view the caller read in this transaction (saves
+            a read; the compare-and-set still checks that its state and claim generation hold).
+        to_state: the target state; must be legal from the current state (``ledger.states``).
+        now_utc: when (aware UTC); stored as ``updated_at_utc`` and the event's ``at_utc``.
+        by: who (worker identity, user, component).
+        why: the reason, stored on the event and as the occurrence's ``state_reason``.
+        claim_generation: a fencing token: when given, the row must still carry this claim
+            generation (a stale worker cannot move a newer attempt).
+        guard: a further SQL condition on the ``occurrences`` row (e.g. "still owns its slot");
+            when it does not hold, the update changes no row and :class:`ClaimLost` is raised.
+        values: further columns to set in the same update.
+        same_state: allow ``to_state`` to be the current state (a redelivery renews the claim
+            generation without a state change; its event records ``from == to``).
+        state_reason: the occurrence's ``state_reason`` when it should be shorter than ``why``.
+
+    Returns:
+        The occurrence as it was *before* the transition.
+
+    Raises:
+        OccurrenceNotFound: no such occurrence.
+        IllegalTransition: the current state cannot move to ``to_state``.
+        ClaimLost: the claim generation differs, the guard does not hold, or the row changed
+            between read and update.
+
+    """
+    oid = occurrence if isinstance(occurrence, str) else occurrence.occurrence_id
+    before = load_occurrence(connection, oid) if isinstance(occurrence, str) else occurrence
+    if not (is_legal(before.state, to_state) or (same_state and before.state is to_state)):
+        raise IllegalTransition(oid, before.state, to_state)
+    if claim_generation is not None and before.claim_generation != claim_generation:
+        raise ClaimLost(
+            oid, f"claim generation is {before.claim_generation}, caller holds {claim_generation}"
+        )
+    statement = (
+        update(OCCURRENCES)
+        .where(OCCURRENCES.c.occurrence_id == oid)
+        .where(OCCURRENCES.c.state == before.state.value)
+        .where(OCCURRENCES.c.claim_generation == before.claim_generation)
+        .values(
+            state=to_state.value,
+            state_reason=why if state_reason is None else state_reason,
+            updated_at_utc=now_utc,
+            **(values or {}),
+        )
+    )
+    if guard is not None:
+        statement = statement.where(guard)
+    if connection.execute(statement).rowcount != 1:
+        raise ClaimLost(oid, f"state {before.state.value} changed concurrently or guard failed")
+    append_events(connection, [Event(oid, before.state, to_state, now_utc, by, why)])
+    return before
+
+
+def transition_where(
+    connection: Connection,
+    from_state: OccurrenceState,
+    to_state: OccurrenceState,
+    *criteria: ColumnElement[bool],
+    now_utc: datetime,
+    by: str,
+    why: str,
+    expected: int | None = None,
+) -> tuple[str, ...]:
+    """Move every occurrence in ``from_state`` matching ``criteria`` to ``to_state`` at once.
+
+    One ``UPDATE … RETURNING`` (set-based, any number of rows), then one event row per changed
+    occurrence, in occurrence-ID order.
+
+    Args:
+        connection: the caller's connection, inside its transaction.
+        from_state: the one source state (so each event names its ``from_state`` exactly).
+        to_state: the target state; ``from_state → to_state`` must be legal.
+        *criteria: SQL conditions on ``occurrences`` selecting the set (ANDed).
+        now_utc: when (aware UTC).
+        by: who (event rows).
+        why: the reason (event rows and ``state_reason``).
+        expected: if given, exactly this many rows must change (e.g. the caller locked them).
+
+    Returns:
+        The IDs of the occurrences moved, sorted.
+
+    Raises:
+        IllegalTransition: ``from_state → to_state`` is not in the transition table.
+        ClaimLost: ``expected`` was given and another number of rows changed (the transaction
+            is re-run by :meth:`ledger.Ledger.write`).
+
+    """
+    if not is_legal(from_state, to_state):
+        raise IllegalTransition(f"occurrences in {from_state.value}", from_state, to_state)
+    moved = tuple(
+        sorted(
+            connection.execute(
+                update(OCCURRENCES)
+                .where(OCCURRENCES.c.state == from_state.value, *criteria)
+                .values(state=to_state.value, state_reason=why, updated_at_utc=now_utc)
+                .returning(OCCURRENCES.c.occurrence_id)
+            ).scalars()
+        )
+    )
+    if expected is not None and len(moved) != expected:
+        raise ClaimLost(
+            f"{expected} occurrences",
+            f"{from_state.value} → {to_state.value} changed {len(moved)}",
+        )
+    append_events(connection, (Event(i, from_state, to_state, now_utc, by, why) for i in moved))
+    return moved
