@@ -166,10 +166,12 @@ def recording() -> bool:
     return os.environ.get(RECORD_ENV) == "1"
 
 
-async def record_history(client: Client, workflow_id: str, name: str) -> None:
-    """Save ``workflow_id``'s latest run's history as ``histories/<name>.json`` when recording."""
+async def record_history(
+    client: Client, workflow_id: str, name: str, run_id: str | None = None
+) -> None:
+    """Save a run's history (default: the latest) as ``histories/<name>.json`` when recording."""
     if not recording():
         return
-    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    history = await client.get_workflow_handle(workflow_id, run_id=run_id).fetch_history()
     HISTORIES.mkdir(exist_ok=True)
     (HISTORIES / f"{name}.json").write_text(history.to_json() + "\n")
