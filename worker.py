@@ -20,6 +20,7 @@ import os
 import signal
 import socket
 import sys
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -40,6 +41,7 @@ from workflows import OccurrenceWorkflow, ScheduleWorkflow
 
 log = logging.getLogger("almanac.worker")
 GRACEFUL_SHUTDOWN = timedelta(seconds=20)
+WORKFLOWS: Sequence[type] = (ScheduleWorkflow, OccurrenceWorkflow)
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,13 @@ def build_worker(
     ledger_: ledger.Ledger,
     options: WorkerOptions,
     executor: ThreadPoolExecutor,
+    *,
+    workflows: Sequence[type] = WORKFLOWS,
 ) -> Worker:
-    """Register both workflows and every activity on the settings' task queue."""
+    """Register both workflows and every activity on the settings' task queue.
+
+    ``workflows``: the production ones; a simulation passes its own (``devtools.simulation``).
+    """
     activities = AlmanacActivities(
         ledger_,
         ActionRegistry.default(temporal_client=client),
@@ -102,7 +109,7 @@ def build_worker(
     return Worker(
         client,
         task_queue=settings.temporal.task_queue,
-        workflows=[ScheduleWorkflow, OccurrenceWorkflow],
+        workflows=workflows,
         activities=activities.all(),
         activity_executor=executor,
         max_concurrent_activities=options.max_concurrent_activities,
@@ -112,7 +119,11 @@ def build_worker(
 
 
 async def run(
-    settings: AlmanacSettings, options: WorkerOptions, stop: asyncio.Event | None = None
+    settings: AlmanacSettings,
+    options: WorkerOptions,
+    stop: asyncio.Event | None = None,
+    *,
+    workflows: Sequence[type] = WORKFLOWS,
 ) -> None:
     """Run a worker until ``stop`` is set (default: until SIGTERM or SIGINT)."""
     if stop is None:
@@ -141,7 +152,9 @@ async def run(
     )
     try:
         with ThreadPoolExecutor(max_workers=options.max_concurrent_activities) as executor:
-            async with build_worker(client, settings, ledger_, options, executor):
+            async with build_worker(
+                client, settings, ledger_, options, executor, workflows=workflows
+            ):
                 await stop.wait()
                 log.info("stopping: letting running activities finish")
     finally:

@@ -1,10 +1,13 @@
-"""Activity names and their input/result dataclasses: the contract between workflows and activities.
+"""The activities' input and result dataclasses: the contract between workflows and activities.
 
-Workflows import only this module (never the activity implementations, which import SQLAlchemy and
-httpx), and call activities by the names below. Every payload is a frozen dataclass made of types
-Temporal's default converter supports: ``str``, ``int``, ``bool``, aware ``datetime`` (UTC),
+Workflows call the activities by method reference (``workflow.execute_activity_method(
+AlmanacActivities.claim, ClaimOccurrenceInput(...), ...)``), so the input and result types come
+from the methods' signatures. The names below are the activity types registered on the worker and
+written in every recorded history: they never change. Every payload is a frozen dataclass made of
+types Temporal's default converter supports: ``str``, ``int``, ``bool``, aware ``datetime`` (UTC),
 lists and nested dataclasses. Durations cross as ``*_seconds`` floats, because the converter has no
-``timedelta``.
+``timedelta``. Names follow ``<Verb><Noun>Input``/``…Result`` and differ from the ledger's own
+types (``GateSnapshot`` here, ``ledger.GateView`` there).
 """
 
 from dataclasses import dataclass, field
@@ -22,10 +25,11 @@ ESCALATE = "almanac.escalate"
 
 
 @dataclass(frozen=True)
-class GateView:
-    """The schedule gate as a claimer read it (DESIGN §4 invariant 3).
+class GateSnapshot:
+    """The schedule gate as a releaser read it, carried to the claim (DESIGN §4 invariant 3).
 
-    A claim succeeds only if the gate still shows exactly these values when the claim commits.
+    A claim succeeds only if the gate still shows exactly these values when the claim commits. The
+    payload copy of ``ledger.GateView`` (``activities.ledger_activities.gate_payload``).
     """
 
     schedule_id: str
@@ -53,7 +57,7 @@ class UpcomingOccurrence:
 
 
 @dataclass(frozen=True)
-class MaterializeInput:
+class MaterializeOccurrencesInput:
     """Materialize ``[from_utc, now + horizon)`` for every revision that owns part of it.
 
     ``from_utc`` is the previous run's ``materialized_through_utc`` (``None`` the first time: the
@@ -68,10 +72,10 @@ class MaterializeInput:
 
 
 @dataclass(frozen=True)
-class MaterializeResult:
+class MaterializeOccurrencesResult:
     """What the ledger holds after materializing, for the workflow's timers and queries."""
 
-    gate: GateView
+    gate: GateSnapshot
     materialized_through_utc: datetime
     next_instant_utc: datetime | None
     """The earliest PLANNED instant after ``now`` (the next timer), if any."""
@@ -92,7 +96,7 @@ class ReleaseDueInput:
 class ReleaseDueResult:
     """DUE occurrences to start children for (oldest first), the gate view, the expired count."""
 
-    gate: GateView
+    gate: GateSnapshot
     due: list[UpcomingOccurrence]
     expired: int
 
@@ -127,22 +131,22 @@ class SetGateInput:
 
 
 @dataclass(frozen=True)
-class ClaimInput:
+class ClaimOccurrenceInput:
     """Claim an occurrence for dispatch against the gate view its releaser read."""
 
     occurrence_id: str
-    gate: GateView
+    gate: GateSnapshot
     now_utc: datetime
 
 
 @dataclass(frozen=True)
-class ClaimResult:
+class ClaimOccurrenceResult:
     """The claim's outcome: ``claimed`` with the attempt's claim generation, or a refusal."""
 
     claimed: bool
     claim_generation: int
     refusal: str | None
-    """Why the ledger refused (e.g. ``DISABLED``, ``GATE_CHANGED``, ``NOT_CLAIMABLE``)."""
+    """Why the ledger refused: a ``ledger.ClaimRefusal`` (e.g. ``DISABLED``, ``NOT_CLAIMABLE``)."""
     state: str
     """The occurrence's state after the call."""
 
@@ -207,7 +211,7 @@ class ScheduleStatus:
     """The ``status`` query's answer, from the latest ledger reading the workflow holds."""
 
     schedule_id: str
-    gate: GateView | None
+    gate: GateSnapshot | None
     next_instant_utc: datetime | None
     counts_by_state: dict[str, int] = field(default_factory=dict)
     materialized_through_utc: datetime | None = None

@@ -1,12 +1,13 @@
 """The activities: thin calls into ``timecontract`` and ``ledger``, and the downstream action.
 
 One class, built by the worker with the ledger, the action registry and the worker's identity and
-implementation alias, so tests can build it with their own. Activity names and payloads are the
-contract in ``activities.io``.
+implementation alias, so tests can build it with their own. Workflows call its methods by reference
+(``workflow.execute_activity_method``); the activity names (``activities.io``'s constants, fixed
+by recorded histories) and the payload dataclasses in ``activities.io`` are the contract.
 
-Time: every activity takes ``now_utc`` from the workflow (``workflow.now()`` plus the schedule's
-simulation offset) and advances it with a monotonic clock while it runs, so ledger times follow
-the workflow's clock, also in skipped time. No activity reads the wall clock.
+Time: every activity takes ``now_utc`` from the workflow (``workflow.now()``, or a simulated clock
+in tests: ``devtools.simulation``) and advances it with a monotonic clock while it runs, so ledger
+times follow the workflow's clock, also in skipped time. No activity reads the wall clock.
 
 Errors: ledger refusals that are expected (a lost claim, a rejected revision) are results; a
 programming or contract error is a non-retryable ``ApplicationError`` whose type is the domain
@@ -138,7 +139,9 @@ class AlmanacActivities:
 
     # -- schedule-level ---------------------------------------------------------------------
     @activity.defn(name=io.MATERIALIZE)
-    def materialize(self, params: io.MaterializeInput) -> io.MaterializeResult:
+    def materialize(
+        self, params: io.MaterializeOccurrencesInput
+    ) -> io.MaterializeOccurrencesResult:
         """Materialize ``[from, now + horizon)`` for every revision owning part of it."""
         clock = ActivityClock.starting_at(params.now_utc)
         started = time.monotonic()
@@ -180,7 +183,7 @@ class AlmanacActivities:
         self._metrics.observe_materialization(
             params.schedule_id, time.monotonic() - started, inserted
         )
-        return io.MaterializeResult(
+        return io.MaterializeOccurrencesResult(
             gate=gate_payload(gate),
             materialized_through_utc=until,
             next_instant_utc=pending[0].instant_utc if pending else None,
@@ -229,7 +232,7 @@ class AlmanacActivities:
         return io.PublishRevisionResult(True, spec.revision, note)
 
     @activity.defn(name=io.SET_GATE)
-    def set_gate(self, params: io.SetGateInput) -> io.GateView:
+    def set_gate(self, params: io.SetGateInput) -> io.GateSnapshot:
         """Disable (with a reason) or enable the schedule's gate."""
         with _domain_errors():
             if params.disabled:
@@ -246,7 +249,7 @@ class AlmanacActivities:
 
     # -- occurrence-level -------------------------------------------------------------------
     @activity.defn(name=io.CLAIM)
-    def claim(self, params: io.ClaimInput) -> io.ClaimResult:
+    def claim(self, params: io.ClaimOccurrenceInput) -> io.ClaimOccurrenceResult:
         """Claim against the releaser's gate view; cancel where the gate refuses the run.
 
         A revision published since the release does not by itself end an occurrence: the old
@@ -271,17 +274,19 @@ class AlmanacActivities:
                     break
                 view = ledger.get_gate(self._ledger, occurrence.schedule_id)
             if result.attempt is not None:
-                return io.ClaimResult(True, result.attempt.claim_generation, None, "DISPATCHING")
+                return io.ClaimOccurrenceResult(
+                    True, result.attempt.claim_generation, None, "DISPATCHING"
+                )
             assert result.refusal is not None
             adopted = self._own_earlier_claim(params.occurrence_id, result)
             if adopted is not None:
                 return adopted
             state = self._settle_refusal(occurrence.occurrence_id, result, params.now_utc)
-        return io.ClaimResult(False, 0, f"{result.refusal.value}: {result.detail}", state)
+        return io.ClaimOccurrenceResult(False, 0, f"{result.refusal.value}: {result.detail}", state)
 
     def _own_earlier_claim(
         self, occurrence_id: str, result: ledger.ClaimResult
-    ) -> io.ClaimResult | None:
+    ) -> io.ClaimOccurrenceResult | None:
         """A retried claim whose first try committed but lost its completion: adopt that claim.
 
         Temporal runs one workflow per occurrenceId (REJECT_DUPLICATE), so an occurrence found
@@ -294,7 +299,7 @@ class AlmanacActivities:
         current = ledger.show_occurrence(self._ledger, occurrence_id).occurrence
         if current.state not in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
             return None
-        return io.ClaimResult(True, current.claim_generation, None, current.state.value)
+        return io.ClaimOccurrenceResult(True, current.claim_generation, None, current.state.value)
 
     def _settle_refusal(self, occurrence_id: str, result: ledger.ClaimResult, now: datetime) -> str:
         current = ledger.show_occurrence(self._ledger, occurrence_id).occurrence
@@ -498,12 +503,12 @@ def _lateness_exceeded(occurrence: OccurrenceView, now: datetime, spec: Schedule
     return instant is not None and now - instant > spec.lateness
 
 
-def gate_payload(gate: ledger.GateView) -> io.GateView:
+def gate_payload(gate: ledger.GateView) -> io.GateSnapshot:
     """The ledger's gate view as the workflow payload (the same fields, converter-friendly)."""
-    return io.GateView(**dataclasses.asdict(gate))
+    return io.GateSnapshot(**dataclasses.asdict(gate))
 
 
-def _ledger_gate(gate: io.GateView) -> ledger.GateView:
+def _ledger_gate(gate: io.GateSnapshot) -> ledger.GateView:
     return ledger.GateView(**dataclasses.asdict(gate))
 
 

@@ -19,8 +19,10 @@ Two kinds of metric, one per source:
 The only label besides the outcome or state is ``schedule_id``, a slug (1–63 of ``a-z 0-9 -``):
 bounded by the number of schedules, never an occurrence ID or a time.
 
-Workflow code never imports this module: the workflow sandbox re-imports workflow modules and
-forbids creating metrics there (notes/temporal.md). Every metric lives in an explicit
+Workflow code reaches this module only through the activity class it calls by method reference,
+imported passed through the sandbox (``workflow.unsafe.imports_passed_through``): the sandbox
+re-imports workflow modules and forbids creating metrics there (notes/temporal.md), so this module
+must never be imported by a workflow module directly. Every metric lives in an explicit
 :class:`~prometheus_client.CollectorRegistry` (never prometheus_client's global one), so tests
 build fresh ones with :class:`AlmanacMetrics`.
 """

@@ -42,6 +42,7 @@ The client needs Temporal only; every ledger write happens in the worker's activ
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -221,7 +222,7 @@ class AlmanacClient:
         if not await self.is_running(spec.schedule_id):
             params = ScheduleInput(schedule_id=spec.schedule_id, initial_spec=spec.resolved())
             if horizon is not None:
-                params.horizon_seconds = horizon.total_seconds()
+                params = dataclasses.replace(params, horizon_seconds=horizon.total_seconds())
             try:
                 await self._client.start_workflow(
                     ScheduleWorkflow.run,

@@ -119,7 +119,9 @@ def _http_spec(schedule_id: str, sink_url: str, **parameters: Any) -> dict[str, 
     }
 
 
-def _due(store: ledger.Ledger, data: dict[str, Any]) -> tuple[ledger.OccurrenceView, io.GateView]:
+def _due(
+    store: ledger.Ledger, data: dict[str, Any]
+) -> tuple[ledger.OccurrenceView, io.GateSnapshot]:
     """Publish ``data`` at 08:00, materialize the day, release at 09:00: the DUE row and gate."""
     spec = parse_spec(data)
     ledger.publish_revision(store, spec, _at(8), by="gate")
@@ -148,10 +150,11 @@ def _binary(name: str) -> str:
 
 @asynccontextmanager
 async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> AsyncIterator[None]:
-    """The production worker (``worker.build_worker``) in this process."""
+    """The production worker (``worker.build_worker``) in this process, on a simulated clock."""
     import worker
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
+    from devtools import simulation
 
     settings = AlmanacSettings(
         data_dir=data_dir, ledger_url=url, temporal=TemporalSettings(task_queue=task_queue)
@@ -161,7 +164,9 @@ async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> Asy
     options = worker.WorkerOptions(identity="gate", max_concurrent_activities=8)
     try:
         with ThreadPoolExecutor(max_workers=8) as executor:
-            async with worker.build_worker(client, settings, store, options, executor):
+            async with worker.build_worker(
+                client, settings, store, options, executor, workflows=simulation.WORKFLOWS
+            ):
                 yield
     finally:
         store.dispose()
@@ -314,7 +319,7 @@ def deliveries(folder: Path) -> Gate:
     with _sink() as sink:
         due, view = _due(store, _http_spec("gate-hundred", sink.url))
         acts = AlmanacActivities(store, ActionRegistry.default(), identity="gate")
-        claim = acts.claim(io.ClaimInput(due.occurrence_id, view, _at(9)))
+        claim = acts.claim(io.ClaimOccurrenceInput(due.occurrence_id, view, _at(9)))
         attempt = io.ExecuteAttemptInput(due.occurrence_id, claim.claim_generation, 1, 3, _at(9))
 
         async def hundred() -> None:
@@ -335,7 +340,7 @@ def unknown_effect(folder: Path) -> Gate:
     """Gate 6: minutes from UNKNOWN_EFFECT to reconciled or in the human queue (the workflow)."""
     from temporalio.testing import WorkflowEnvironment
 
-    from workflows import OccurrenceInput, OccurrenceWorkflow
+    from devtools.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
 
     async def scenario() -> float:
         url = f"sqlite:///{folder / 'unknown.sqlite3'}"
@@ -353,8 +358,8 @@ def unknown_effect(folder: Path) -> Gate:
                     offset = (_at(9) - await env.get_current_time()).total_seconds()
                     assert due.instant_utc is not None
                     handle = await env.client.start_workflow(
-                        OccurrenceWorkflow.run,
-                        OccurrenceInput(
+                        SimulatedOccurrenceWorkflow.run,
+                        SimulatedOccurrenceInput(
                             occurrence=io.UpcomingOccurrence(
                                 occurrence_id=due.occurrence_id,
                                 schedule_id=due.schedule_id,

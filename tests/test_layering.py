@@ -18,10 +18,11 @@ ALLOWED = {
     "timecontract": {"timecontract"},
     "ledger": {"timecontract", "ledger"},
     "activities": {"timecontract", "ledger", "activities"},
-    # Workflows see only the activity I/O contract: no zones, RRULEs or SQL in workflow code.
+    # Workflows see only the activity definitions (passed through the sandbox, called by method
+    # reference) and their I/O dataclasses: no zones, RRULEs or SQL in workflow code.
     "workflows": {"workflows", "activities"},
 }
-WORKFLOW_ACTIVITY_MODULES = {"activities", "activities.io"}
+WORKFLOW_ACTIVITY_MODULES = {"activities", "activities.io", "activities.ledger_activities"}
 FORBIDDEN_THIRD_PARTY = {
     "timecontract": {"sqlalchemy", "temporalio", "httpx", "alembic", "psycopg"},
     "ledger": {"temporalio", "httpx"},

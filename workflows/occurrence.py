@@ -7,8 +7,8 @@ downstream (when it can answer) until the result is known or 30 minutes have pas
 queue. Never a blind resend: re-sending is decided by the activity from what the adapter declares.
 
 Workflow code only orchestrates: every decision about time, zones and state lives in activities
-and the ledger (DESIGN §6). ``now`` is ``workflow.now()`` plus the simulation offset the schedule
-workflow passes on (zero outside simulations).
+and the ledger (DESIGN §6). The ledger's clock is ``_now()``: ``workflow.now()`` in production, a
+simulated calendar in tests (``devtools.simulation`` overrides it); timers run on workflow time.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from workflows import search_attributes as sa
 
 with workflow.unsafe.imports_passed_through():
     from activities import io
+    from activities.ledger_activities import AlmanacActivities
 
 LEDGER_TIMEOUT = timedelta(seconds=30)
 LEDGER_RETRY = RetryPolicy(
@@ -51,12 +52,11 @@ class OccurrenceInput:
     """What an occurrence workflow needs: the occurrence, the gate view, limits."""
 
     occurrence: io.UpcomingOccurrence
-    gate: io.GateView
+    gate: io.GateSnapshot
     max_attempts: int = 3
     action_timeout_seconds: float = 120.0
     reconcile_deadline_seconds: float = 1800.0
     """Seed: an UNKNOWN_EFFECT is reconciled or queued for a human within 30 minutes."""
-    clock_offset_seconds: float = 0.0
     first_retry_delay_seconds: float = 10.0
     """Backoff before the second attempt (doubles per attempt); tests shorten it."""
 
@@ -96,17 +96,16 @@ class OccurrenceWorkflow:
                 return OccurrenceOutcome(occurrence_id, claim.state, attempts, claim.refusal or "")
             attempts += 1
             self._set_state("RUNNING")
-            result: io.ExecuteAttemptResult = await workflow.execute_activity(
-                io.EXECUTE_ATTEMPT,
+            result = await workflow.execute_activity_method(
+                AlmanacActivities.execute_attempt,
                 io.ExecuteAttemptInput(
                     occurrence_id=occurrence_id,
                     claim_generation=claim.claim_generation,
                     claim_number=attempts,
                     max_attempts=params.max_attempts,
-                    now_utc=self._now(params),
+                    now_utc=self._now(),
                     first_retry_delay_seconds=params.first_retry_delay_seconds,
                 ),
-                result_type=io.ExecuteAttemptResult,
                 start_to_close_timeout=timedelta(seconds=params.action_timeout_seconds),
                 retry_policy=ACTION_RETRY,
             )
@@ -123,19 +122,17 @@ class OccurrenceWorkflow:
                 return OccurrenceOutcome(occurrence_id, final, attempts, "reconciliation")
             return OccurrenceOutcome(occurrence_id, result.state, attempts, result.detail)
 
-    async def _claim(self, params: OccurrenceInput) -> io.ClaimResult:
-        result: io.ClaimResult = await workflow.execute_activity(
-            io.CLAIM,
-            io.ClaimInput(
+    async def _claim(self, params: OccurrenceInput) -> io.ClaimOccurrenceResult:
+        return await workflow.execute_activity_method(
+            AlmanacActivities.claim,
+            io.ClaimOccurrenceInput(
                 occurrence_id=params.occurrence.occurrence_id,
                 gate=params.gate,
-                now_utc=self._now(params),
+                now_utc=self._now(),
             ),
-            result_type=io.ClaimResult,
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,
         )
-        return result
 
     async def _reconcile(self, params: OccurrenceInput, result: io.ExecuteAttemptResult) -> str:
         """Ask the downstream until the effect is known or the deadline passes; then a human.
@@ -147,15 +144,17 @@ class OccurrenceWorkflow:
         occurrence_id = params.occurrence.occurrence_id
         deadline = workflow.now() + timedelta(seconds=params.reconcile_deadline_seconds)
         if result.reconcile_deadline_utc is not None:
-            offset = timedelta(seconds=params.clock_offset_seconds)
-            deadline = min(deadline, result.reconcile_deadline_utc - offset - ESCALATION_MARGIN)
+            # The deadline is in the ledger's clock (``_now``); timers run on workflow time.
+            ledger_ahead = self._now() - workflow.now()
+            deadline = min(
+                deadline, result.reconcile_deadline_utc - ledger_ahead - ESCALATION_MARGIN
+            )
         wait = RECONCILE_FIRST_WAIT
         while can_query and workflow.now() < deadline:
             await workflow.sleep(min(wait, max(deadline - workflow.now(), timedelta(seconds=1))))
-            answer: io.QueryEffectResult = await workflow.execute_activity(
-                io.QUERY_EFFECT,
-                io.QueryEffectInput(occurrence_id, self._now(params)),
-                result_type=io.QueryEffectResult,
+            answer = await workflow.execute_activity_method(
+                AlmanacActivities.query_effect,
+                io.QueryEffectInput(occurrence_id, self._now()),
                 start_to_close_timeout=LEDGER_TIMEOUT,
                 retry_policy=LEDGER_RETRY,
             )
@@ -164,9 +163,9 @@ class OccurrenceWorkflow:
                 return answer.state
             wait = min(wait * 2, RECONCILE_MAX_WAIT)
         why = "deadline passed without a confirmed result" if can_query else "no result query"
-        await workflow.execute_activity(
-            io.ESCALATE,
-            io.EscalateInput(occurrence_id, why, self._now(params)),
+        await workflow.execute_activity_method(
+            AlmanacActivities.escalate,
+            io.EscalateInput(occurrence_id, why, self._now()),
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,
         )
@@ -176,6 +175,6 @@ class OccurrenceWorkflow:
         self._state = state
         workflow.upsert_search_attributes([sa.OCCURRENCE_STATE.value_set(state)])
 
-    @staticmethod
-    def _now(params: OccurrenceInput) -> datetime:
-        return workflow.now() + timedelta(seconds=params.clock_offset_seconds)
+    def _now(self) -> datetime:
+        """The ledger's clock: the instant activities are told it is (a simulation overrides it)."""
+        return workflow.now()

@@ -8,11 +8,17 @@ continue-as-new when Temporal suggests it.
 Signals (``disable``, ``enable``, ``publish_revision``) are queued and applied by the loop through
 activities, one at a time, so they race with dispatch only on the ledger's gate. A malformed signal
 is rejected and recorded; it never raises, so it can never wedge the workflow.
+
+The input (:class:`ScheduleInput`) is what a caller gives; what one run hands the next across
+continue-as-new is one :class:`ScheduleState` in the input's ``state`` field (samples-python's
+safe_message_handlers). ``_now``, ``_end_utc`` and ``_occurrence_input`` are the seams a simulated
+clock overrides (``devtools.simulation``); production runs on ``workflow.now()`` and never ends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,6 +36,7 @@ from workflows.occurrence import LEDGER_RETRY, LEDGER_TIMEOUT, OccurrenceInput, 
 
 with workflow.unsafe.imports_passed_through():
     from activities import io
+    from activities.ledger_activities import AlmanacActivities
 
 WORKFLOW_ID_PREFIX = "almanac-schedule-"
 DEFAULT_HORIZON = timedelta(days=14)
@@ -53,28 +60,41 @@ class Command:
 
 
 @dataclass
+class ScheduleState:
+    """What one run hands the next across continue-as-new (none of it is the caller's to set)."""
+
+    pending: list[Command] = field(default_factory=list)
+    """Signals received and not yet applied, oldest first."""
+    materialized_through_utc: datetime | None = None
+    """High-water mark: the next materialization starts here (after downtime too)."""
+    rejected_signals: int = 0
+    """Malformed signals and rejected revisions so far (the ``status`` query's counter)."""
+
+
+@dataclass(frozen=True)
 class ScheduleInput:
-    """The schedule workflow's input, also its state across continue-as-new."""
+    """The schedule workflow's input: what a caller gives, plus the state a continued run carries.
+
+    A caller sets ``schedule_id``, ``initial_spec`` and, if it wants, the horizon, refresh and
+    occurrence options; ``state`` is ``None`` on a first start and set only by continue-as-new.
+    """
 
     schedule_id: str
+    initial_spec: dict[str, Any] | None = None
+    """The first revision's spec data, published by the first loop (a continued run has none)."""
     horizon_seconds: float = DEFAULT_HORIZON.total_seconds()
+    """How far ahead to materialize (less for a high-frequency rule; see the activity)."""
     refresh_seconds: float = DEFAULT_REFRESH.total_seconds()
+    """How often to materialize again without a signal."""
     occurrence_max_attempts: int = 3
     occurrence_action_timeout_seconds: float = 120.0
     """How long one action attempt may take before Temporal retries it (a lost worker)."""
     occurrence_first_retry_delay_seconds: float = 10.0
     """Backoff before an occurrence's second attempt (doubles per attempt)."""
     occurrence_task_queue: str | None = None
-    clock_offset_seconds: float = 0.0
-    """Simulation only: added to ``workflow.now()`` (tests run a calendar in skipped time)."""
-    stop_after_utc: datetime | None = None
-    """Simulation only: end the workflow once ``now`` passes this instant."""
-    initial_spec: dict[str, Any] | None = None
-    """The first revision's spec data, published by the first loop (then cleared)."""
-    pending: list[Command] = field(default_factory=list)
-    rejected_signals: int = 0
-    materialized_through_utc: datetime | None = None
-    """High-water mark: the next materialization starts here (after downtime too)."""
+    """Where occurrence workflows run (default: this workflow's task queue)."""
+    state: ScheduleState | None = None
+    """Carried across continue-as-new; ``None`` on a first start."""
 
 
 @workflow.defn(name="AlmanacSchedule")
@@ -83,16 +103,15 @@ class ScheduleWorkflow:
 
     @workflow.init
     def __init__(self, params: ScheduleInput) -> None:
-        """Restore queued signals carried over a continue-as-new."""
+        """Restore the state carried over a continue-as-new; queue the input's first revision."""
         self._params = params
-        self._commands: list[Command] = list(params.pending)
+        self._state = params.state or ScheduleState()
         if params.initial_spec is not None:
             initial = Command("publish_revision", spec=params.initial_spec, initial=True)
-            self._commands.insert(0, initial)
-            params.initial_spec = None
+            self._state.pending.insert(0, initial)
         self._started: set[str] = set()
         self._status = io.ScheduleStatus(
-            params.schedule_id, None, None, rejected_signals=params.rejected_signals
+            params.schedule_id, None, None, rejected_signals=self._state.rejected_signals
         )
         self._upcoming: list[io.UpcomingOccurrence] = []
 
@@ -104,12 +123,12 @@ class ScheduleWorkflow:
         if not isinstance(reason, str) or not reason.strip():
             self._reject("disable", f"needs a non-empty reason, got {payload!r}")
             return
-        self._commands.append(Command("disable", reason=reason.strip()))
+        self._state.pending.append(Command("disable", reason=reason.strip()))
 
     @workflow.signal
     def enable(self, payload: Any = None) -> None:
         """Enable the schedule (payload ignored)."""
-        self._commands.append(Command("enable", reason="enabled by signal"))
+        self._state.pending.append(Command("enable", reason="enabled by signal"))
 
     @workflow.signal
     def publish_revision(self, payload: Any = None) -> None:
@@ -117,12 +136,13 @@ class ScheduleWorkflow:
         if not isinstance(payload, dict):
             self._reject("publish_revision", f"needs a spec mapping, got {type(payload).__name__}")
             return
-        self._commands.append(Command("publish_revision", spec=payload))
+        self._state.pending.append(Command("publish_revision", spec=payload))
 
     def _reject(self, signal: str, problem: str) -> None:
         # Recorded in the status query, the worker log and the history (the signal itself).
         workflow.logger.warning("rejected signal %s: %s", signal, problem)
-        self._status.rejected_signals += 1
+        self._state.rejected_signals += 1
+        self._status.rejected_signals = self._state.rejected_signals
         self._status.last_rejected_signal = f"{signal}: {problem}"
 
     # -- queries ------------------------------------------------------------------------------
@@ -139,12 +159,13 @@ class ScheduleWorkflow:
     # -- the loop -----------------------------------------------------------------------------
     @workflow.run
     async def run(self, params: ScheduleInput) -> io.ScheduleStatus:
-        """Run until a simulation stop instant (never, in production)."""
+        """Run until ``_end_utc`` (never, in production; a simulation ends at its stop instant)."""
         refresh = timedelta(seconds=params.refresh_seconds)
         next_refresh = self._now()
+        end = self._end_utc()
         while True:
             now = self._now()
-            if params.stop_after_utc is not None and now >= params.stop_after_utc:
+            if end is not None and now >= end:
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 return self._status
             try:
@@ -162,34 +183,36 @@ class ScheduleWorkflow:
                 next_refresh = now + refresh
             if workflow.info().is_continue_as_new_suggested():
                 await workflow.wait_condition(workflow.all_handlers_finished)
-                params.pending = list(self._commands)
-                params.rejected_signals = self._status.rejected_signals
-                workflow.continue_as_new(params)
+                # The first revision is queued (or applied) by now: it is not the next run's input.
+                workflow.continue_as_new(
+                    dataclasses.replace(params, initial_spec=None, state=self._state)
+                )
             wake = next_refresh
             gate = self._status.gate
             # While disabled nothing is released: wait for a signal or the next refresh.
             enabled = gate is not None and not gate.disabled
             if enabled and self._status.next_instant_utc is not None:
                 wake = min(wake, self._status.next_instant_utc)
-            if params.stop_after_utc is not None:
-                wake = min(wake, params.stop_after_utc)
+            if end is not None:
+                wake = min(wake, end)
             # At least a second: a wake-up that finds nothing to do must not spin.
             delay = max(wake - self._now(), timedelta(seconds=1))
             with contextlib.suppress(TimeoutError):
-                await workflow.wait_condition(lambda: bool(self._commands), timeout=delay)
+                await workflow.wait_condition(lambda: bool(self._state.pending), timeout=delay)
 
     async def _apply_commands(self) -> bool:
         changed = False
-        while self._commands:
-            command = self._commands.pop(0)
+        while self._state.pending:
+            command = self._state.pending.pop(0)
             changed = True
             now = self._now()
             schedule_id = self._params.schedule_id
             if command.kind == "publish_revision":
-                result: io.PublishRevisionResult = await self._ledger(
-                    io.PUBLISH_REVISION,
+                result = await workflow.execute_activity_method(
+                    AlmanacActivities.publish_revision,
                     io.PublishRevisionInput(schedule_id, command.spec or {}, now),
-                    io.PublishRevisionResult,
+                    start_to_close_timeout=LEDGER_TIMEOUT,
+                    retry_policy=LEDGER_RETRY,
                 )
                 if not result.accepted and command.initial:
                     # The input's revision was refused: there is no schedule to run. (A refused
@@ -200,40 +223,45 @@ class ScheduleWorkflow:
                 if result.accepted:
                     # A new cutover may lie behind the high-water mark: re-materialize every
                     # revision's owned range (idempotent; the ledger clamps each one).
-                    self._params.materialized_through_utc = None
+                    self._state.materialized_through_utc = None
                 else:
                     # Recorded like a malformed signal: the status query shows it.
                     self._reject("publish_revision", f"revision rejected: {result.reason}")
             else:
                 disabled = command.kind == "disable"
-                await self._ledger(
-                    io.SET_GATE, io.SetGateInput(schedule_id, disabled, command.reason, now)
+                await workflow.execute_activity_method(
+                    AlmanacActivities.set_gate,
+                    io.SetGateInput(schedule_id, disabled, command.reason, now),
+                    start_to_close_timeout=LEDGER_TIMEOUT,
+                    retry_policy=LEDGER_RETRY,
                 )
         return changed
 
     async def _materialize(self, now: datetime) -> None:
-        result: io.MaterializeResult = await self._ledger(
-            io.MATERIALIZE,
-            io.MaterializeInput(
+        result = await workflow.execute_activity_method(
+            AlmanacActivities.materialize,
+            io.MaterializeOccurrencesInput(
                 self._params.schedule_id,
                 now,
                 self._params.horizon_seconds,
-                from_utc=self._params.materialized_through_utc,
+                from_utc=self._state.materialized_through_utc,
             ),
-            io.MaterializeResult,
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
         )
         self._upcoming = result.upcoming
         self._status.gate = result.gate
         self._status.next_instant_utc = result.next_instant_utc
         self._status.counts_by_state = result.counts_by_state
         self._status.materialized_through_utc = result.materialized_through_utc
-        self._params.materialized_through_utc = result.materialized_through_utc
+        self._state.materialized_through_utc = result.materialized_through_utc
 
     async def _release_and_start(self, now: datetime) -> None:
-        released: io.ReleaseDueResult = await self._ledger(
-            io.RELEASE_DUE,
+        released = await workflow.execute_activity_method(
+            AlmanacActivities.release_due,
             io.ReleaseDueInput(self._params.schedule_id, now),
-            io.ReleaseDueResult,
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
         )
         self._status.gate = released.gate
         for occurrence in released.due:
@@ -242,19 +270,12 @@ class ScheduleWorkflow:
         if released.due or released.expired:
             await self._materialize(now)
 
-    async def _start_child(self, occurrence: io.UpcomingOccurrence, gate: io.GateView) -> None:
+    async def _start_child(self, occurrence: io.UpcomingOccurrence, gate: io.GateSnapshot) -> None:
         self._started.add(occurrence.occurrence_id)
         try:
             await workflow.start_child_workflow(
                 OccurrenceWorkflow.run,
-                OccurrenceInput(
-                    occurrence=occurrence,
-                    gate=gate,
-                    max_attempts=self._params.occurrence_max_attempts,
-                    clock_offset_seconds=self._params.clock_offset_seconds,
-                    first_retry_delay_seconds=self._params.occurrence_first_retry_delay_seconds,
-                    action_timeout_seconds=self._params.occurrence_action_timeout_seconds,
-                ),
+                self._occurrence_input(occurrence, gate),
                 id=occurrence.occurrence_id,
                 task_queue=self._params.occurrence_task_queue,
                 # Children outlive this run's continue-as-new; a completed occurrence is never
@@ -275,22 +296,32 @@ class ScheduleWorkflow:
             workflow.logger.info("occurrence %s already started", occurrence.occurrence_id)
             self._status.duplicate_starts += 1
 
-    async def _ledger(self, name: str, arg: Any, result_type: type | None = None) -> Any:
-        return await workflow.execute_activity(
-            name,
-            arg,
-            result_type=result_type,
-            start_to_close_timeout=LEDGER_TIMEOUT,
-            retry_policy=LEDGER_RETRY,
+    # -- seams a simulated clock overrides (devtools.simulation) ------------------------------
+    def _occurrence_input(
+        self, occurrence: io.UpcomingOccurrence, gate: io.GateSnapshot
+    ) -> OccurrenceInput:
+        """The child workflow's input for ``occurrence``, released under ``gate``."""
+        return OccurrenceInput(
+            occurrence=occurrence,
+            gate=gate,
+            max_attempts=self._params.occurrence_max_attempts,
+            first_retry_delay_seconds=self._params.occurrence_first_retry_delay_seconds,
+            action_timeout_seconds=self._params.occurrence_action_timeout_seconds,
         )
 
     def _now(self) -> datetime:
-        return workflow.now() + timedelta(seconds=self._params.clock_offset_seconds)
+        """The schedule's clock: the instant the ledger is told it is."""
+        return workflow.now()
+
+    def _end_utc(self) -> datetime | None:
+        """The instant at which the loop returns its status; ``None``: it never does."""
+        return None
 
 
 __all__ = [
     "Command",
     "ScheduleInput",
+    "ScheduleState",
     "ScheduleWorkflow",
     "schedule_workflow_id",
 ]

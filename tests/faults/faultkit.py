@@ -1,10 +1,11 @@
 """Shared pieces of the fault matrix: specs, a ledger with due occurrences, workers, waits.
 
-Workers are the production ones: either ``python -m worker`` as a real subprocess (so a test can
-SIGKILL it) or ``worker.build_worker`` in the test's process (so a time-skipping test can stop it
-and start it again on the same ledger and sink). Every wait has a deadline and polls a condition;
-no test sleeps for a fixed time. No helper reads the wall-clock *date*: simulated instants are
-fixed, and a dev-server test maps them onto the server's clock with ``clock_offset_seconds``.
+Workers are the production ones running the simulated-clock workflows (``devtools.simulation``):
+either ``python -m devtools.simulated_worker`` as a real subprocess (so a test can SIGKILL it) or
+``worker.build_worker`` in the test's process (so a time-skipping test can stop it and start it
+again on the same ledger and sink). Every wait has a deadline and polls a condition; no test sleeps
+for a fixed time. No helper reads the wall-clock *date*: simulated instants are fixed, and a
+dev-server test maps them onto the server's clock with ``clock_offset_seconds``.
 """
 
 from __future__ import annotations
@@ -33,10 +34,16 @@ from activities.ledger_activities import gate_payload
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
 from almanac.sink import Sink
+from devtools import simulation
+from devtools.simulation import (
+    SimulatedOccurrenceInput,
+    SimulatedOccurrenceWorkflow,
+    SimulatedScheduleInput,
+    SimulatedScheduleWorkflow,
+)
 from ledger import Ledger, OccurrenceState, OccurrenceView
 from ledger.migrate import upgrade
 from timecontract import ScheduleSpecV1, load_spec
-from workflows import OccurrenceInput, OccurrenceWorkflow, ScheduleInput, ScheduleWorkflow
 from workflows import schedule_workflow_id as _schedule_workflow_id
 
 T = TypeVar("T")
@@ -116,7 +123,7 @@ def upcoming(view: OccurrenceView) -> io.UpcomingOccurrence:
     )
 
 
-def gate_view(ledger_: Ledger, schedule_id: str) -> io.GateView:
+def gate_view(ledger_: Ledger, schedule_id: str) -> io.GateSnapshot:
     """The gate as a releaser reads it, in the workflow payload's shape."""
     return gate_payload(ledger.get_gate(ledger_, schedule_id))
 
@@ -125,25 +132,25 @@ async def start_occurrence(
     client: Client,
     task_queue: str,
     view: OccurrenceView,
-    gate: io.GateView,
+    gate: io.GateSnapshot,
     *,
     simulated_now_utc: datetime,
     server_now_utc: datetime,
     **limits: Any,
-) -> WorkflowHandle[OccurrenceWorkflow, Any]:
+) -> WorkflowHandle[SimulatedOccurrenceWorkflow, Any]:
     """Start an occurrence workflow exactly as the schedule workflow does (ID = occurrenceId).
 
     ``simulated_now_utc - server_now_utc`` becomes the child's clock offset, so its activities
     stamp the ledger in the simulated calendar.
     """
-    params = OccurrenceInput(
+    params = SimulatedOccurrenceInput(
         occurrence=upcoming(view),
         gate=gate,
         clock_offset_seconds=(simulated_now_utc - server_now_utc).total_seconds(),
         **limits,
     )
     return await client.start_workflow(
-        OccurrenceWorkflow.run, params, id=view.occurrence_id, task_queue=task_queue
+        SimulatedOccurrenceWorkflow.run, params, id=view.occurrence_id, task_queue=task_queue
     )
 
 
@@ -156,9 +163,9 @@ async def start_schedule(
     server_now_utc: datetime,
     stop_after_utc: datetime,
     **kw: Any,
-) -> WorkflowHandle[ScheduleWorkflow, Any]:
+) -> WorkflowHandle[SimulatedScheduleWorkflow, Any]:
     """Start the schedule workflow with a clock reading ``simulated_now_utc`` now."""
-    params = ScheduleInput(
+    params = SimulatedScheduleInput(
         schedule_id=data["scheduleId"],
         initial_spec=data,
         clock_offset_seconds=(simulated_now_utc - server_now_utc).total_seconds(),
@@ -166,7 +173,7 @@ async def start_schedule(
         **kw,
     )
     return await client.start_workflow(
-        ScheduleWorkflow.run,
+        SimulatedScheduleWorkflow.run,
         params,
         id=_schedule_workflow_id(data["scheduleId"]),
         task_queue=task_queue,
@@ -217,7 +224,7 @@ def states(ledger_: Ledger, schedule_id: str) -> dict[str, OccurrenceState]:
 
 @dataclass
 class WorkerProcess:
-    """``python -m worker`` as a child process of the test (its own session, its own log)."""
+    """A simulated worker as a child process of the test (its own session, its own log)."""
 
     process: subprocess.Popen[bytes]
     log: Path
@@ -255,10 +262,10 @@ def worker_env(
 
 
 def spawn_worker(env: dict[str, str], log: Path, identity: str) -> WorkerProcess:
-    """Start ``python -m worker --identity IDENTITY``; wait until it logs that it is polling."""
+    """Start ``python -m devtools.simulated_worker --identity IDENTITY``; wait until it polls."""
     handle = log.open("ab")
     process = subprocess.Popen(
-        [sys.executable, "-m", "worker", "--identity", identity],
+        [sys.executable, "-m", "devtools.simulated_worker", "--identity", identity],
         cwd=REPO,
         env=env,
         stdout=handle,
@@ -286,7 +293,7 @@ def spawn_worker(env: dict[str, str], log: Path, identity: str) -> WorkerProcess
 async def in_process_worker(
     client: Client, task_queue: str, ledger_url: str, data_dir: Path, identity: str
 ) -> AsyncIterator[None]:
-    """The production worker (``worker.build_worker``) in this process, until the block ends."""
+    """The production worker (``worker.build_worker``) with the simulated workflows, in process."""
     settings = AlmanacSettings(
         data_dir=data_dir, ledger_url=ledger_url, temporal=TemporalSettings(task_queue=task_queue)
     )
@@ -300,7 +307,9 @@ async def in_process_worker(
     options = worker.WorkerOptions(identity=identity, max_concurrent_activities=8)
     try:
         with ThreadPoolExecutor(max_workers=8) as executor:
-            async with worker.build_worker(client, settings, ledger_, options, executor):
+            async with worker.build_worker(
+                client, settings, ledger_, options, executor, workflows=simulation.WORKFLOWS
+            ):
                 yield
     finally:
         ledger_.dispose()

@@ -35,7 +35,9 @@ def test_a_retried_claim_continues_the_dispatch_it_won(store: Ledger) -> None:
         spec = publish(store, spec_data("lost-claim-ack", sink), day(10, 8))
         (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
         activities = AlmanacActivities(store, ActionRegistry.default(), identity="worker-A")
-        request = io.ClaimInput(due.occurrence_id, gate_view(store, spec.schedule_id), day(10, 9))
+        request = io.ClaimOccurrenceInput(
+            due.occurrence_id, gate_view(store, spec.schedule_id), day(10, 9)
+        )
         first = activities.claim(request)
         assert first.claimed and first.state == "DISPATCHING"
         other = AlmanacActivities(store, ActionRegistry.default(), identity="worker-B")

@@ -42,11 +42,11 @@ def test_disable_racing_start_either_runs_or_cancels_each_occurrence(store: Ledg
 
             def start(
                 occurrence_id: str = due.occurrence_id,
-                view: io.GateView = gate,
+                view: io.GateSnapshot = gate,
                 barrier: threading.Barrier = barrier,
             ) -> None:
                 barrier.wait()
-                claimed = activities.claim(io.ClaimInput(occurrence_id, view, day(10, 9)))
+                claimed = activities.claim(io.ClaimOccurrenceInput(occurrence_id, view, day(10, 9)))
                 if claimed.claimed:
                     attempt = io.ExecuteAttemptInput(
                         occurrence_id, claimed.claim_generation, 1, 3, day(10, 9)

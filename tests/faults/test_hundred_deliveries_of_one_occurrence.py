@@ -36,8 +36,8 @@ from activities import io
 from activities.actions import ActionContext, ActionRegistry, OutcomeKind
 from activities.actions.http_action import HttpAction
 from activities.ledger_activities import AlmanacActivities
+from devtools.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
 from ledger import Ledger, OccurrenceState, ReconciliationResolution
-from workflows import OccurrenceInput, OccurrenceWorkflow
 
 pytestmark = [pytest.mark.fault]
 
@@ -50,7 +50,7 @@ def test_a_hundred_concurrent_attempt_executions_confirm_one_effect(store: Ledge
         (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
         activities = AlmanacActivities(store, ActionRegistry.default(), identity="w")
         claimed = activities.claim(
-            io.ClaimInput(due.occurrence_id, gate_view(store, "hundred"), day(10, 9))
+            io.ClaimOccurrenceInput(due.occurrence_id, gate_view(store, "hundred"), day(10, 9))
         )
         assert claimed.claimed
         attempt = io.ExecuteAttemptInput(
@@ -103,7 +103,7 @@ async def test_a_hundred_starts_of_one_occurrence_workflow_run_it_once(tmp_path:
         with running_sink() as sink:
             spec = publish(store, spec_data("starts", sink), day(10, 8))
             (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
-            params = OccurrenceInput(
+            params = SimulatedOccurrenceInput(
                 occurrence=upcoming(due),
                 gate=gate_view(store, "starts"),
                 clock_offset_seconds=(day(10, 9) - await env.get_current_time()).total_seconds(),
@@ -112,7 +112,7 @@ async def test_a_hundred_starts_of_one_occurrence_workflow_run_it_once(tmp_path:
             async def start() -> object:
                 try:
                     return await env.client.start_workflow(
-                        OccurrenceWorkflow.run,
+                        SimulatedOccurrenceWorkflow.run,
                         params,
                         id=due.occurrence_id,
                         task_queue="starts",

@@ -22,8 +22,9 @@ from temporal_env import start_time_skipping
 from temporalio.client import Client
 
 import ledger
+from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from ledger import Ledger, OccurrenceState
-from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
+from workflows import schedule_workflow_id
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.fault, pytest.mark.slow]
 
@@ -48,7 +49,7 @@ async def test_two_workers_and_two_schedule_runs_give_one_fact_and_one_effect_ea
                 in_process_worker(other, "twins", database_url, tmp_path, "worker-B"),
             ):
                 offset = (START - await env.get_current_time()).total_seconds()
-                params = ScheduleInput(
+                params = SimulatedScheduleInput(
                     schedule_id=sid,
                     initial_spec=data,
                     clock_offset_seconds=offset,
@@ -58,7 +59,7 @@ async def test_two_workers_and_two_schedule_runs_give_one_fact_and_one_effect_ea
                 )
                 handles = [
                     await env.client.start_workflow(
-                        ScheduleWorkflow.run, params, id=workflow_id, task_queue="twins"
+                        SimulatedScheduleWorkflow.run, params, id=workflow_id, task_queue="twins"
                     )
                     for workflow_id in (
                         schedule_workflow_id(sid),

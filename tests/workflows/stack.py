@@ -1,8 +1,9 @@
 """A real Almanac stack for workflow tests: worker + ledger + sink on a given Temporal env.
 
-The worker is the production one (``worker.build_worker``), on a task queue of the test's own, with
-a SQLite ledger file migrated for the test (or a given ledger URL, e.g. PostgreSQL) and a real sink
-on 127.0.0.1.
+The worker is the production one (``worker.build_worker``) running the simulated-clock workflows
+(``devtools.simulation``: the production workflows plus a clock offset and a stop instant), on a
+task queue of the test's own, with a SQLite ledger file migrated for the test (or a given ledger
+URL, e.g. PostgreSQL) and a real sink on 127.0.0.1.
 
 Histories: with ``ALMANAC_RECORD_HISTORIES=1`` in the environment, :func:`record_history` writes
 the histories tests hand it to ``tests/workflows/histories/`` (see the README there); otherwise it
@@ -30,9 +31,11 @@ import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
 from almanac.sink import Sink
+from devtools import simulation
+from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from ledger import Ledger, OccurrenceView, list_occurrences
 from ledger.migrate import upgrade
-from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
+from workflows import schedule_workflow_id
 
 
 @dataclass
@@ -74,11 +77,11 @@ class Stack:
 
     async def start_schedule(
         self, spec: dict[str, Any], *, simulate_from: datetime, stop_after: datetime, **kw: Any
-    ) -> WorkflowHandle[ScheduleWorkflow, Any]:
+    ) -> WorkflowHandle[SimulatedScheduleWorkflow, Any]:
         """Start a schedule whose clock reads ``simulate_from`` now, ending at ``stop_after``."""
         offset = (simulate_from - await self.env.get_current_time()).total_seconds()
         self._offsets[schedule_workflow_id(spec["scheduleId"])] = offset
-        params = ScheduleInput(
+        params = SimulatedScheduleInput(
             schedule_id=spec["scheduleId"],
             initial_spec=spec,
             clock_offset_seconds=offset,
@@ -86,7 +89,7 @@ class Stack:
             **kw,
         )
         return await self.client.start_workflow(
-            ScheduleWorkflow.run,
+            SimulatedScheduleWorkflow.run,
             params,
             id=schedule_workflow_id(spec["scheduleId"]),
             task_queue=self.task_queue,
@@ -115,7 +118,9 @@ async def running_stack(
         identity=f"test-worker-{task_queue}", max_concurrent_activities=8
     )
     with Sink() as sink, ThreadPoolExecutor(max_workers=8) as executor:
-        running = worker.build_worker(env.client, settings, ledger_, options, executor)
+        running = worker.build_worker(
+            env.client, settings, ledger_, options, executor, workflows=simulation.WORKFLOWS
+        )
         async with running:
             yield Stack(env, env.client, ledger_, sink, task_queue)
     ledger_.dispose()
@@ -161,10 +166,12 @@ def recording() -> bool:
     return os.environ.get(RECORD_ENV) == "1"
 
 
-async def record_history(client: Client, workflow_id: str, name: str) -> None:
-    """Save ``workflow_id``'s latest run's history as ``histories/<name>.json`` when recording."""
+async def record_history(
+    client: Client, workflow_id: str, name: str, run_id: str | None = None
+) -> None:
+    """Save a run's history (default: the latest) as ``histories/<name>.json`` when recording."""
     if not recording():
         return
-    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    history = await client.get_workflow_handle(workflow_id, run_id=run_id).fetch_history()
     HISTORIES.mkdir(exist_ok=True)
     (HISTORIES / f"{name}.json").write_text(history.to_json() + "\n")

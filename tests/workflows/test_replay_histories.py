@@ -1,35 +1,88 @@
 """Recorded histories replay on today's workflow code without a NondeterminismError (DESIGN §6).
 
 The histories in ``histories/`` were recorded by the workflow tests (see ``histories/README.md``):
-schedule runs with a fold, signals (disable, enable, malformed ones), a revision cutover; occurrence
-runs that succeeded, retried twice, and ended UNKNOWN_EFFECT in the human queue. A change to
-workflow code that would replay differently must go behind ``workflow.patched("almanac-…")``.
+schedule runs with a fold, signals (disable, enable, malformed ones), a revision cutover, a run
+continued as new with queued signals; occurrence runs that succeeded, retried twice, were
+reconciled by asking the downstream, and ended UNKNOWN_EFFECT in the human queue. Those in
+``histories/legacy/`` were recorded before the typed activity calls and the input/state split
+(activities by name, clock controls and carried state in the input): they must replay too. A
+change to workflow code that would replay differently must go behind
+``workflow.patched("almanac-…")``.
+
+Every history was recorded on the simulated clock (``devtools.simulation``), so every history
+replays on the simulated workflows (the production code plus the clock seams). Each also replays on
+the production workflows, except a schedule run that ended at its simulation stop: production
+schedules never end, so that run's last step is the simulation's, not production's.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowHistory
+from temporalio.converter import DataConverter
 from temporalio.worker import Replayer
 
-from workflows import OccurrenceWorkflow, ScheduleWorkflow
+from devtools import simulation
+from workflows import OccurrenceWorkflow, ScheduleInput, ScheduleWorkflow
 
 pytestmark = [pytest.mark.anyio]
 
-HISTORIES = sorted((Path(__file__).resolve().parent / "histories").glob("*.json"))
+FOLDER = Path(__file__).resolve().parent / "histories"
+HISTORIES = sorted(FOLDER.rglob("*.json"))
+IDS = [str(p.relative_to(FOLDER).with_suffix("")) for p in HISTORIES]
 
 
-def test_histories_cover_both_workflows() -> None:
+def _ended_at_simulation_stop(history: WorkflowHistory) -> bool:
+    started = history.events[0].workflow_execution_started_event_attributes
+    completed = history.events[-1].HasField("workflow_execution_completed_event_attributes")
+    return started.workflow_type.name == "AlmanacSchedule" and completed
+
+
+def test_histories_cover_both_workflows_old_and_new() -> None:
     names = {path.stem for path in HISTORIES}
     assert any(n.startswith("schedule-") for n in names)
     assert any(n.startswith("occurrence-") for n in names)
+    assert any(p.parent.name == "legacy" for p in HISTORIES)
+    assert any(p.parent == FOLDER for p in HISTORIES)
 
 
-@pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
-async def test_history_replays_without_nondeterminism(path: Path) -> None:
+@pytest.mark.parametrize("path", HISTORIES, ids=IDS)
+async def test_history_replays_on_the_simulated_workflows(path: Path) -> None:
     history = WorkflowHistory.from_json(path.stem, path.read_text())
+    replayer = Replayer(workflows=list(simulation.WORKFLOWS))
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
+    assert result.replay_failure is None
+
+
+@pytest.mark.parametrize("path", HISTORIES, ids=IDS)
+async def test_history_replays_on_the_production_workflows(path: Path) -> None:
+    history = WorkflowHistory.from_json(path.stem, path.read_text())
+    if _ended_at_simulation_stop(history):
+        pytest.skip("a schedule run that ended at its simulation stop (production never ends)")
     replayer = Replayer(workflows=[ScheduleWorkflow, OccurrenceWorkflow])
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
     assert result.replay_failure is None
+
+
+def test_a_legacy_schedule_input_decodes_into_both_input_types() -> None:
+    """Old inputs carry fields the new types lack: the default converter ignores unknown fields.
+
+    Production reads the caller's part and drops the clock controls (and the old top-level carried
+    state); the simulated input keeps the clock controls the recording ran on.
+    """
+    path = FOLDER / "legacy" / "schedule-fold-both.json"
+    history = WorkflowHistory.from_json(path.stem, path.read_text())
+    [payload] = history.events[0].workflow_execution_started_event_attributes.input.payloads
+    raw = json.loads(payload.data)
+    assert {"clock_offset_seconds", "stop_after_utc", "pending"} <= raw.keys()
+    convert = DataConverter.default.payload_converter.from_payloads
+    [production] = convert([payload], [ScheduleInput])
+    assert type(production) is ScheduleInput
+    assert (production.schedule_id, production.state) == (raw["schedule_id"], None)
+    assert production.initial_spec == raw["initial_spec"]
+    [simulated] = convert([payload], [simulation.SimulatedScheduleInput])
+    assert simulated.clock_offset_seconds == raw["clock_offset_seconds"] != 0
+    assert simulated.stop_after_utc is not None

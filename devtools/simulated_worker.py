@@ -1,0 +1,35 @@
+"""``python -m devtools.simulated_worker [--identity NAME]``: a worker on a simulated clock.
+
+The production worker (``worker.run``: same environment, ledger, activities and logs) with the
+simulated workflows of :mod:`devtools.simulation` registered in place of the production ones. Fault
+tests run it as a subprocess they can SIGKILL while schedules run on a fixed calendar.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+
+import worker
+from almanac.settings import AlmanacSettings
+from devtools.simulation import WORKFLOWS
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the simulated worker until SIGTERM or SIGINT."""
+    parser = argparse.ArgumentParser(prog="devtools.simulated_worker", description=__doc__)
+    parser.add_argument("--identity", default=None, help="Worker identity (default: host:pid).")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    options = worker.WorkerOptions(identity=args.identity or worker.default_identity())
+    asyncio.run(worker.run(AlmanacSettings(), options, workflows=WORKFLOWS))
+    sys.stdout.flush()
+    # temporalio may abort at interpreter exit (sdk-python#300); the exit code must stay ours.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
