@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from almanac.gates import main
+from devtools.gates import main
 
 if __name__ == "__main__":
     code = main(sys.argv[1:])

@@ -27,12 +27,12 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
 import ledger
-import worker
 from activities import io
 from activities.ledger_activities import gate_payload
+from almanac import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
-from almanac.sink import Sink
+from devtools.sink import Sink
 from ledger import Ledger, OccurrenceState, OccurrenceView
 from ledger.migrate import upgrade
 from timecontract import ScheduleSpecV1, load_spec

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from almanac import gates
 from almanac.cli import app
+from devtools import gates
 
 pytestmark = [pytest.mark.fault]
 

@@ -26,10 +26,10 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
-import worker
+from almanac import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
-from almanac.sink import Sink
+from devtools.sink import Sink
 from ledger import Ledger, OccurrenceView, list_occurrences
 from ledger.migrate import upgrade
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id

@@ -323,7 +323,7 @@ def worker_command(
     """Run a worker (schedule and occurrence workflows, activities) until SIGTERM or SIGINT."""
     import logging
 
-    import worker
+    from almanac import worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     options = worker.WorkerOptions(
@@ -366,7 +366,7 @@ def dev(
     Shows occurrences live as they become due, run, retry or are skipped. Ctrl-C stops what it
     started; run it again to resume from the same durable state (in the data directory).
     """
-    from almanac.dev import DevError, DevOptions, run_dev
+    from devtools.dev import DevError, DevOptions, run_dev
 
     settings = AlmanacSettings()
     options = DevOptions(

@@ -132,7 +132,7 @@ def _due(store: ledger.Ledger, data: dict[str, Any]) -> tuple[ledger.OccurrenceV
 
 @contextmanager
 def _sink() -> Iterator[Any]:
-    from almanac.sink import Sink
+    from devtools.sink import Sink
 
     with Sink() as sink:
         yield sink
@@ -149,7 +149,7 @@ def _binary(name: str) -> str:
 @asynccontextmanager
 async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> AsyncIterator[None]:
     """The production worker (``worker.build_worker``) in this process."""
-    import worker
+    from almanac import worker
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
 

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from almanac import gates as gates_module
+from devtools import gates as gates_module
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from almanac.settings import AlmanacSettings
-from almanac.sink import EffectStore, SinkServer
+from devtools.sink import EffectStore, SinkServer
 
 sink_app = typer.Typer(
     help="Run the HTTP sink that records effects once per Idempotency-Key.",

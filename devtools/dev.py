@@ -49,10 +49,10 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeIndexedValueType
 
 import ledger
-import worker
+from almanac import worker
 from almanac.client import AlmanacClient, NoWorkerAnswered, TemporalUnavailable
 from almanac.settings import AlmanacSettings, TemporalSettings
-from almanac.sink import Sink
+from devtools.sink import Sink
 from timecontract import AlmanacError, InvalidSpec, ScheduleSpecV1, format_instant, load_spec
 from timecontract.spec import parse_spec
 from workflows import search_attributes

@@ -18,11 +18,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from almanac.cli_control import mount as mount_control
-from almanac.cli_gates import mount as mount_gates
-from almanac.cli_ledger import mount as mount_ledger
-from almanac.cli_sink import sink_app
-from almanac.cli_tzdb import tzdb_app
+from almanac.cli.control import mount as mount_control
+from almanac.cli.gates import mount as mount_gates
+from almanac.cli.ledger import mount as mount_ledger
+from almanac.cli.sink import sink_app
+from almanac.cli.tzdb import tzdb_app
 from almanac.settings import AlmanacSettings
 from timecontract import (
     InvalidSpec,

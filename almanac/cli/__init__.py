@@ -1,0 +1,3 @@
+from almanac.cli.spec import app, main
+
+__all__ = ["app", "main"]
