@@ -1,6 +1,9 @@
-"""``python -m worker``: the Almanac worker (``almanac.worker``), the same as ``almanac worker``."""
+"""``python -m worker``: the Almanac worker, the same command as ``almanac worker``.
 
-from almanac.worker import main
+The worker itself is ``almanac.worker``; its command line is ``almanac.cli.worker``.
+"""
+
+from almanac.cli.worker import main
 
 if __name__ == "__main__":
     main()

@@ -1,25 +1,23 @@
 """The Almanac worker: runs the schedule and occurrence workflows and their activities.
 
-    python -m worker [--identity NAME] [--metrics-port 9464] [--sdk-metrics-port 9465]
-    almanac worker   (the same)
+    almanac worker [--identity NAME] [--metrics-port 9464] [--sdk-metrics-port 9465]
+    python -m worker   (the same command: ``almanac.cli.worker``)
 
 Configuration comes from the environment (``ALMANAC_*``, see ``almanac.settings``): the Temporal
 address, namespace, TLS and API key; the ledger URL (a SQLite file in the data directory by
 default, migrated on start; PostgreSQL is migrated with ``almanac db upgrade``); the
 implementation alias this worker runs (claims check it against the schedule gate). On SIGTERM or
 SIGINT the worker stops polling, lets running activities finish (up to the grace period) and
-exits 0.
+returns; the command then exits 0.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import os
 import signal
 import socket
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -146,26 +144,3 @@ async def run(
                 log.info("stopping: letting running activities finish")
     finally:
         ledger_.dispose()
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point (``python -m worker``)."""
-    parser = argparse.ArgumentParser(prog="worker", description=__doc__.splitlines()[0])
-    parser.add_argument("--identity", default=None, help="Worker identity (default: host:pid).")
-    parser.add_argument("--metrics-port", type=int, default=None, help="Almanac metrics port.")
-    parser.add_argument("--sdk-metrics-port", type=int, default=None, help="SDK metrics port.")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    options = WorkerOptions(
-        identity=args.identity or default_identity(),
-        metrics_port=args.metrics_port,
-        sdk_metrics_port=args.sdk_metrics_port,
-    )
-    asyncio.run(run(AlmanacSettings(), options))
-    sys.stdout.flush()
-    # temporalio may abort at interpreter exit (sdk-python#300); the exit code must stay ours.
-    os._exit(0)
-
-
-if __name__ == "__main__":
-    main()

@@ -148,7 +148,7 @@ def _binary(name: str) -> str:
 
 @asynccontextmanager
 async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> AsyncIterator[None]:
-    """The production worker (``worker.build_worker``) in this process."""
+    """The production worker (``almanac.worker.build_worker``) in this process."""
     from almanac import worker
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings

@@ -1,109 +1,47 @@
-"""Control commands: apply, disable, enable, status, upcoming, worker and dev.
+"""``almanac apply``, ``disable``, ``enable``, ``status`` and ``upcoming``: the control plane.
 
-Each is thin: parse the arguments, call :mod:`almanac.client` (or :mod:`almanac.dev`,
-``worker.run``), render with Rich or ``--json``. Exit codes: 0 success; 2 invalid input (the
-message names the field and the value); 1 an operational failure (Temporal unreachable, no worker
-answering, a port in use) — always one line on stderr, never a traceback.
-
-Commands that use temporalio end with ``os._exit`` after flushing: temporalio may abort at
-interpreter exit (sdk-python#300), and the exit code must stay ours.
+Each is thin: parse the arguments, call :mod:`almanac.client` (which needs Temporal only), render
+with Rich or ``--json``. Exit codes and errors as in :mod:`almanac.cli.output`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import signal
-import sys
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from almanac.client import (
-    AlmanacClient,
-    NoWorkerAnswered,
-    RevisionRejected,
-    ScheduleNotRunning,
-    ScheduleSummary,
-    TemporalUnavailable,
-    check_applicable,
-)
-from almanac.settings import AlmanacSettings
-from timecontract import InvalidSpec, format_instant, load_spec
+from almanac.cli.output import JsonOption, out, print_json, run_async
 
-EXIT_OK = 0
-EXIT_INVALID = 2
-EXIT_OPERATIONAL = 1
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from almanac.client import AlmanacClient, ScheduleSummary
+    from almanac.settings import AlmanacSettings
+
+ScheduleArg = Annotated[str, typer.Argument(help="The scheduleId.", show_default=False)]
 
 
-def _out() -> Console:
-    # Pipes and CI logs get a wide console: the tables are meant to be read whole, not wrapped.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+async def _connect() -> AlmanacClient:
+    from almanac.client import AlmanacClient
+    from almanac.settings import AlmanacSettings
+
+    return await AlmanacClient.connect(AlmanacSettings())
 
 
-def _err(message: str) -> None:
-    Console(stderr=True, highlight=False).print(
-        f"[red]error:[/red] {escape(message)}", soft_wrap=True
-    )
+def _settings() -> AlmanacSettings:
+    from almanac.settings import AlmanacSettings
 
-
-def _exit(code: int) -> NoReturn:
-    """Flush and leave with ``code`` without running interpreter teardown (sdk-python#300)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
-def _run(work: Callable[[], Awaitable[None]]) -> NoReturn:
-    """Run ``work`` and exit: 0, 2 for invalid input, 1 for operational failures (one line)."""
-    try:
-        asyncio.run(work())  # type: ignore[arg-type]
-    except typer.Exit as exc:
-        _exit(exc.exit_code)
-    except (InvalidSpec, RevisionRejected, ValueError) as exc:
-        _err(str(exc))
-        _exit(EXIT_INVALID)
-    except ScheduleNotRunning as exc:
-        _err(str(exc))
-        _exit(EXIT_INVALID)
-    except (TemporalUnavailable, NoWorkerAnswered) as exc:
-        _err(str(exc))
-        _exit(EXIT_OPERATIONAL)
-    except KeyboardInterrupt:
-        _exit(130)
-    except Exception as exc:  # an operational failure we did not foresee: still one line
-        first = (str(exc) or "").splitlines()[0] if str(exc) else ""
-        _err(f"{type(exc).__name__}: {first}")
-        _exit(EXIT_OPERATIONAL)
-    _exit(EXIT_OK)
-
-
-def _json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=_default) + "\n")
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return format_instant(value)
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+    return AlmanacSettings()
 
 
 def _z(value: datetime | None) -> str:
+    from timecontract import format_instant
+
     return format_instant(value) if value is not None else "—"
-
-
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
-ScheduleArg = Annotated[str, typer.Argument(help="The scheduleId.", show_default=False)]
 
 
 def apply(
@@ -124,12 +62,14 @@ def apply(
     as_json: JsonOption = False,
 ) -> None:
     """Start a schedule, or publish its next revision by signal (refused unless it increases)."""
-    settings = AlmanacSettings()
 
     async def work() -> None:
-        spec = load_spec(spec_file, settings.tzdb_store)
+        from almanac.client import check_applicable
+        from timecontract import load_spec
+
+        spec = load_spec(spec_file, _settings().tzdb_store)
         check_applicable(spec)
-        client = await AlmanacClient.connect(settings)
+        client = await _connect()
         horizon = timedelta(hours=horizon_hours) if horizon_hours else None
         result = await client.apply(spec, horizon=horizon)
         status = None
@@ -138,7 +78,7 @@ def apply(
                 spec.schedule_id, spec.revision, timedelta(seconds=wait)
             )
         if as_json:
-            _json({**asdict(result), "active": status is not None, "status": status})
+            print_json({**asdict(result), "active": status is not None, "status": status})
             return
         verb = "started" if result.action == "started" else "published revision"
         line = f"{result.schedule_id}: {verb} r{result.revision} (workflow {result.workflow_id})"
@@ -146,38 +86,43 @@ def apply(
             line += f"; not active after {wait:g}s (is a worker running? see its log)"
         elif status is not None:
             line += "; active"
-        _out().print(escape(line))
+        out().print(escape(line))
 
-    _run(work)
+    run_async(work())
 
 
 def disable(
     schedule_id: ScheduleArg,
     reason: Annotated[str, typer.Option("--reason", help="Why (recorded in the ledger).")],
+    as_json: JsonOption = False,
 ) -> None:
     """Disable a schedule: nothing new is claimed until it is enabled (by signal)."""
-    settings = AlmanacSettings()
 
     async def work() -> None:
         if not reason.strip():
             raise ValueError(f"--reason={reason!r}: disabling needs a non-empty reason")
-        client = await AlmanacClient.connect(settings)
+        client = await _connect()
         await client.disable(schedule_id, reason)
-        _out().print(f"{escape(schedule_id)}: disable sent ({escape(reason.strip())})")
+        if as_json:
+            print_json({"scheduleId": schedule_id, "signal": "disable", "reason": reason.strip()})
+            return
+        out().print(f"{escape(schedule_id)}: disable sent ({escape(reason.strip())})")
 
-    _run(work)
+    run_async(work())
 
 
-def enable(schedule_id: ScheduleArg) -> None:
+def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
     """Enable a disabled schedule (by signal)."""
-    settings = AlmanacSettings()
 
     async def work() -> None:
-        client = await AlmanacClient.connect(settings)
+        client = await _connect()
         await client.enable(schedule_id)
-        _out().print(f"{escape(schedule_id)}: enable sent")
+        if as_json:
+            print_json({"scheduleId": schedule_id, "signal": "enable"})
+            return
+        out().print(f"{escape(schedule_id)}: enable sent")
 
-    _run(work)
+    run_async(work())
 
 
 def status(
@@ -188,23 +133,22 @@ def status(
     as_json: JsonOption = False,
 ) -> None:
     """Show a schedule's gate, active revision, next occurrences and counts by state."""
-    settings = AlmanacSettings()
 
     async def work() -> None:
-        client = await AlmanacClient.connect(settings)
+        client = await _connect()
         if schedule_id is None:
             summaries = await client.list_schedules()
             if as_json:
-                _json([asdict(s) for s in summaries])
+                print_json([asdict(s) for s in summaries])
             else:
-                _out().print(_schedules_table(summaries))
+                out().print(_schedules_table(summaries))
             return
         state = await client.status(schedule_id)
         upcoming = await client.upcoming(schedule_id, n) if n else []
         if as_json:
-            _json({"status": state, "upcoming": upcoming})
+            print_json({"status": state, "upcoming": upcoming})
             return
-        console = _out()
+        console = out()
         gate = state.gate
         if gate is None:
             console.print(f"{schedule_id}: starting (no revision published yet)")
@@ -234,7 +178,7 @@ def status(
         if upcoming:
             console.print(_upcoming_table(f"next {len(upcoming)}", upcoming))
 
-    _run(work)
+    run_async(work())
 
 
 def upcoming(
@@ -243,13 +187,12 @@ def upcoming(
     as_json: JsonOption = False,
 ) -> None:
     """List a schedule's next occurrences: local time, UTC instant, state."""
-    settings = AlmanacSettings()
 
     async def work() -> None:
-        client = await AlmanacClient.connect(settings)
+        client = await _connect()
         rows = await client.upcoming(schedule_id, n)
         if as_json:
-            _json(
+            print_json(
                 [
                     {
                         "occurrenceId": o.occurrence_id,
@@ -257,16 +200,16 @@ def upcoming(
                         "revision": o.revision,
                         "nominalLocal": o.nominal_local,
                         "fold": o.fold,
-                        "instant": format_instant(o.instant_utc),
+                        "instant": _z(o.instant_utc),
                         "state": o.state,
                     }
                     for o in rows
                 ]
             )
             return
-        _out().print(_upcoming_table(schedule_id, rows))
+        out().print(_upcoming_table(schedule_id, rows))
 
-    _run(work)
+    run_async(work())
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -274,6 +217,8 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _upcoming_table(title: str, rows: list[Any]) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left")
     for column in ("nominal local", "fold", "instant (UTC)", "rev", "state", "occurrenceId"):
         table.add_column(column, no_wrap=True)
@@ -281,7 +226,7 @@ def _upcoming_table(title: str, rows: list[Any]) -> Table:
         table.add_row(
             o.nominal_local,
             str(o.fold),
-            format_instant(o.instant_utc),
+            _z(o.instant_utc),
             str(o.revision),
             o.state,
             o.occurrence_id,
@@ -290,6 +235,8 @@ def _upcoming_table(title: str, rows: list[Any]) -> Table:
 
 
 def _schedules_table(summaries: list[ScheduleSummary]) -> Table:
+    from rich.table import Table
+
     table = Table(title="schedules", title_justify="left")
     for column in ("scheduleId", "gate", "revision", "next instant (UTC)", "counts by state"):
         table.add_column(column)
@@ -309,103 +256,6 @@ def _schedules_table(summaries: list[ScheduleSummary]) -> Table:
     return table
 
 
-def worker_command(
-    identity: Annotated[
-        str | None, typer.Option(help="Worker identity (default: almanac-worker@host:pid).")
-    ] = None,
-    metrics_port: Annotated[
-        int | None, typer.Option(help="Serve Almanac's ledger metrics on this port.")
-    ] = None,
-    sdk_metrics_port: Annotated[
-        int | None, typer.Option(help="Serve the Temporal SDK's metrics on this port.")
-    ] = None,
-) -> None:
-    """Run a worker (schedule and occurrence workflows, activities) until SIGTERM or SIGINT."""
-    import logging
-
-    from almanac import worker
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    options = worker.WorkerOptions(
-        identity=identity or worker.default_identity(),
-        metrics_port=metrics_port,
-        sdk_metrics_port=sdk_metrics_port,
-    )
-    settings = AlmanacSettings()
-
-    async def work() -> None:
-        await worker.run(settings, options)
-
-    _run(work)
-
-
-def dev(
-    data_dir: Annotated[
-        Path | None,
-        typer.Option(help="Data directory (default: ALMANAC_DATA_DIR, else the user's)."),
-    ] = None,
-    examples: Annotated[Path, typer.Option(help="Spec files to apply.")] = Path("examples"),
-    port: Annotated[int, typer.Option(envvar="ALMANAC_DEV_PORT", help="Temporal frontend.")] = 7233,
-    ui_port: Annotated[
-        int, typer.Option(envvar="ALMANAC_DEV_UI_PORT", help="Temporal Web UI.")
-    ] = 8233,
-    sink_port: Annotated[
-        int, typer.Option(envvar="ALMANAC_DEV_SINK_PORT", help="The effect sink.")
-    ] = 8765,
-    metrics_port: Annotated[
-        int, typer.Option(envvar="ALMANAC_DEV_METRICS_PORT", help="Almanac's metrics.")
-    ] = 9464,
-    server_metrics_port: Annotated[
-        int,
-        typer.Option(envvar="ALMANAC_DEV_SERVER_METRICS_PORT", help="Temporal server metrics."),
-    ] = 9466,
-    ui: Annotated[bool, typer.Option("--ui/--no-ui", help="Serve the Temporal Web UI.")] = True,
-) -> None:
-    """Run everything on this machine: Temporal dev server, sink, worker; apply the examples.
-
-    Shows occurrences live as they become due, run, retry or are skipped. Ctrl-C stops what it
-    started; run it again to resume from the same durable state (in the data directory).
-    """
-    from devtools.dev import DevError, DevOptions, run_dev
-
-    settings = AlmanacSettings()
-    options = DevOptions(
-        data_dir=(data_dir or settings.data_dir).expanduser().absolute(),
-        examples=examples,
-        port=port,
-        ui_port=ui_port,
-        sink_port=sink_port,
-        metrics_port=metrics_port,
-        server_metrics_port=server_metrics_port,
-        ui=ui,
-        settings=settings,
-    )
-    console = _out()
-
-    async def work() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        signals = 0
-
-        def on_signal() -> None:
-            nonlocal signals
-            signals += 1
-            if signals > 1:  # a second Ctrl-C: give up waiting (the server dies with us)
-                _err("interrupted again: exiting now")
-                _exit(EXIT_OPERATIONAL)
-            stop.set()
-
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, on_signal)
-        try:
-            await run_dev(options, console, stop)
-        except DevError as exc:
-            _err(str(exc))
-            raise typer.Exit(exc.exit_code) from exc
-
-    _run(work)
-
-
 def mount(app: typer.Typer) -> None:
     """Add the control commands to the ``almanac`` app."""
     app.command()(apply)
@@ -413,5 +263,3 @@ def mount(app: typer.Typer) -> None:
     app.command()(enable)
     app.command()(status)
     app.command()(upcoming)
-    app.command("worker")(worker_command)
-    app.command()(dev)

@@ -1,10 +1,11 @@
 """Shared pieces of the fault matrix: specs, a ledger with due occurrences, workers, waits.
 
 Workers are the production ones: either ``python -m worker`` as a real subprocess (so a test can
-SIGKILL it) or ``worker.build_worker`` in the test's process (so a time-skipping test can stop it
-and start it again on the same ledger and sink). Every wait has a deadline and polls a condition;
-no test sleeps for a fixed time. No helper reads the wall-clock *date*: simulated instants are
-fixed, and a dev-server test maps them onto the server's clock with ``clock_offset_seconds``.
+SIGKILL it) or ``almanac.worker.build_worker`` in the test's process (so a time-skipping test can
+stop it and start it again on the same ledger and sink). Every wait has a deadline and polls a
+condition; no test sleeps for a fixed time. No helper reads the wall-clock *date*: simulated
+instants are fixed, and a dev-server test maps them onto the server's clock with
+``clock_offset_seconds``.
 """
 
 from __future__ import annotations
@@ -286,7 +287,7 @@ def spawn_worker(env: dict[str, str], log: Path, identity: str) -> WorkerProcess
 async def in_process_worker(
     client: Client, task_queue: str, ledger_url: str, data_dir: Path, identity: str
 ) -> AsyncIterator[None]:
-    """The production worker (``worker.build_worker``) in this process, until the block ends."""
+    """The production worker (``almanac.worker.build_worker``) in this process, until the end."""
     settings = AlmanacSettings(
         data_dir=data_dir, ledger_url=ledger_url, temporal=TemporalSettings(task_queue=task_queue)
     )

@@ -1,8 +1,8 @@
 """A real Almanac stack for workflow tests: worker + ledger + sink on a given Temporal env.
 
-The worker is the production one (``worker.build_worker``), on a task queue of the test's own, with
-a SQLite ledger file migrated for the test (or a given ledger URL, e.g. PostgreSQL) and a real sink
-on 127.0.0.1.
+The worker is the production one (``almanac.worker.build_worker``), on a task queue of the test's
+own, with a SQLite ledger file migrated for the test (or a given ledger URL, e.g. PostgreSQL) and a
+real sink on 127.0.0.1.
 
 Histories: with ``ALMANAC_RECORD_HISTORIES=1`` in the environment, :func:`record_history` writes
 the histories tests hand it to ``tests/workflows/histories/`` (see the README there); otherwise it
