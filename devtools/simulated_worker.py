@@ -1,8 +1,8 @@
 """``python -m devtools.simulated_worker [--identity NAME]``: a worker on a simulated clock.
 
-The production worker (``worker.run``: same environment, ledger, activities and logs) with the
-simulated workflows of :mod:`devtools.simulation` registered in place of the production ones. Fault
-tests run it as a subprocess they can SIGKILL while schedules run on a fixed calendar.
+The production worker (``almanac.worker.run``: same environment, ledger, activities and logs) with
+the simulated workflows of :mod:`devtools.simulation` registered in place of the production ones.
+Fault tests run it as a subprocess they can SIGKILL while schedules run on a fixed calendar.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 
-import worker
+from almanac import worker
 from almanac.settings import AlmanacSettings
 from devtools.simulation import WORKFLOWS
 

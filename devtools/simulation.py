@@ -9,7 +9,7 @@ workflows are subclasses registered under the production workflow type names (``
   schedule hands it on to the occurrences it starts;
 - ``stop_after_utc``: the schedule's loop returns its status once the simulated clock passes it.
 
-A worker runs them in place of the production ones (``worker.build_worker(..., workflows=
+A worker runs them in place of the production ones (``almanac.worker.build_worker(..., workflows=
 WORKFLOWS)``, or ``python -m devtools.simulated_worker``). Production workers never register them,
 and the production input contract knows nothing of them. Everything else (the loop, signals,
 activities, retries, reconciliation) is the production code, inherited unchanged.

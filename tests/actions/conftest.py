@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from almanac.sink import Sink
+from devtools.sink import Sink
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -17,7 +17,7 @@ from activities.actions import (
     QueryOutcome,
     QueryOutcomeKind,
 )
-from almanac.sink import Sink
+from devtools.sink import Sink
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from almanac.sink import Sink
+from devtools.sink import Sink
 
 CLIENT = httpx.Client()
 

@@ -2,11 +2,10 @@
 
 Workers are the production ones running the simulated-clock workflows (``devtools.simulation``):
 either ``python -m devtools.simulated_worker`` as a real subprocess (so a test can SIGKILL it) or
-``worker.build_worker`` in the test's process (so a time-skipping test can stop it and start it
-again on the same ledger and sink). Every wait has a deadline and polls a condition; no test sleeps
-for a fixed time. No helper reads the wall-clock *date*: simulated instants are fixed, and a
-dev-server test maps them onto the server's clock with ``clock_offset_seconds``.
-"""
+``almanac.worker.build_worker`` in the test's process (so a time-skipping test can stop it and start
+it again on the same ledger and sink). Every wait has a deadline and polls a condition; no test
+sleeps for a fixed time. No helper reads the wall-clock *date*: simulated instants are fixed, and a
+dev-server test maps them onto the server's clock with ``clock_offset_seconds``."""
 
 from __future__ import annotations
 
@@ -28,12 +27,11 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
 import ledger
-import worker
 from activities import io
 from activities.ledger_activities import gate_payload
+from almanac import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
-from almanac.sink import Sink
 from devtools import simulation
 from devtools.simulation import (
     SimulatedOccurrenceInput,
@@ -41,6 +39,7 @@ from devtools.simulation import (
     SimulatedScheduleInput,
     SimulatedScheduleWorkflow,
 )
+from devtools.sink import Sink
 from ledger import Ledger, OccurrenceState, OccurrenceView
 from ledger.migrate import upgrade
 from timecontract import ScheduleSpecV1, load_spec
@@ -293,7 +292,7 @@ def spawn_worker(env: dict[str, str], log: Path, identity: str) -> WorkerProcess
 async def in_process_worker(
     client: Client, task_queue: str, ledger_url: str, data_dir: Path, identity: str
 ) -> AsyncIterator[None]:
-    """The production worker (``worker.build_worker``) with the simulated workflows, in process."""
+    """The production worker (``almanac.worker.build_worker``), simulated workflows, in process."""
     settings = AlmanacSettings(
         data_dir=data_dir, ledger_url=ledger_url, temporal=TemporalSettings(task_queue=task_queue)
     )

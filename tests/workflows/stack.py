@@ -1,14 +1,13 @@
 """A real Almanac stack for workflow tests: worker + ledger + sink on a given Temporal env.
 
-The worker is the production one (``worker.build_worker``) running the simulated-clock workflows
-(``devtools.simulation``: the production workflows plus a clock offset and a stop instant), on a
-task queue of the test's own, with a SQLite ledger file migrated for the test (or a given ledger
-URL, e.g. PostgreSQL) and a real sink on 127.0.0.1.
+The worker is the production one (``almanac.worker.build_worker``) running the simulated-clock
+workflows (``devtools.simulation``: the production workflows plus a clock offset and a stop
+instant), on a task queue of the test's own, with a SQLite ledger file migrated for the test (or a
+given ledger URL, e.g. PostgreSQL) and a real sink on 127.0.0.1.
 
-Histories: with ``ALMANAC_RECORD_HISTORIES=1`` in the environment, :func:`record_history` writes
-the histories tests hand it to ``tests/workflows/histories/`` (see the README there); otherwise it
-does nothing, so the committed files change only on purpose.
-"""
+Histories: with ``ALMANAC_RECORD_HISTORIES=1`` in the environment, :func:`record_history` writes the
+histories tests hand it to ``tests/workflows/histories/`` (see the README there); otherwise it does
+nothing, so the committed files change only on purpose."""
 
 from __future__ import annotations
 
@@ -27,12 +26,12 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
-import worker
+from almanac import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
-from almanac.sink import Sink
 from devtools import simulation
 from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
+from devtools.sink import Sink
 from ledger import Ledger, OccurrenceView, list_occurrences
 from ledger.migrate import upgrade
 from workflows import schedule_workflow_id

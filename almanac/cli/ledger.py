@@ -1,163 +1,104 @@
-"""``almanac db`` and ``almanac ledger``: migrate the ledger and read it from the command line.
+"""``almanac ledger``: read the occurrence ledger (list, show, materialize, unknown, resolve).
 
-Exit codes as in ``almanac.cli``: 0 success; 2 invalid input (a bad spec, option, state name or an
-unknown ID: the message names it); 1 an operational failure (the database unreachable, the schema
-not migrated).
+Exit codes as in ``almanac.cli.output``: 0 success; 2 invalid input (a bad spec, option, state
+name or an unknown ID: the message names it); 1 an operational failure (the database unreachable,
+the schema not migrated).
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from almanac.settings import AlmanacSettings
-from ledger import (
-    Ledger,
-    LedgerError,
-    LedgerUnavailable,
-    OccurrenceDetail,
-    OccurrenceState,
-    OccurrenceView,
-    ReconciliationResolution,
-    list_occurrences,
-    materialize,
-    open_cases,
-    publish_revision,
-    resolve_reconciliation,
-    show_occurrence,
+from almanac.cli.output import (
+    EXIT_OPERATIONAL,
+    JsonOption,
+    fail,
+    new_app,
+    out,
+    parse_instant,
+    print_json,
 )
-from ledger.migrate import current, head, upgrade
-from timecontract import InvalidSpec, format_instant, format_offset, load_spec
 
-EXIT_INVALID = 2
-EXIT_OPERATIONAL = 1
+if TYPE_CHECKING:
+    from rich.table import Table
 
-db_app = typer.Typer(
-    name="db",
-    help="The ledger database: apply its migrations.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-ledger_app = typer.Typer(
+    from ledger import Ledger, OccurrenceDetail, OccurrenceState, OccurrenceView
+
+ledger_app = new_app(
+    "Read the occurrence ledger: list a schedule's occurrences, show one with its trail.",
     name="ledger",
-    help="Read the occurrence ledger: list a schedule's occurrences, show one with its trail.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
 
 
 def mount(app: typer.Typer) -> None:
-    """Add ``db`` and ``ledger`` to the ``almanac`` app."""
-    app.add_typer(db_app, name="db")
+    """Add ``ledger`` to the ``almanac`` app."""
     app.add_typer(ledger_app, name="ledger")
-
-
-def _fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
-    Console(stderr=True, highlight=False).print(
-        f"[red]error:[/red] {escape(message)}", soft_wrap=True
-    )
-    raise typer.Exit(code)
-
-
-def _out() -> Console:
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-
-
-def _url(url: str | None) -> str:
-    return url or AlmanacSettings().resolved_ledger_url
-
-
-@contextmanager
-def _ledger(url: str | None) -> Iterator[Ledger]:
-    """Open the ledger; exit 1 if it is unreachable or not migrated to the newest schema."""
-    resolved = _url(url)
-    if resolved.startswith("sqlite:///"):
-        path = Path(resolved.removeprefix("sqlite:///"))
-        if not path.exists():
-            _fail(f"no ledger at {path}: run `almanac db upgrade`", EXIT_OPERATIONAL)
-    try:
-        handle = Ledger.from_url(resolved)
-    except LedgerError as exc:
-        _fail(str(exc), EXIT_INVALID)
-    try:
-        try:
-            at = current(handle.engine)
-        except Exception as exc:  # the driver's own error: unreachable, refused, bad auth
-            _fail(f"ledger unreachable: {exc}".splitlines()[0], EXIT_OPERATIONAL)
-        if at != head():
-            _fail(
-                f"ledger schema is at {at or 'nothing'}, not {head()}: run `almanac db upgrade`",
-                EXIT_OPERATIONAL,
-            )
-        yield handle
-    except LedgerUnavailable as exc:
-        _fail(f"ledger unavailable: {exc}", EXIT_OPERATIONAL)
-    except LookupError as exc:
-        _fail(str(exc), EXIT_INVALID)
-    except LedgerError as exc:
-        _fail(str(exc), EXIT_INVALID)
-    finally:
-        handle.dispose()
-
-
-def _instant(name: str, value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        _fail(f"{name}={value!r}: not an ISO 8601 instant like 2026-11-01T00:00:00Z")
-    if parsed.tzinfo is None:
-        _fail(f"{name}={value!r}: an instant needs a UTC offset (end it in Z)")
-    return parsed.astimezone(UTC)
 
 
 UrlOption = Annotated[
     str | None,
     typer.Option("--url", help="Ledger URL (default: ALMANAC_LEDGER_URL, else the SQLite file)."),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
-@db_app.command("upgrade")
-def db_upgrade(url: UrlOption = None) -> None:
-    """Apply the ledger's migrations (creates the SQLite file and its directory if needed)."""
-    resolved = _url(url)
+def ledger_url(url: str | None) -> str:
+    """The ``--url`` option, else the settings' ledger URL (``ALMANAC_LEDGER_URL`` or SQLite)."""
+    from almanac.settings import AlmanacSettings
+
+    return url or AlmanacSettings().resolved_ledger_url
+
+
+@contextmanager
+def _ledger(url: str | None) -> Iterator[Ledger]:
+    """Open the ledger; exit 1 if it is unreachable or not migrated to the newest schema."""
+    from ledger import Ledger, LedgerError, LedgerUnavailable
+    from ledger.migrate import current, head
+
+    resolved = ledger_url(url)
     if resolved.startswith("sqlite:///"):
-        folder = Path(resolved.removeprefix("sqlite:///")).parent
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            _fail(f"cannot create the ledger's directory {folder}: {exc.strerror}", EXIT_INVALID)
+        path = Path(resolved.removeprefix("sqlite:///"))
+        if not path.exists():
+            fail(f"no ledger at {path}: run `almanac db upgrade`", EXIT_OPERATIONAL)
     try:
-        revision = upgrade(resolved)
-    except LedgerUnavailable as exc:
-        _fail(f"ledger unavailable: {exc}", EXIT_OPERATIONAL)
+        handle = Ledger.from_url(resolved)
     except LedgerError as exc:
-        _fail(str(exc), EXIT_INVALID)
-    _out().print(f"ledger schema at {revision} ({_redact(resolved)})")
+        fail(str(exc))
+    try:
+        try:
+            at = current(handle.engine)
+        except Exception as exc:  # the driver's own error: unreachable, refused, bad auth
+            fail(f"ledger unreachable: {exc}".splitlines()[0], EXIT_OPERATIONAL)
+        if at != head():
+            fail(
+                f"ledger schema is at {at or 'nothing'}, not {head()}: run `almanac db upgrade`",
+                EXIT_OPERATIONAL,
+            )
+        yield handle
+    except LedgerUnavailable as exc:
+        fail(f"ledger unavailable: {exc}", EXIT_OPERATIONAL)
+    except LookupError as exc:
+        fail(str(exc))
+    except LedgerError as exc:
+        fail(str(exc))
+    finally:
+        handle.dispose()
 
 
-def _redact(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
+def _instant(name: str, value: str | None) -> datetime | None:
+    return None if value is None else parse_instant(name, value)
 
 
 def occurrence_json(row: OccurrenceView) -> dict[str, Any]:
     """An occurrence as JSON (camelCase; instants ISO 8601 UTC with ``Z``)."""
+    from timecontract import format_offset
+
     return {
         "occurrenceId": row.occurrence_id,
         "scheduleId": row.schedule_id,
@@ -179,6 +120,8 @@ def occurrence_json(row: OccurrenceView) -> dict[str, Any]:
 
 
 def _z(value: datetime | None) -> str | None:
+    from timecontract import format_instant
+
     return None if value is None else format_instant(value)
 
 
@@ -221,6 +164,10 @@ def detail_json(detail: OccurrenceDetail) -> dict[str, Any]:
 
 
 def _table(title: str, rows: list[OccurrenceView]) -> Table:
+    from rich.table import Table
+
+    from timecontract import format_offset
+
     table = Table(title=title, title_justify="left")
     for column in ("instant (UTC)", "nominal local", "fold", "offset", "rev", "state", "reason"):
         table.add_column(column)
@@ -243,13 +190,15 @@ def _table(title: str, rows: list[OccurrenceView]) -> Table:
 
 
 def _states(values: list[str] | None) -> list[OccurrenceState] | None:
+    from ledger import OccurrenceState
+
     if not values:
         return None
     try:
         return [OccurrenceState(v.upper()) for v in values]
     except ValueError:
         known = ", ".join(s.value for s in OccurrenceState)
-        _fail(f"--state={values!r}: unknown state (one of {known})")
+        fail(f"--state={values!r}: unknown state (one of {known})")
 
 
 @ledger_app.command("list")
@@ -266,14 +215,16 @@ def list_command(
     url: UrlOption = None,
 ) -> None:
     """List a schedule's occurrences by instant (gapAt for skipped ones), all revisions."""
+    from ledger import list_occurrences
+
     low, high = _instant("--from", from_), _instant("--to", to)
     states = _states(state)
     with _ledger(url) as handle:
         rows = list_occurrences(handle, schedule, low, high, states)
     if as_json:
-        sys.stdout.write(json.dumps([occurrence_json(r) for r in rows], indent=2) + "\n")
+        print_json([occurrence_json(r) for r in rows])
         return
-    _out().print(_table(f"{schedule}", rows))
+    out().print(_table(f"{schedule}", rows))
 
 
 @ledger_app.command("show")
@@ -283,12 +234,16 @@ def show_command(
     url: UrlOption = None,
 ) -> None:
     """Show one occurrence: its evidence, its attempts and its event trail."""
+    from rich.table import Table
+
+    from ledger import show_occurrence
+
     with _ledger(url) as handle:
         detail = show_occurrence(handle, occurrence_id)
     if as_json:
-        sys.stdout.write(json.dumps(detail_json(detail), indent=2) + "\n")
+        print_json(detail_json(detail))
         return
-    console = _out()
+    console = out()
     console.print(_table(occurrence_id, [detail.occurrence]))
     attempts = Table(title="attempts", title_justify="left")
     for column in ("#", "worker", "alias", "epoch", "started", "finished", "outcome", "error"):
@@ -336,20 +291,23 @@ def materialize_command(
     url: UrlOption = None,
 ) -> None:
     """Record a spec's occurrences for a window (publishing its revision if new) and list them."""
+    from almanac.settings import AlmanacSettings
+    from ledger import materialize, publish_revision
+    from timecontract import InvalidSpec, load_spec
+
+    store = AlmanacSettings().tzdb_store
     try:
-        spec = load_spec(spec_file, AlmanacSettings().tzdb_store)
+        spec = load_spec(spec_file, store)
     except InvalidSpec as exc:
-        _fail(str(exc))
+        fail(str(exc))
     low, high = _instant("--from", from_), _instant("--to", to)
     assert low is not None and high is not None
     if high < low:
-        _fail(f"--to={to!r}: before --from")
+        fail(f"--to={to!r}: before --from")
     at = _instant("--now", now) or _clock()
     with _ledger(url) as handle:
         publish_revision(handle, spec, at, by="almanac-cli")
-        result = materialize(
-            handle, spec, low, high, at, by="almanac-cli", tzdb_store=AlmanacSettings().tzdb_store
-        )
+        result = materialize(handle, spec, low, high, at, by="almanac-cli", tzdb_store=store)
     rows = list(result.rows)
     if as_json:
         payload = {
@@ -358,13 +316,13 @@ def materialize_command(
             "created": list(result.created),
             "occurrences": [occurrence_json(r) for r in rows],
         }
-        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        print_json(payload)
         return
     title = (
         f"{spec.schedule_id} r{spec.revision} · {_z(result.window_from_utc)} → "
         f"{_z(result.window_to_utc)} · {len(result.created)} new"
     )
-    _out().print(_table(title, rows))
+    out().print(_table(title, rows))
 
 
 def _clock() -> datetime:
@@ -382,6 +340,10 @@ def unknown_command(
     url: UrlOption = None,
 ) -> None:
     """List open UNKNOWN_EFFECT cases, the human queue first (queued or past their deadline)."""
+    from rich.table import Table
+
+    from ledger import open_cases
+
     # The edge: without --now, what is overdue is judged by the wall clock here.
     now = _instant("--now", now_) or datetime.now(UTC)
     with _ledger(url) as handle:
@@ -399,7 +361,7 @@ def unknown_command(
             }
             for c in rows
         ]
-        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        print_json(payload)
         return
     table = Table(title="UNKNOWN_EFFECT cases", title_justify="left")
     for column in ("occurrenceId", "attempt", "opened (UTC)", "deadline (UTC)", "queue", "note"):
@@ -414,7 +376,7 @@ def unknown_command(
             queue,
             c.note or "",
         )
-    _out().print(table)
+    out().print(table)
 
 
 @ledger_app.command("resolve")
@@ -429,21 +391,36 @@ def resolve_command(
     ],
     by: Annotated[str, typer.Option("--by", help="Who decides (stored on the case).")],
     note: Annotated[str | None, typer.Option("--note", help="Evidence.")] = None,
+    as_json: JsonOption = False,
     url: UrlOption = None,
 ) -> None:
     """Resolve an UNKNOWN_EFFECT case by hand: SUCCEEDED or NOT_APPLIED (then FAILED).
 
     Nothing is re-sent: a NOT_APPLIED occurrence ends FAILED, and running it again is a decision
-    for a person (seed: never a blind resend).
+    for a person (seed: never a blind resend). With ``--json``: an object with occurrenceId,
+    resolution, resolvedBy, resolvedAt and note.
     """
+    from ledger import ReconciliationResolution, resolve_reconciliation
+
     try:
         resolution = ReconciliationResolution(outcome.upper())
     except ValueError:
-        _fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
+        fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
     if resolution is ReconciliationResolution.HUMAN:
-        _fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
+        fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
     with _ledger(url) as handle:
         case = resolve_reconciliation(
             handle, occurrence_id, resolution, datetime.now(UTC), by=by, note=note
         )
-    _out().print(f"{occurrence_id}: {case.resolution.value if case.resolution else 'open'}")
+    if as_json:
+        print_json(
+            {
+                "occurrenceId": occurrence_id,
+                "resolution": None if case.resolution is None else case.resolution.value,
+                "resolvedBy": case.resolved_by,
+                "resolvedAt": _z(case.resolved_at_utc),
+                "note": case.note,
+            }
+        )
+        return
+    out().print(f"{occurrence_id}: {case.resolution.value if case.resolution else 'open'}")

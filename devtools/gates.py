@@ -134,7 +134,7 @@ def _due(
 
 @contextmanager
 def _sink() -> Iterator[Any]:
-    from almanac.sink import Sink
+    from devtools.sink import Sink
 
     with Sink() as sink:
         yield sink
@@ -150,8 +150,8 @@ def _binary(name: str) -> str:
 
 @asynccontextmanager
 async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> AsyncIterator[None]:
-    """The production worker (``worker.build_worker``) in this process, on a simulated clock."""
-    import worker
+    """The production worker (``almanac.worker.build_worker``), simulated clock, in process."""
+    from almanac import worker
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
     from devtools import simulation

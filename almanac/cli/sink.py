@@ -1,4 +1,4 @@
-"""``almanac sink``: run the effect-recording HTTP sink in the foreground (see :mod:`almanac.sink`).
+"""``almanac sink``: run the effect-recording HTTP sink (``devtools.sink``) in the foreground.
 
 Stops gracefully on SIGTERM or SIGINT: the listening socket closes, answers in progress finish.
 Exit codes: 0 after a graceful stop; 1 when the address cannot be bound or the database opened.
@@ -6,24 +6,14 @@ Exit codes: 0 after a graceful stop; 1 when the address cannot be bound or the d
 
 from __future__ import annotations
 
-import signal
-import threading
 from pathlib import Path
-from types import FrameType
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from almanac.settings import AlmanacSettings
-from almanac.sink import EffectStore, SinkServer
+from almanac.cli.output import EXIT_OPERATIONAL, err, fail, new_app
 
-sink_app = typer.Typer(
-    help="Run the HTTP sink that records effects once per Idempotency-Key.",
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-_err = Console(stderr=True)
+sink_app = new_app("Run the HTTP sink that records effects once per Idempotency-Key.")
 
 
 @sink_app.callback(invoke_without_command=True)
@@ -36,13 +26,19 @@ def sink(
     ] = None,
 ) -> None:
     """Serve POST /effects, GET /effects[/{key}], /faults and /healthz until SIGTERM/SIGINT."""
+    import signal
+    import threading
+    from types import FrameType
+
+    from almanac.settings import AlmanacSettings
+    from devtools.sink import EffectStore, SinkServer
+
     db_path: str | Path = db or AlmanacSettings().data_dir / "sink.sqlite3"
     try:
         store = EffectStore(db_path)
         server = SinkServer((host, port), store)
     except (OSError, ValueError) as exc:
-        _err.print(f"[red]error:[/red] cannot start the sink on {host}:{port} ({db_path}): {exc}")
-        raise typer.Exit(1) from exc
+        fail(f"cannot start the sink on {host}:{port} ({db_path}): {exc}", EXIT_OPERATIONAL)
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
         # serve_forever runs on this (main) thread, and shutdown() waits for it to return:
@@ -52,10 +48,16 @@ def sink(
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     bound_host, bound_port = server.server_address[:2]
-    _err.print(f"sink listening on http://{bound_host!s}:{bound_port} (effects in {db_path})")
+    console = err()
+    console.print(f"sink listening on http://{bound_host!s}:{bound_port} (effects in {db_path})")
     try:
         server.serve_forever(poll_interval=0.2)
     finally:
         server.stopping.set()
         store.close()
-    _err.print("sink stopped")
+    console.print("sink stopped")
+
+
+def mount(app: typer.Typer) -> None:
+    """Add ``sink`` to the ``almanac`` app."""
+    app.add_typer(sink_app, name="sink")

@@ -1,0 +1,265 @@
+"""``almanac apply``, ``disable``, ``enable``, ``status`` and ``upcoming``: the control plane.
+
+Each is thin: parse the arguments, call :mod:`almanac.client` (which needs Temporal only), render
+with Rich or ``--json``. Exit codes and errors as in :mod:`almanac.cli.output`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from almanac.cli.output import JsonOption, out, print_json, run_async
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from almanac.client import AlmanacClient, ScheduleSummary
+    from almanac.settings import AlmanacSettings
+
+ScheduleArg = Annotated[str, typer.Argument(help="The scheduleId.", show_default=False)]
+
+
+async def _connect() -> AlmanacClient:
+    from almanac.client import AlmanacClient
+    from almanac.settings import AlmanacSettings
+
+    return await AlmanacClient.connect(AlmanacSettings())
+
+
+def _settings() -> AlmanacSettings:
+    from almanac.settings import AlmanacSettings
+
+    return AlmanacSettings()
+
+
+def _z(value: datetime | None) -> str:
+    from timecontract import format_instant
+
+    return format_instant(value) if value is not None else "—"
+
+
+def apply(
+    spec_file: Annotated[Path, typer.Argument(help="A scheduleSpec.v1 file with an action.")],
+    horizon_hours: Annotated[
+        float | None,
+        typer.Option(
+            "--horizon-hours",
+            min=1,
+            help="Look-ahead of a new schedule's materialization (default 14 days; shortened "
+            "for high-frequency rules). Ignored when the schedule runs already.",
+        ),
+    ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(help="Seconds to wait for the revision to become active (0: don't wait)."),
+    ] = 10.0,
+    as_json: JsonOption = False,
+) -> None:
+    """Start a schedule, or publish its next revision by signal (refused unless it increases)."""
+
+    async def work() -> None:
+        from almanac.client import check_applicable
+        from timecontract import load_spec
+
+        spec = load_spec(spec_file, _settings().tzdb_store)
+        check_applicable(spec)
+        client = await _connect()
+        horizon = timedelta(hours=horizon_hours) if horizon_hours else None
+        result = await client.apply(spec, horizon=horizon)
+        status = None
+        if wait > 0:
+            status = await client.wait_active(
+                spec.schedule_id, spec.revision, timedelta(seconds=wait)
+            )
+        if as_json:
+            print_json({**asdict(result), "active": status is not None, "status": status})
+            return
+        verb = "started" if result.action == "started" else "published revision"
+        line = f"{result.schedule_id}: {verb} r{result.revision} (workflow {result.workflow_id})"
+        if wait > 0 and status is None:
+            line += f"; not active after {wait:g}s (is a worker running? see its log)"
+        elif status is not None:
+            line += "; active"
+        out().print(escape(line))
+
+    run_async(work())
+
+
+def disable(
+    schedule_id: ScheduleArg,
+    reason: Annotated[str, typer.Option("--reason", help="Why (recorded in the ledger).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Disable a schedule: nothing new is claimed until it is enabled (by signal)."""
+
+    async def work() -> None:
+        if not reason.strip():
+            raise ValueError(f"--reason={reason!r}: disabling needs a non-empty reason")
+        client = await _connect()
+        await client.disable(schedule_id, reason)
+        if as_json:
+            print_json({"scheduleId": schedule_id, "signal": "disable", "reason": reason.strip()})
+            return
+        out().print(f"{escape(schedule_id)}: disable sent ({escape(reason.strip())})")
+
+    run_async(work())
+
+
+def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
+    """Enable a disabled schedule (by signal)."""
+
+    async def work() -> None:
+        client = await _connect()
+        await client.enable(schedule_id)
+        if as_json:
+            print_json({"scheduleId": schedule_id, "signal": "enable"})
+            return
+        out().print(f"{escape(schedule_id)}: enable sent")
+
+    run_async(work())
+
+
+def status(
+    schedule_id: Annotated[
+        str | None, typer.Argument(help="The scheduleId (default: every running schedule).")
+    ] = None,
+    n: Annotated[int, typer.Option("-n", min=0, max=20, help="Next occurrences to show.")] = 5,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a schedule's gate, active revision, next occurrences and counts by state."""
+
+    async def work() -> None:
+        client = await _connect()
+        if schedule_id is None:
+            summaries = await client.list_schedules()
+            if as_json:
+                print_json([asdict(s) for s in summaries])
+            else:
+                out().print(_schedules_table(summaries))
+            return
+        state = await client.status(schedule_id)
+        upcoming = await client.upcoming(schedule_id, n) if n else []
+        if as_json:
+            print_json({"status": state, "upcoming": upcoming})
+            return
+        console = out()
+        gate = state.gate
+        if gate is None:
+            console.print(f"{schedule_id}: starting (no revision published yet)")
+        else:
+            enabled = (
+                f"[red]disabled[/red] ({escape(gate.disabled_reason or '')})"
+                if gate.disabled
+                else "[green]enabled[/green]"
+            )
+            console.print(
+                f"[bold]{escape(schedule_id)}[/bold]  {enabled}  active revision "
+                f"r{gate.active_revision}  implementation {escape(gate.implementation_alias)}  "
+                f"epoch {gate.execution_epoch}"
+            )
+        console.print(
+            f"next instant {_z(state.next_instant_utc)}  materialized through "
+            f"{_z(state.materialized_through_utc)}"
+        )
+        counts = _counts(state.counts_by_state)
+        console.print(f"counts: {counts or '—'}")
+        for label, value in (
+            ("last error", state.last_error),
+            ("last rejected signal", state.last_rejected_signal),
+        ):
+            if value:
+                console.print(f"[yellow]{label}:[/yellow] {escape(value)}")
+        if upcoming:
+            console.print(_upcoming_table(f"next {len(upcoming)}", upcoming))
+
+    run_async(work())
+
+
+def upcoming(
+    schedule_id: ScheduleArg,
+    n: Annotated[int, typer.Option("-n", min=1, max=20, help="How many (at most 20).")] = 10,
+    as_json: JsonOption = False,
+) -> None:
+    """List a schedule's next occurrences: local time, UTC instant, state."""
+
+    async def work() -> None:
+        client = await _connect()
+        rows = await client.upcoming(schedule_id, n)
+        if as_json:
+            print_json(
+                [
+                    {
+                        "occurrenceId": o.occurrence_id,
+                        "scheduleId": o.schedule_id,
+                        "revision": o.revision,
+                        "nominalLocal": o.nominal_local,
+                        "fold": o.fold,
+                        "instant": _z(o.instant_utc),
+                        "state": o.state,
+                    }
+                    for o in rows
+                ]
+            )
+            return
+        out().print(_upcoming_table(schedule_id, rows))
+
+    run_async(work())
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return "  ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v)
+
+
+def _upcoming_table(title: str, rows: list[Any]) -> Table:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in ("nominal local", "fold", "instant (UTC)", "rev", "state", "occurrenceId"):
+        table.add_column(column, no_wrap=True)
+    for o in rows:
+        table.add_row(
+            o.nominal_local,
+            str(o.fold),
+            _z(o.instant_utc),
+            str(o.revision),
+            o.state,
+            o.occurrence_id,
+        )
+    return table
+
+
+def _schedules_table(summaries: list[ScheduleSummary]) -> Table:
+    from rich.table import Table
+
+    table = Table(title="schedules", title_justify="left")
+    for column in ("scheduleId", "gate", "revision", "next instant (UTC)", "counts by state"):
+        table.add_column(column)
+    for s in summaries:
+        if s.status is None:
+            table.add_row(s.schedule_id, "?", "?", "?", escape(s.problem))
+            continue
+        gate = s.status.gate
+        table.add_row(
+            s.schedule_id,
+            "—" if gate is None else ("disabled" if gate.disabled else "enabled"),
+            "—" if gate is None else f"r{gate.active_revision}",
+            _z(s.status.next_instant_utc),
+            _counts(s.status.counts_by_state),
+        )
+    table.caption = f"{len(summaries)} running schedule workflows"
+    return table
+
+
+def mount(app: typer.Typer) -> None:
+    """Add the control commands to the ``almanac`` app."""
+    app.command()(apply)
+    app.command()(disable)
+    app.command()(enable)
+    app.command()(status)
+    app.command()(upcoming)

@@ -1,0 +1,56 @@
+"""``almanac db``: the ledger database's migrations.
+
+Exit codes as in ``almanac.cli.output``: 0 success; 2 invalid input (a bad URL, a directory that
+cannot be created); 1 an operational failure (the database unreachable).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from almanac.cli.ledger import UrlOption, ledger_url
+from almanac.cli.output import EXIT_OPERATIONAL, JsonOption, fail, new_app, out, print_json
+
+db_app = new_app("The ledger database: apply its migrations.", name="db", no_args_is_help=True)
+
+
+def mount(app: typer.Typer) -> None:
+    """Add ``db`` to the ``almanac`` app."""
+    app.add_typer(db_app, name="db")
+
+
+@db_app.command("upgrade")
+def db_upgrade(url: UrlOption = None, as_json: JsonOption = False) -> None:
+    """Apply the ledger's migrations (creates the SQLite file and its directory if needed).
+
+    With ``--json``: an object with revision (the schema's Alembic revision) and url (without its
+    password).
+    """
+    from ledger import LedgerError, LedgerUnavailable
+    from ledger.migrate import upgrade
+
+    resolved = ledger_url(url)
+    if resolved.startswith("sqlite:///"):
+        folder = Path(resolved.removeprefix("sqlite:///")).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            fail(f"cannot create the ledger's directory {folder}: {exc.strerror}")
+    try:
+        revision = upgrade(resolved)
+    except LedgerUnavailable as exc:
+        fail(f"ledger unavailable: {exc}", EXIT_OPERATIONAL)
+    except LedgerError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json({"revision": revision, "url": _redact(resolved)})
+        return
+    out().print(f"ledger schema at {revision} ({_redact(resolved)})")
+
+
+def _redact(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

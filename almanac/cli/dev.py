@@ -1,0 +1,83 @@
+"""``almanac dev``: the whole stack on this machine (the supervisor is ``devtools.dev``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from almanac.cli.output import EXIT_OPERATIONAL, err, exit_now, out, run_async
+
+
+def dev(
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="Data directory (default: ALMANAC_DATA_DIR, else the user's)."),
+    ] = None,
+    examples: Annotated[Path, typer.Option(help="Spec files to apply.")] = Path("examples"),
+    port: Annotated[int, typer.Option(envvar="ALMANAC_DEV_PORT", help="Temporal frontend.")] = 7233,
+    ui_port: Annotated[
+        int, typer.Option(envvar="ALMANAC_DEV_UI_PORT", help="Temporal Web UI.")
+    ] = 8233,
+    sink_port: Annotated[
+        int, typer.Option(envvar="ALMANAC_DEV_SINK_PORT", help="The effect sink.")
+    ] = 8765,
+    metrics_port: Annotated[
+        int, typer.Option(envvar="ALMANAC_DEV_METRICS_PORT", help="Almanac's metrics.")
+    ] = 9464,
+    server_metrics_port: Annotated[
+        int,
+        typer.Option(envvar="ALMANAC_DEV_SERVER_METRICS_PORT", help="Temporal server metrics."),
+    ] = 9466,
+    ui: Annotated[bool, typer.Option("--ui/--no-ui", help="Serve the Temporal Web UI.")] = True,
+) -> None:
+    """Run everything on this machine: Temporal dev server, sink, worker; apply the examples.
+
+    Shows occurrences live as they become due, run, retry or are skipped. Ctrl-C stops what it
+    started; run it again to resume from the same durable state (in the data directory).
+    """
+    import asyncio
+    import signal
+
+    from almanac.settings import AlmanacSettings
+    from devtools.dev import DevOptions, run_dev
+
+    settings = AlmanacSettings()
+    options = DevOptions(
+        data_dir=(data_dir or settings.data_dir).expanduser().absolute(),
+        examples=examples,
+        port=port,
+        ui_port=ui_port,
+        sink_port=sink_port,
+        metrics_port=metrics_port,
+        server_metrics_port=server_metrics_port,
+        ui=ui,
+        settings=settings,
+    )
+
+    async def work() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        signals = 0
+
+        def on_signal() -> None:
+            nonlocal signals
+            signals += 1
+            if signals > 1:
+                # A second Ctrl-C gives up waiting (the server dies with us): a signal handler
+                # cannot raise into the command, so this is the one place that exits directly.
+                err().print("[red]error:[/red] interrupted again: exiting now", soft_wrap=True)
+                exit_now(EXIT_OPERATIONAL)
+            stop.set()
+
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, on_signal)
+        await run_dev(options, out(), stop)  # a DevError carries its exit code (2 or 1)
+
+    run_async(work())
+
+
+def mount(app: typer.Typer) -> None:
+    """Add ``dev`` to the ``almanac`` app."""
+    app.command()(dev)

@@ -1,0 +1,67 @@
+"""``almanac gates``: run the seed's acceptance gates and print one line per gate.
+
+A thin command over :mod:`devtools.gates` (``bench/gates.py`` is the same as a script). Exit 0 when
+every gate that ran passes, 1 when one fails; 2 for an unknown gate name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+
+from almanac.cli.output import EXIT_OK, EXIT_OPERATIONAL, JsonOption, fail, print_json
+
+GATE_NAMES = (
+    "golden",
+    "duplicates",
+    "recovery",
+    "catch-up",
+    "deliveries",
+    "unknown-effect",
+    "acceptance-points",
+)
+"""``devtools.gates.NAMES``, spelled out so that ``almanac --help`` need not import the harness
+(a test keeps the two equal)."""
+
+
+def gates(
+    only: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Gates to run (default: all): " + ", ".join(GATE_NAMES) + ".",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Measure the acceptance gates (about a minute): figure, limit and PASS/FAIL per gate.
+
+    With ``--json``: an object with passed, gates (name, figure, unit, limit, passed), notes and
+    seconds.
+    """
+    from devtools import gates as harness
+
+    try:
+        report = harness.run(only or None)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(
+            {
+                "passed": report.passed,
+                "gates": [asdict(g) for g in report.gates],
+                "notes": report.notes,
+                "seconds": report.seconds,
+            }
+        )
+    else:
+        for line in report.lines():
+            typer.echo(line)
+    raise typer.Exit(EXIT_OK if report.passed else EXIT_OPERATIONAL)
+
+
+def mount(app: typer.Typer) -> None:
+    """Add ``gates`` to the ``almanac`` app."""
+    app.command()(gates)

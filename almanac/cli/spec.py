@@ -1,0 +1,206 @@
+"""``almanac validate``, ``schema`` and ``preview``: spec files, read with ``timecontract`` only.
+
+None of these needs a server or a database: they read the spec file and the pinned tz release.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from almanac.cli.output import (
+    EXIT_INVALID,
+    JsonOption,
+    err,
+    fail,
+    out,
+    parse_instant,
+    print_json,
+)
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from timecontract import OccurrenceRecord, ScheduleSpecV1
+
+PREVIEW_PERIODS = 2000
+
+
+def _tzdb_store() -> Path:
+    from almanac.settings import AlmanacSettings
+
+    return AlmanacSettings().tzdb_store
+
+
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="Spec files (.yaml, .yml or .json).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Validate spec files; print every problem. Exit 0 if all are valid, 2 otherwise.
+
+    With ``--json``: an array, one object per file in argument order, with the keys file, valid,
+    scheduleId, revision, applicable (it names an action) and problems (field, value, problem).
+    """
+    from timecontract import InvalidSpec, load_spec
+
+    store = _tzdb_store()
+    bad = 0
+    results: list[dict[str, Any]] = []
+    for path in files:
+        try:
+            spec = load_spec(path, store)
+        except InvalidSpec as exc:
+            bad += 1
+            results.append(_invalid_json(path, exc))
+            if not as_json:
+                err().print(f"[red]✗[/red] {escape(str(exc))}", soft_wrap=True)
+            continue
+        results.append(
+            {
+                "file": str(path),
+                "valid": True,
+                "scheduleId": spec.schedule_id,
+                "revision": spec.revision,
+                "applicable": spec.action is not None,
+                "problems": [],
+            }
+        )
+        if not as_json:
+            note = "" if spec.action else " (no action: can be previewed, not applied)"
+            line = escape(f"{path}: {spec.schedule_id} r{spec.revision}{note}")
+            out().print(f"[green]✓[/green] {line}")
+    if as_json:
+        print_json(results)
+    if bad:
+        raise typer.Exit(EXIT_INVALID)
+
+
+def _invalid_json(path: Path, exc: Any) -> dict[str, Any]:
+    return {
+        "file": str(path),
+        "valid": False,
+        "scheduleId": None,
+        "revision": None,
+        "applicable": False,
+        "problems": [
+            {"field": p.field, "value": _plain(p.value), "problem": p.problem} for p in exc.problems
+        ],
+    }
+
+
+def _plain(value: Any) -> Any:
+    """A spec value as JSON: as given when JSON has the type, else its ``repr``."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return repr(value)
+
+
+def schema(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Accepted for uniformity: the schema is JSON already.")
+    ] = False,
+) -> None:
+    """Print the JSON Schema of scheduleSpec.v1 (for editors and CI validation of spec files)."""
+    from timecontract import ScheduleSpecV1
+
+    document = ScheduleSpecV1.model_json_schema(by_alias=True, mode="validation")
+    document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    print_json(document)
+
+
+def preview(
+    spec_file: Annotated[Path, typer.Argument(help="A scheduleSpec.v1 file.")],
+    from_: Annotated[
+        str | None,
+        typer.Option("--from", help="Window start, UTC instant, inclusive. Default: cutoverAt."),
+    ] = None,
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to",
+            help="Window end, UTC instant, exclusive. Default: --from + 366 days, or 2,000 "
+            "periods of a high-frequency rule.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON array contract.")] = False,
+    ids: Annotated[bool, typer.Option("--ids", help="Add the occurrenceId column.")] = False,
+) -> None:
+    """Show the occurrences a spec's revision owns in a window, with their DST reasons.
+
+    The JSON output is a contract: an array sorted by instant (gapAt for skipped records) of
+    objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
+    fold, instant, gapAt, utcOffset, tzdbVersion, disposition and reason.
+    """
+    from timecontract import InvalidSpec, load_spec, occurrences
+
+    store = _tzdb_store()
+    try:
+        spec = load_spec(spec_file, store)
+    except InvalidSpec as exc:
+        fail(str(exc))
+    start = parse_instant("--from", from_) if from_ else spec.cutover_at
+    end = parse_instant("--to", to) if to else start + default_window(spec)
+    if end < start:
+        fail(f"--to={to!r}: before --from")
+    records = occurrences(spec, start, end, tzdb_store=store)
+    if as_json:
+        print_json([r.to_json() for r in records])
+        return
+    out().print(preview_table(spec, records, start, end, ids=ids))
+
+
+def default_window(spec: ScheduleSpecV1) -> timedelta:
+    """The preview's default window: 366 days, or 2,000 periods of a high-frequency rule."""
+    from timecontract import nominal_period
+
+    return min(timedelta(days=366), nominal_period(spec.parsed_rule) * PREVIEW_PERIODS)
+
+
+def preview_table(
+    spec: ScheduleSpecV1,
+    records: list[OccurrenceRecord],
+    start: datetime,
+    end: datetime,
+    *,
+    ids: bool = False,
+) -> Table:
+    """A Rich table: local time, offset, UTC instant, disposition, reason; DST rows in color."""
+    from rich.table import Table
+
+    from timecontract import Reason, format_instant, format_offset
+
+    title = (
+        f"{spec.schedule_id} r{spec.revision} · {spec.rule} · {spec.time_zone} "
+        f"(tzdb {spec.tzdb_version}) · {format_instant(start)} → {format_instant(end)}"
+    )
+    table = Table(title=title, title_justify="left")
+    for column in ("nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"):
+        table.add_column(column, no_wrap=True)
+    if ids:
+        table.add_column("occurrenceId", no_wrap=True)
+    for r in records:
+        style = "" if r.reason is Reason.UNAMBIGUOUS else "bold yellow"
+        if r.disposition.value == "SKIPPED_GAP":
+            style = "bold red"
+        if r.instant_utc:
+            instant = format_instant(r.instant_utc)
+        else:
+            instant = f"(gap at {format_instant(r.gap_at_utc) if r.gap_at_utc else '?'})"
+        offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
+        cells = [r.nominal_local.isoformat(), str(r.fold), offset, instant]
+        cells += [r.disposition.value, r.reason.value] + ([r.occurrence_id] if ids else [])
+        table.add_row(*cells, style=style)
+    dst = sum(1 for r in records if r.reason is not Reason.UNAMBIGUOUS)
+    table.caption = f"{len(records)} records, {dst} decided by a DST policy (highlighted)"
+    return table
+
+
+def mount(app: typer.Typer) -> None:
+    """Add ``validate``, ``schema`` and ``preview`` to the ``almanac`` app."""
+    app.command()(validate)
+    app.command()(schema)
+    app.command()(preview)

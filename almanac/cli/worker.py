@@ -1,0 +1,47 @@
+"""``almanac worker`` (and ``python -m worker``, the same command): run a worker process."""
+
+from __future__ import annotations
+
+from typing import Annotated, NoReturn
+
+import typer
+
+from almanac.cli.output import new_app, run, run_async
+
+
+def worker(
+    identity: Annotated[
+        str | None, typer.Option(help="Worker identity (default: almanac-worker@host:pid).")
+    ] = None,
+    metrics_port: Annotated[
+        int | None, typer.Option(help="Serve Almanac's ledger metrics on this port.")
+    ] = None,
+    sdk_metrics_port: Annotated[
+        int | None, typer.Option(help="Serve the Temporal SDK's metrics on this port.")
+    ] = None,
+) -> None:
+    """Run a worker (schedule and occurrence workflows, activities) until SIGTERM or SIGINT."""
+    import logging
+
+    from almanac import worker as worker_process
+    from almanac.settings import AlmanacSettings
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    options = worker_process.WorkerOptions(
+        identity=identity or worker_process.default_identity(),
+        metrics_port=metrics_port,
+        sdk_metrics_port=sdk_metrics_port,
+    )
+    run_async(worker_process.run(AlmanacSettings(), options))
+
+
+def mount(app: typer.Typer) -> None:
+    """Add ``worker`` to the ``almanac`` app."""
+    app.command()(worker)
+
+
+def main() -> NoReturn:
+    """``python -m worker`` (top-level ``worker.py``): this one command as the command line."""
+    single = new_app("Run an Almanac worker.")
+    single.command()(worker)
+    run(single, prog_name="python -m worker")

@@ -1,0 +1,119 @@
+"""The command line's shape: it loads light, every result has ``--json``, one worker front end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from typer.testing import CliRunner
+
+from almanac.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+SEED = REPO / "examples" / "daily-ops-summary.yaml"
+HEAVY = {
+    "temporalio",
+    "sqlalchemy",
+    "alembic",
+    "psycopg",
+    "httpx",
+    "ledger",
+    "activities",
+    "workflows",
+    "devtools",
+}
+LONG_RUNNING = {"worker", "dev", "sink"}
+"""Commands that serve until stopped and print a log, not a result."""
+
+PROBE = """
+import json, sys
+from typer.testing import CliRunner
+from almanac.cli import app
+result = CliRunner().invoke(app, sys.argv[1:])
+print(json.dumps({"exit": result.exit_code, "modules": sorted(sys.modules)}))
+"""
+
+
+def loaded_by(*args: str) -> tuple[int, set[str]]:
+    """Run the command in a fresh interpreter; its exit code and the top-level modules loaded."""
+    probe = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    report = json.loads(probe.stdout.splitlines()[-1])
+    return report["exit"], {name.split(".")[0] for name in report["modules"]}
+
+
+def test_help_and_validate_load_no_heavy_module() -> None:
+    for args in (["--help"], ["validate", str(SEED)], ["ledger", "--help"]):
+        code, modules = loaded_by(*args)
+        assert code == 0, args
+        assert modules & HEAVY == set(), (args, modules & HEAVY)
+
+
+def test_the_probe_sees_a_heavy_import_when_there_is_one() -> None:
+    # Help of a ledger command stays light; running the gates loads the harness.
+    _, modules = loaded_by("db", "upgrade", "--help")
+    assert modules & HEAVY == set()
+    code, modules = loaded_by("gates", "nonsense")
+    assert code == 2 and "devtools" in modules
+
+
+def _commands(group: Any, prefix: str = "") -> dict[str, Any]:
+    """Every leaf command by its path (``tzdb add``); a group without subcommands is a leaf."""
+    found: dict[str, Any] = {}
+    for name, command in group.commands.items():
+        path = f"{prefix}{name}"
+        if getattr(command, "commands", None):
+            found |= _commands(command, f"{path} ")
+        else:
+            found[path] = command
+    return found
+
+
+def test_every_command_that_prints_a_result_takes_json() -> None:
+    commands = _commands(typer.main.get_group(app))
+    assert {"apply", "preview", "ledger show", "tzdb add", "db upgrade", "gates"} <= set(commands)
+    missing = [
+        path
+        for path, command in commands.items()
+        if path not in LONG_RUNNING
+        and not any("--json" in getattr(p, "opts", ()) for p in command.params)
+    ]
+    assert missing == []
+
+
+def test_python_m_worker_is_the_almanac_worker_command() -> None:
+    def options(args: list[str]) -> list[str]:
+        text = subprocess.run(
+            [sys.executable, *args, "--help"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+            env={**os.environ, "COLUMNS": "200"},
+        ).stdout
+        return sorted(word for word in text.split() if word.startswith("--"))
+
+    almanac_worker = options(["-c", "from almanac.cli import main; main()", "worker"])
+    assert "--identity" in almanac_worker and "--sdk-metrics-port" in almanac_worker
+    assert options(["-m", "worker"]) == almanac_worker
+
+
+def test_errors_are_one_line_on_stderr_with_exit_2() -> None:
+    result = CliRunner().invoke(app, ["preview", str(SEED), "--to", "soon"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "error: --to='soon': not an ISO 8601 instant like 2026-11-01T00:00:00Z\n"
+    )

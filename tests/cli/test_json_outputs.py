@@ -1,0 +1,56 @@
+"""``--json`` on the commands that gained it: validate, db upgrade, tzdb add (no server needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from almanac.cli import app
+from timecontract.zones import INSTALLED_RELEASE
+
+SEED = Path(__file__).parents[2] / "examples" / "daily-ops-summary.yaml"
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("ALMANAC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("ALMANAC_LEDGER_URL", raising=False)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(args))
+
+
+def test_validate_json_lists_each_file_with_its_problems_and_exits_2(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SEED.read_text().replace("gapPolicy: SKIP", "gapPolicy: SOMETIMES"))
+    result = run("validate", "--json", str(SEED), str(bad))
+    assert result.exit_code == 2
+    good, wrong = json.loads(result.stdout)
+    assert good == {
+        "file": str(SEED),
+        "valid": True,
+        "scheduleId": "daily-ops-summary",
+        "revision": 7,
+        "applicable": False,  # the seed's example names no action
+        "problems": [],
+    }
+    assert wrong["valid"] is False and wrong["file"] == str(bad)
+    assert [(p["field"], p["value"]) for p in wrong["problems"]] == [("gapPolicy", "SOMETIMES")]
+
+
+def test_db_upgrade_json_names_the_revision_and_the_redacted_url(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from ledger.migrate import head
+
+    url = f"sqlite:///{tmp_path / 'l' / 'ledger.sqlite3'}"
+    result = run("db", "upgrade", "--url", url, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"revision": head(), "url": url}
+
+
+def test_tzdb_add_json_of_the_installed_release_adds_nothing(run) -> None:  # type: ignore[no-untyped-def]
+    result = run("tzdb", "add", INSTALLED_RELEASE, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["release"] == INSTALLED_RELEASE and report["status"] == "INSTALLED"
