@@ -90,8 +90,16 @@ def test_ledger_cli_unknown_effect_queue_and_resolution_by_hand(run, tmp_path: P
     listed = json.loads(run("ledger", "unknown", "--now", past, "--json").output)
     assert [(c["occurrenceId"], c["humanQueue"]) for c in listed] == [(occurrence_id, True)]
     assert run("ledger", "resolve", occurrence_id, "--outcome", "MAYBE", "--by", "a").exit_code == 2
-    resolved = run("ledger", "resolve", occurrence_id, "--outcome", "SUCCEEDED", "--by", "alice")
+    resolved = run(
+        "ledger", "resolve", occurrence_id, "--outcome", "SUCCEEDED", "--by", "alice", "--json"
+    )
     assert resolved.exit_code == 0, resolved.output
+    case = json.loads(resolved.output)
+    assert (case["occurrenceId"], case["resolution"], case["resolvedBy"]) == (
+        occurrence_id,
+        "SUCCEEDED",
+        "alice",
+    )
     shown = json.loads(run("ledger", "show", occurrence_id, "--json").output)
     assert shown["occurrence"]["state"] == "SUCCEEDED"
     assert json.loads(run("ledger", "unknown", "--json").output) == []
