@@ -19,7 +19,13 @@ import pytest
 from stack import record_history, running_stack
 from temporal_env import eventually, start_time_skipping
 
-from ledger import Ledger, OccurrenceDetail, OccurrenceState, Resolution, show_occurrence
+from ledger import (
+    Ledger,
+    OccurrenceDetail,
+    OccurrenceState,
+    ReconciliationResolution,
+    show_occurrence,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
 
@@ -65,7 +71,10 @@ async def test_lost_ack_is_reconciled_by_the_result_query(tmp_path: Path) -> Non
                 lambda d: d.occurrence.state is OccurrenceState.SUCCEEDED,
             )
             assert len(detail.attempts) == 1
-            assert detail.case is not None and detail.case.resolution is Resolution.SUCCEEDED
+            assert (
+                detail.case is not None
+                and detail.case.resolution is ReconciliationResolution.SUCCEEDED
+            )
             [effect] = stack.sink.effects()
             assert (effect.idempotency_key, effect.delivery_count) == (OCCURRENCE, 1)
 
