@@ -6,6 +6,7 @@ Exit codes: 0 after a graceful stop; 1 when the address cannot be bound or the d
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from pathlib import Path
@@ -37,9 +38,11 @@ def sink(
 ) -> None:
     """Serve POST /effects, GET /effects[/{key}], /faults and /healthz until SIGTERM/SIGINT."""
     db_path: str | Path = db or AlmanacSettings().data_dir / "sink.sqlite3"
+    # The signing key comes from the environment, never the command line (visible in ps).
+    signing_secret = os.environ.get("ALMANAC_SINK_SIGNING_SECRET") or None
     try:
         store = EffectStore(db_path)
-        server = SinkServer((host, port), store)
+        server = SinkServer((host, port), store, signing_secret)
     except (OSError, ValueError) as exc:
         _err.print(f"[red]error:[/red] cannot start the sink on {host}:{port} ({db_path}): {exc}")
         raise typer.Exit(1) from exc
@@ -52,7 +55,10 @@ def sink(
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     bound_host, bound_port = server.server_address[:2]
-    _err.print(f"sink listening on http://{bound_host!s}:{bound_port} (effects in {db_path})")
+    verifying = ", verifying webhook signatures" if signing_secret else ""
+    _err.print(
+        f"sink listening on http://{bound_host!s}:{bound_port} (effects in {db_path}{verifying})"
+    )
     try:
         server.serve_forever(poll_interval=0.2)
     finally:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -45,3 +48,31 @@ def closed_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
     return port
+
+
+@dataclass(frozen=True)
+class ServerCertificate:
+    """A self-signed certificate for 127.0.0.1 and localhost, and its key (PEM files)."""
+
+    cert: Path
+    key: Path
+
+
+@pytest.fixture(scope="session")
+def test_certificate(tmp_path_factory: pytest.TempPathFactory) -> ServerCertificate:
+    """A fresh self-signed server certificate (made with the ``openssl`` command)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    where = tmp_path_factory.mktemp("tls")
+    cert, key = where / "cert.pem", where / "key.pem"
+    subprocess.run(
+        [
+            *(openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost"),
+            *("-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return ServerCertificate(cert, key)
