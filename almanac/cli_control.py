@@ -319,6 +319,10 @@ def worker_command(
     sdk_metrics_port: Annotated[
         int | None, typer.Option(help="Serve the Temporal SDK's metrics on this port.")
     ] = None,
+    metrics_host: Annotated[
+        str | None,
+        typer.Option(help="Interface of the metrics endpoints (default ALMANAC_METRICS_HOST)."),
+    ] = None,
 ) -> None:
     """Run a worker (schedule and occurrence workflows, activities) until SIGTERM or SIGINT."""
     import logging
@@ -330,6 +334,7 @@ def worker_command(
         identity=identity or worker.default_identity(),
         metrics_port=metrics_port,
         sdk_metrics_port=sdk_metrics_port,
+        metrics_host=metrics_host,
     )
     settings = AlmanacSettings()
 

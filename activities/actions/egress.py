@@ -12,8 +12,10 @@ goes to the very address that was checked, so a DNS answer that changes between 
 used (either would connect somewhere the policy did not see).
 
 An operator opens what they choose with ``ALMANAC_EGRESS_ALLOW``: a comma-separated list of CIDRs
-(``10.0.0.0/8``, ``127.0.0.1``, ``fd00::/8``) and host names (``sink``, ``mail.internal``); a
-listed host name is allowed whatever it resolves to. ``almanac dev`` allows its own sink.
+(``10.0.0.0/8``, ``127.0.0.1``, ``fd00::/8``) and host names (``sink``, ``mail.internal``), each
+optionally with a port (``127.0.0.1:8765``, ``[::1]:8765``, ``sink:8765``) that narrows it to that
+port; a listed host name is allowed whatever it resolves to. ``almanac dev`` allows its own sink's
+address and port, nothing else.
 """
 
 from __future__ import annotations
@@ -66,45 +68,66 @@ def _kind(address: IPAddress) -> str | None:
     return None
 
 
+_HOST_NAME = re.compile(
+    r"^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
+)
+_WITH_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<name>[^:\[\]]+)):(?P<port>\d{1,5})$")
+
+
 @dataclass(frozen=True)
 class EgressPolicy:
-    """Global addresses, plus the networks and host names an operator allowed."""
+    """Global addresses, plus the networks and host names an operator allowed.
 
-    allowed_networks: tuple[IPNetwork, ...] = ()
-    allowed_hosts: frozenset[str] = frozenset()
+    Each allowance carries a port, or ``None`` for every port.
+    """
+
+    allowed_networks: tuple[tuple[IPNetwork, int | None], ...] = ()
+    allowed_hosts: frozenset[tuple[str, int | None]] = frozenset()
 
     @classmethod
     def allowing(cls, entries: Iterable[str]) -> EgressPolicy:
-        """A policy that also allows ``entries`` (CIDRs, addresses or host names).
+        """A policy also allowing ``entries``: CIDRs, addresses or host names, ``:port`` optional.
 
         Raises:
             ValueError: naming an entry that is neither a network nor a host name.
         """
-        networks: list[IPNetwork] = []
-        hosts: set[str] = set()
+        networks: list[tuple[IPNetwork, int | None]] = []
+        hosts: set[tuple[str, int | None]] = set()
         for raw in entries:
             entry = raw.strip()
             if not entry:
                 continue
+            target, port = entry, None
+            found = _WITH_PORT.fullmatch(entry)
+            if found is not None:
+                target = found.group("v6") or found.group("name")
+                port = int(found.group("port"))
+                if not 0 < port < 65536:
+                    raise ValueError(f"egress allowance {entry!r}: no such port")
             try:
-                networks.append(ipaddress.ip_network(entry, strict=False))
+                networks.append((ipaddress.ip_network(target, strict=False), port))
                 continue
             except ValueError:
                 pass
-            if not _HOST_NAME.fullmatch(entry):
+            if not _HOST_NAME.fullmatch(target):
                 raise ValueError(f"egress allowance {entry!r} is neither a CIDR nor a host name")
-            hosts.add(entry.lower().rstrip("."))
+            hosts.add((target.lower().rstrip("."), port))
         return cls(tuple(networks), frozenset(hosts))
 
-    def check(self, host: str, address: IPAddress) -> None:
+    def check(self, host: str, address: IPAddress, port: int | None = None) -> None:
         """Refuse ``address`` (which ``host`` resolved to) unless the policy allows it.
 
         Raises:
             EgressRefused: naming the host, the address and why.
         """
-        if host.lower().rstrip(".") in self.allowed_hosts:
+        name = host.lower().rstrip(".")
+        if (name, None) in self.allowed_hosts or (name, port) in self.allowed_hosts:
             return
-        if any(address in network for network in self.allowed_networks):
+        if any(
+            address in network and allowed in (None, port)
+            for network, allowed in self.allowed_networks
+        ):
             return
         kind = _kind(address)
         if kind is not None:
@@ -124,7 +147,7 @@ class EgressPolicy:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError as exc:
             raise EgressRefused(f"egress refused: {host} does not resolve ({exc})") from None
-        return self._checked(host, infos)
+        return self._checked(host, port, infos)
 
     async def resolve_async(self, host: str, port: int) -> list[IPAddress]:
         """:meth:`resolve` without blocking the event loop."""
@@ -132,25 +155,22 @@ class EgressPolicy:
             infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError as exc:
             raise EgressRefused(f"egress refused: {host} does not resolve ({exc})") from None
-        return self._checked(host, infos)
+        return self._checked(host, port, infos)
 
-    def _checked(self, host: str, infos: Iterable[tuple[Any, ...]]) -> list[IPAddress]:
+    def _checked(
+        self, host: str, port: int, infos: Iterable[tuple[Any, ...]]
+    ) -> list[IPAddress]:
         addresses: list[IPAddress] = []
         for info in infos:
             address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
             if address not in addresses:
                 addresses.append(address)
         for address in addresses:
-            self.check(host, address)
+            self.check(host, address, port)
         if not addresses:
             raise EgressRefused(f"egress refused: {host} has no address")
         return addresses
 
-
-_HOST_NAME = re.compile(
-    r"^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
-)
 
 
 class EgressConnectError(httpcore.ConnectError):

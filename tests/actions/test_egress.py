@@ -85,7 +85,21 @@ def test_an_allowance_opens_exactly_its_networks_and_hosts() -> None:
             policy.check("x", ipaddress.ip_address(address))
 
 
-@pytest.mark.parametrize("entry", ["10.0.0.0/33", "not a host", "http://x/"])
+def test_an_allowance_with_a_port_opens_only_that_port() -> None:
+    policy = EgressPolicy.allowing(["127.0.0.1:8765", "[::1]:8765", "sink:80"])
+    policy.check("127.0.0.1", ipaddress.ip_address("127.0.0.1"), 8765)
+    policy.check("::1", ipaddress.ip_address("::1"), 8765)
+    policy.check("sink", ipaddress.ip_address("10.0.0.9"), 80)
+    for host, address, port in [
+        ("127.0.0.1", "127.0.0.1", 7233),
+        ("::1", "::1", 9464),
+        ("sink", "10.0.0.9", 5432),
+    ]:
+        with pytest.raises(EgressRefused):
+            policy.check(host, ipaddress.ip_address(address), port)
+
+
+@pytest.mark.parametrize("entry", ["10.0.0.0/33", "not a host", "http://x/", "h:70000"])
 def test_a_malformed_allowance_is_an_error_naming_it(entry: str) -> None:
     with pytest.raises(ValueError, match="egress allowance"):
         EgressPolicy.allowing([entry])

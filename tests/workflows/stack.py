@@ -34,6 +34,9 @@ from ledger import Ledger, OccurrenceView, list_occurrences
 from ledger.migrate import upgrade
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 
+SINK_ALLOWANCE = "127.0.0.1"
+"""The stack's sink listens on loopback, which the egress policy refuses unless allowed."""
+
 
 @dataclass
 class Stack:
@@ -108,6 +111,7 @@ async def running_stack(
         data_dir=tmp_path,
         ledger_url=url,
         temporal=TemporalSettings(task_queue=task_queue),
+        egress_allow=(SINK_ALLOWANCE,),
     )
     await register_search_attributes(env.client)
     ledger_ = Ledger.from_url(url)
