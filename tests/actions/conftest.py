@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from almanac.sink import Sink
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from smtp_server import FakeSmtpServer
+from smtp_server import FakeSmtpServer, ServerCertificate
 from temporal_env import anyio_backend, dev_env, task_queue
 
 __all__ = ["anyio_backend", "dev_env", "task_queue"]
@@ -48,14 +47,6 @@ def closed_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
     return port
-
-
-@dataclass(frozen=True)
-class ServerCertificate:
-    """A self-signed certificate for 127.0.0.1 and localhost, and its key (PEM files)."""
-
-    cert: Path
-    key: Path
 
 
 @pytest.fixture(scope="session")

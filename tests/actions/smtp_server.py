@@ -19,8 +19,18 @@ import base64
 import socketserver
 import ssl
 import threading
+from dataclasses import dataclass
 from email import message_from_bytes
 from email.message import Message
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ServerCertificate:
+    """A self-signed certificate for 127.0.0.1 and localhost, and its key (PEM files)."""
+
+    cert: Path
+    key: Path
 
 
 class _Handler(socketserver.StreamRequestHandler):

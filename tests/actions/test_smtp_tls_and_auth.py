@@ -8,8 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import ServerCertificate
-from smtp_server import FakeSmtpServer
+from smtp_server import FakeSmtpServer, ServerCertificate
 
 from activities.actions import (
     ActionContext,
