@@ -98,11 +98,18 @@ class Stack:
 
 @asynccontextmanager
 async def running_stack(
-    env: WorkflowEnvironment, tmp_path: Path, task_queue: str, *, ledger_url: str | None = None
+    env: WorkflowEnvironment,
+    tmp_path: Path,
+    task_queue: str,
+    *,
+    ledger_url: str | None = None,
+    sink_signing_secret: str | None = None,
 ) -> AsyncIterator[Stack]:
     """A worker on ``env`` with a fresh ledger and a sink, stopped on exit.
 
     ``ledger_url``: a migrated ledger to use (default: a fresh SQLite file in ``tmp_path``).
+    ``sink_signing_secret``: the sink verifies Standard Webhooks signatures with this key.
+    The worker's secrets directory is ``tmp_path / "secrets"``.
     """
     url = ledger_url or f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     if ledger_url is None:
@@ -118,7 +125,10 @@ async def running_stack(
     options = worker.WorkerOptions(
         identity=f"test-worker-{task_queue}", max_concurrent_activities=8
     )
-    with Sink() as sink, ThreadPoolExecutor(max_workers=8) as executor:
+    with (
+        Sink(signing_secret=sink_signing_secret) as sink,
+        ThreadPoolExecutor(max_workers=8) as executor,
+    ):
         running = worker.build_worker(env.client, settings, ledger_, options, executor)
         async with running:
             yield Stack(env, env.client, ledger_, sink, task_queue)
