@@ -6,11 +6,12 @@
 
 Configuration comes from the environment (``ALMANAC_*``, see ``almanac.settings``): the Temporal
 address, namespace, TLS (mTLS certificate, key, CA) and API key; the egress allowance
-(``ALMANAC_EGRESS_ALLOW``) and where secret references resolve; the ledger URL (a SQLite file in the data directory by
-default, migrated on start; PostgreSQL is migrated with ``almanac db upgrade``); the
-implementation alias this worker runs (claims check it against the schedule gate). On SIGTERM or
-SIGINT the worker stops polling, lets running activities finish (up to the grace period) and
-exits 0.
+(``ALMANAC_EGRESS_ALLOW``) and where secret references resolve; the ledger URL (a SQLite file in
+the data directory by default, migrated on start; PostgreSQL is migrated with ``almanac db
+upgrade``); the implementation alias this worker runs (claims check it against the schedule gate).
+On SIGTERM or SIGINT the worker stops polling, lets running activities finish (up to the grace
+period) and exits 0. Its metrics endpoints listen on 127.0.0.1 unless ``--metrics-host`` (or
+``ALMANAC_METRICS_HOST``) says otherwise.
 """
 
 from __future__ import annotations

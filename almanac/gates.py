@@ -149,13 +149,15 @@ def _binary(name: str) -> str:
 @asynccontextmanager
 async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> AsyncIterator[None]:
     """The production worker (``worker.build_worker``) in this process."""
+    from pydantic import SecretStr
+
     import worker
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
 
     settings = AlmanacSettings(
         data_dir=data_dir,
-        ledger_url=url,
+        ledger_url=SecretStr(url),
         temporal=TemporalSettings(task_queue=task_queue),
         egress_allow=("127.0.0.1",),  # the gate's sink is on loopback
     )

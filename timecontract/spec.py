@@ -330,7 +330,7 @@ class _NoTimestampLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             self.alias_uses += 1
             if self.alias_uses > MAX_YAML_ALIASES:
-                event = self.peek_event()
+                event = self.peek_event()  # type: ignore[no-untyped-call]
                 raise _TooManyAliases(str(event.anchor), event.start_mark.line + 1)
         return super().compose_node(parent, index)
 

@@ -157,9 +157,7 @@ class EgressPolicy:
             raise EgressRefused(f"egress refused: {host} does not resolve ({exc})") from None
         return self._checked(host, port, infos)
 
-    def _checked(
-        self, host: str, port: int, infos: Iterable[tuple[Any, ...]]
-    ) -> list[IPAddress]:
+    def _checked(self, host: str, port: int, infos: Iterable[tuple[Any, ...]]) -> list[IPAddress]:
         addresses: list[IPAddress] = []
         for info in infos:
             address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
@@ -170,7 +168,6 @@ class EgressPolicy:
         if not addresses:
             raise EgressRefused(f"egress refused: {host} has no address")
         return addresses
-
 
 
 class EgressConnectError(httpcore.ConnectError):
