@@ -52,6 +52,7 @@ from activities.actions.egress import EgressPolicy, EgressRefused
 from activities.actions.secrets import Scrubber, SecretRef, SecretResolver, SecretUnavailable
 
 ADDRESS_PATTERN = r"^[^@\s<>]+@[^@\s<>]+$"
+MAX_REPLY_CHARS = 200
 Address = Annotated[str, Field(pattern=ADDRESS_PATTERN)]
 
 
@@ -148,6 +149,7 @@ def build_message(ctx: ActionContext, params: SmtpParameters) -> EmailMessage:
 
 def _refused(code: int, reply: bytes | str, step: str) -> Outcome:
     text = reply.decode(errors="replace") if isinstance(reply, bytes) else reply
+    text = " ".join(text.split())[:MAX_REPLY_CHARS]  # the ledger keeps a bounded, one-line reply
     kind = OutcomeKind.NON_RETRYABLE_FAILURE if code >= 500 else OutcomeKind.RETRYABLE_FAILURE
     return Outcome(kind, detail=f"{step} refused: {code} {text}", status_code=code)
 

@@ -286,3 +286,31 @@ async def test_a_huge_success_reply_is_recorded_as_truncated_not_kept() -> None:
     outcome = await mocked(Recorder(200, huge)).invoke(ctx({"url": "https://hooks.example.test/e"}))
     assert outcome.kind is OutcomeKind.CONFIRMED
     assert outcome.result == {"status": 200, "truncated": True}
+
+
+async def test_the_readmes_receiver_verifies_a_real_delivery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Security") :]
+    code = section[
+        section.index("```python\n") + 10 : section.index("```", section.index("```python") + 9)
+    ]
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    monkeypatch.setenv("OPS_WEBHOOK_KEY", SIGNING_KEY)
+    recorder = Recorder()
+    action = mocked(
+        recorder,
+        secrets=SecretResolver(environ={"ALMANAC_SECRET_SIGNING": SIGNING_KEY}),
+    )
+    params = {
+        "url": "https://hooks.example.test/e",
+        "signingSecret": env_ref("ALMANAC_SECRET_SIGNING"),
+    }
+    await action.invoke(ctx(params))
+    [request] = recorder.requests
+    headers = dict(request.headers.items())
+    assert namespace["verified"](request.content, headers)["occurrenceId"] == OCCURRENCE
+    tampered = request.content.replace(b"daily-ops-summary", b"daily-ops-summarx")
+    assert namespace["verified"](tampered, headers) is None

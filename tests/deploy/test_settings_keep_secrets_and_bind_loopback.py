@@ -160,3 +160,20 @@ def test_the_sink_and_dev_server_default_to_loopback() -> None:
     command = server_command(Path(sys.executable), DevOptions(Path("/tmp/x"), Path("examples")))
     assert command[command.index("--ip") + 1] == "127.0.0.1"
     assert command[command.index("--ui-ip") + 1] == "127.0.0.1"
+
+
+def test_the_dev_stack_allows_its_own_sink_port_and_nothing_else_on_loopback(
+    clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import ipaddress
+
+    from activities.actions import EgressRefused
+    from almanac.dev import DevOptions
+
+    options = DevOptions(tmp_path, Path("examples"), sink_port=18765, port=17233)
+    policy = options.worker_settings().egress_policy
+    loopback = ipaddress.ip_address("127.0.0.1")
+    policy.check("127.0.0.1", loopback, 18765)
+    for port in (17233, 9464, 5432):
+        with pytest.raises(EgressRefused):
+            policy.check("127.0.0.1", loopback, port)
