@@ -247,6 +247,7 @@ class HttpAction(ActionAdapter[HttpParameters]):
         egress: EgressPolicy | None = None,
         secrets: SecretResolver | None = None,
         clock: Callable[[], datetime] = _wall_clock,
+        tls_context: ssl.SSLContext | None = None,
     ) -> None:
         """Build the adapter.
 
@@ -256,12 +257,14 @@ class HttpAction(ActionAdapter[HttpParameters]):
             secrets: resolves secret references (default: ``ALMANAC_SECRET_*`` variables only).
             clock: the wall clock for ``webhook-timestamp``. It is the one time here that is not
                 the workflow's: a receiver checks it against its own clock (±5 minutes).
+            tls_context: verifies servers (default: httpx's, the certifi roots; tests pass one
+                trusting their own CA). Certificates and host names are always checked.
         """
         self._transport = transport
         self._egress = egress or EgressPolicy()
         self._secrets = secrets or SecretResolver()
         self._clock = clock
-        self._ssl_context: ssl.SSLContext | None = None
+        self._ssl_context: ssl.SSLContext | None = tls_context
 
     def _verify(self) -> ssl.SSLContext:
         # Loading the CA bundle takes a noticeable fraction of a second: do it once per adapter.

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 import pytest
-from smtp_server import FakeSmtpServer
+from smtp_server import FakeSmtpServer, ServerCertificate
 
 from activities.actions import (
     ActionContext,
@@ -188,3 +189,44 @@ async def test_the_smtp_action_passes_the_same_policy(smtp_server: FakeSmtpServe
 def test_resolution_uses_the_system_resolver() -> None:
     # Guard for the test above: localhost must resolve here, or the name test proves nothing.
     assert socket.getaddrinfo("localhost", 80, type=socket.SOCK_STREAM)
+
+
+@pytest.fixture
+def tls_hook(test_certificate: ServerCertificate) -> Iterator[int]:
+    """An HTTPS server on 127.0.0.1 (certificate for localhost and 127.0.0.1) answering 200."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(test_certificate.cert, test_certificate.key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_tls_is_verified_by_host_name_though_the_checked_address_is_dialled(
+    tls_hook: int, test_certificate: ServerCertificate
+) -> None:
+    trusting = ssl.create_default_context(cafile=str(test_certificate.cert))
+    allowed = EgressPolicy.allowing(["localhost", "127.0.0.1"])
+    url = f"https://localhost:{tls_hook}/hook"
+    verified = await HttpAction(egress=allowed, tls_context=trusting).invoke(ctx({"url": url}))
+    untrusted = await HttpAction(egress=allowed).invoke(ctx({"url": url}))
+    assert verified.kind is OutcomeKind.CONFIRMED, verified.detail
+    assert untrusted.kind is OutcomeKind.RETRYABLE_FAILURE
+    assert "CERTIFICATE_VERIFY_FAILED" in untrusted.detail
