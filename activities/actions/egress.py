@@ -4,7 +4,8 @@ Whoever may apply a spec may make the workers call out, so the worker, not the s
 where "out" is. By default only globally routable addresses are allowed: loopback, private
 (RFC 1918, unique-local IPv6), link-local (cloud metadata services live at 169.254.169.254 and
 fd00:ec2::254), shared (100.64.0.0/10, where one cloud's metadata lives), reserved, multicast and
-unspecified addresses are refused — also when an IPv4 address hides inside IPv6 (``::ffff:…``).
+unspecified addresses are refused — also when an IPv4 address hides inside IPv6 (``::ffff:…``,
+NAT64 ``64:ff9b::…``, 6to4 ``2002:…``).
 
 The check runs on the addresses the host name resolves to, at connect time, and the connection
 goes to the very address that was checked, so a DNS answer that changes between check and connect
@@ -47,10 +48,21 @@ class EgressRefused(ActionError):
     """The policy refuses a destination (never retried: the address will not change its kind)."""
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
 def _kind(address: IPAddress) -> str | None:
-    """Why ``address`` is refused by default, or ``None`` for a globally routable one."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return _kind(address.ipv4_mapped)
+    """Why ``address`` is refused by default, or ``None`` for a globally routable one.
+
+    An IPv4 address carried inside IPv6 (mapped ``::ffff:a.b.c.d``, NAT64 ``64:ff9b::a.b.c.d``,
+    6to4 ``2002:aabb:ccdd::``) is judged as that IPv4 address.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        inner = address.ipv4_mapped or address.sixtofour
+        if inner is None and address in _NAT64:
+            inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if inner is not None:
+            return _kind(inner)
     if address in METADATA_ADDRESSES:
         return "a cloud metadata address"
     for kind, flag in (

@@ -59,8 +59,11 @@ REFUSED = {
     "240.0.0.1": "reserved",
     "::ffff:127.0.0.1": "loopback",
     "::ffff:169.254.169.254": "metadata",
+    "64:ff9b::a9fe:a9fe": "metadata",  # NAT64 of 169.254.169.254
+    "64:ff9b::7f00:1": "loopback",
+    "2002:a00:1::1": "private",  # 6to4 of 10.0.0.1
 }
-ALLOWED = ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "8.8.8.8"]
+ALLOWED = ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "8.8.8.8", "64:ff9b::808:808"]
 
 
 @pytest.mark.parametrize(("address", "kind"), REFUSED.items())
