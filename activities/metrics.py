@@ -301,9 +301,11 @@ class LedgerCollector(Collector):
 
 
 def start_metrics_server(
-    port: int, registry: CollectorRegistry, addr: str = "0.0.0.0"
+    port: int, registry: CollectorRegistry, addr: str = "127.0.0.1"
 ) -> tuple[WSGIServer, Thread]:
     """Serve ``registry`` at ``http://addr:port/metrics`` from a daemon thread.
+
+    ``addr`` defaults to loopback; the worker widens it only when told (``--metrics-host``).
 
     Use a port other than the Temporal SDK's own Prometheus endpoint (notes/temporal.md: both can
     run in one process). ``port`` 0 picks a free one (``server.server_port``).

@@ -118,12 +118,16 @@ async def connect_temporal(settings: AlmanacSettings) -> Client:
     """
     temporal = settings.temporal
     try:
+        tls = temporal.tls_config()
+    except ValueError as exc:
+        raise TemporalUnavailable(f"Temporal TLS settings: {exc}") from None
+    try:
         return await asyncio.wait_for(
             Client.connect(
                 temporal.address,
                 namespace=temporal.namespace,
-                tls=temporal.tls,
-                api_key=temporal.api_key,
+                tls=tls,
+                api_key=temporal.api_key_value(),
                 retry_config=CONNECT_RETRY,
             ),
             timeout=CONNECT_TIMEOUT.total_seconds(),

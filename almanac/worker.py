@@ -1,14 +1,17 @@
 """The Almanac worker: runs the schedule and occurrence workflows and their activities.
 
     almanac worker [--identity NAME] [--metrics-port 9464] [--sdk-metrics-port 9465]
+                   [--metrics-host 127.0.0.1]
     python -m worker   (the same command: ``almanac.cli.worker``)
 
 Configuration comes from the environment (``ALMANAC_*``, see ``almanac.settings``): the Temporal
-address, namespace, TLS and API key; the ledger URL (a SQLite file in the data directory by
-default, migrated on start; PostgreSQL is migrated with ``almanac db upgrade``); the
-implementation alias this worker runs (claims check it against the schedule gate). On SIGTERM or
-SIGINT the worker stops polling, lets running activities finish (up to the grace period) and
-returns; the command then exits 0.
+address, namespace, TLS (mTLS certificate, key, CA) and API key; the egress allowance
+(``ALMANAC_EGRESS_ALLOW``) and where secret references resolve; the ledger URL (a SQLite file in
+the data directory by default, migrated on start; PostgreSQL is migrated with ``almanac db
+upgrade``); the implementation alias this worker runs (claims check it against the schedule gate).
+On SIGTERM or SIGINT the worker stops polling, lets running activities finish (up to the grace
+period) and returns; the command then exits 0. Its metrics endpoints listen on 127.0.0.1 unless
+``--metrics-host`` (or ``ALMANAC_METRICS_HOST``) says otherwise.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ class WorkerOptions:
     metrics_port: int | None = None
     sdk_metrics_port: int | None = None
     max_concurrent_activities: int = 32
+    metrics_host: str | None = None
+    """Interface of both metrics endpoints (default: the settings' ``metrics_host``, loopback)."""
 
 
 def default_identity() -> str:
@@ -57,20 +62,27 @@ def default_identity() -> str:
     return f"almanac-worker@{socket.gethostname()}:{os.getpid()}"
 
 
-async def connect(settings: AlmanacSettings, sdk_metrics_port: int | None = None) -> Client:
-    """Connect to Temporal; with ``sdk_metrics_port``, export the SDK's metrics there."""
+async def connect(
+    settings: AlmanacSettings, sdk_metrics_port: int | None = None, metrics_host: str | None = None
+) -> Client:
+    """Connect to Temporal; with ``sdk_metrics_port``, export the SDK's metrics there.
+
+    The SDK's endpoint listens on ``metrics_host`` (default: the settings', loopback).
+    """
     runtime = None
     if sdk_metrics_port is not None:
+        host = metrics_host or settings.metrics_host
+        shown = f"[{host}]" if ":" in host else host
         telemetry = TelemetryConfig(
-            metrics=PrometheusConfig(bind_address=f"0.0.0.0:{sdk_metrics_port}")
+            metrics=PrometheusConfig(bind_address=f"{shown}:{sdk_metrics_port}")
         )
         runtime = Runtime(telemetry=telemetry)
     temporal = settings.temporal
     return await Client.connect(
         temporal.address,
         namespace=temporal.namespace,
-        tls=temporal.tls,
-        api_key=temporal.api_key,
+        tls=temporal.tls_config(),
+        api_key=temporal.api_key_value(),
         runtime=runtime,
     )
 
@@ -99,7 +111,11 @@ def build_worker(
     """
     activities = AlmanacActivities(
         ledger_,
-        ActionRegistry.default(temporal_client=client),
+        ActionRegistry.default(
+            temporal_client=client,
+            egress=settings.egress_policy,
+            secrets=settings.secret_resolver,
+        ),
         identity=options.identity,
         implementation_alias=settings.implementation_alias,
         tzdb_store=settings.tzdb_store,
@@ -134,8 +150,9 @@ async def run(
         # The scrape is an edge: the one place the metrics read the wall clock.
         snapshot = lambda: ledger_snapshot(ledger_, datetime.now(UTC))  # noqa: E731
         DEFAULT_REGISTRY.register(LedgerCollector(snapshot))
-        start_metrics_server(options.metrics_port, DEFAULT_REGISTRY)
-    client = await connect(settings, options.sdk_metrics_port)
+        host = options.metrics_host or settings.metrics_host
+        start_metrics_server(options.metrics_port, DEFAULT_REGISTRY, addr=host)
+    client = await connect(settings, options.sdk_metrics_port, options.metrics_host)
     added = await register_search_attributes(client)
     if added:
         log.info("registered search attributes %s", ", ".join(added))

@@ -136,14 +136,21 @@ class DevOptions:
         return f"http://127.0.0.1:{self.sink_port}"
 
     def worker_settings(self) -> AlmanacSettings:
-        """The settings of the worker and client: this stack's server and data directory."""
+        """The settings of the worker and client: this stack's server and data directory.
+
+        The egress policy also allows this stack's own sink (its address and port, nothing
+        else on loopback), besides what ``ALMANAC_EGRESS_ALLOW`` allows.
+        """
         base = self.settings
         temporal = TemporalSettings(
             address=f"127.0.0.1:{self.port}",
             namespace=NAMESPACE,
             task_queue=base.temporal.task_queue,
         )
-        return base.model_copy(update={"data_dir": self.data_dir, "temporal": temporal})
+        allow = (*base.egress_allow, f"127.0.0.1:{self.sink_port}")
+        return base.model_copy(
+            update={"data_dir": self.data_dir, "temporal": temporal, "egress_allow": allow}
+        )
 
 
 def temporal_binary() -> Path:

@@ -151,13 +151,18 @@ def _binary(name: str) -> str:
 @asynccontextmanager
 async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> AsyncIterator[None]:
     """The production worker (``almanac.worker.build_worker``), simulated clock, in process."""
+    from pydantic import SecretStr
+
     from almanac import worker
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
     from devtools import simulation
 
     settings = AlmanacSettings(
-        data_dir=data_dir, ledger_url=url, temporal=TemporalSettings(task_queue=task_queue)
+        data_dir=data_dir,
+        ledger_url=SecretStr(url),
+        temporal=TemporalSettings(task_queue=task_queue),
+        egress_allow=("127.0.0.1",),  # the gate's sink is on loopback
     )
     await register_search_attributes(client)
     store = ledger.Ledger.from_url(url)
@@ -312,13 +317,14 @@ def catch_up(folder: Path) -> Gate:
 
 def deliveries(folder: Path) -> Gate:
     """Gate 5: the most confirmed effects one key got under 100 concurrent deliveries."""
-    from activities.actions import ActionRegistry
+    from activities.actions import ActionRegistry, EgressPolicy
     from activities.ledger_activities import AlmanacActivities
 
     store = _fresh_ledger(folder, "deliveries.sqlite3")
     with _sink() as sink:
         due, view = _due(store, _http_spec("gate-hundred", sink.url))
-        acts = AlmanacActivities(store, ActionRegistry.default(), identity="gate")
+        local = EgressPolicy.allowing(["127.0.0.1"])  # the gate's sink is on loopback
+        acts = AlmanacActivities(store, ActionRegistry.default(egress=local), identity="gate")
         claim = acts.claim(io.ClaimOccurrenceInput(due.occurrence_id, view, _at(9)))
         attempt = io.ExecuteAttemptInput(due.occurrence_id, claim.claim_generation, 1, 3, _at(9))
 

@@ -14,6 +14,11 @@ It stands in for a downstream system in the examples and tests (DESIGN §7). End
   :class:`FaultRule`); faults apply to ``POST /effects`` only, so result queries stay truthful.
 - ``GET /healthz``: ``200 {"ok": true}``.
 
+Given a Standard Webhooks signing key (``Sink(signing_secret=...)``, ``almanac sink`` reads
+``ALMANAC_SINK_SIGNING_SECRET``), ``POST /effects`` verifies ``webhook-id``,
+``webhook-timestamp`` and ``webhook-signature`` first and answers ``401`` to a delivery that is
+unsigned, badly signed or outside the five-minute tolerance; nothing is recorded.
+
 Effects live in SQLite: a file (``--db``, default ``<data dir>/sink.sqlite3``) or ``:memory:``.
 :class:`Sink` runs the service on a background thread for tests (port 0 picks a free port).
 """
@@ -35,6 +40,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from standardwebhooks.webhooks import Webhook
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 
@@ -256,10 +262,18 @@ class SinkServer(ThreadingHTTPServer):
     # reads, to a client, like a lost answer).
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], store: EffectStore) -> None:
-        """Bind ``address`` (port 0 picks a free port); serve with ``serve_forever``."""
+    def __init__(
+        self, address: tuple[str, int], store: EffectStore, signing_secret: str | None = None
+    ) -> None:
+        """Bind ``address`` (port 0 picks a free port); serve with ``serve_forever``.
+
+        With ``signing_secret`` (``whsec_…``), ``POST /effects`` must carry a valid signature.
+        """
         super().__init__(address, _Handler)
         self.store = store
+        self.verifier = Webhook(signing_secret) if signing_secret else None
+        self.last_headers: dict[str, str] = {}
+        """The headers of the last ``POST /effects`` (for tests: what reached the downstream)."""
         self.faults = FaultPlan()
         self.stopping = threading.Event()
         """Set on shutdown, so delayed answers stop waiting."""
@@ -300,8 +314,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _read_json(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        return json.loads(raw) if raw.strip() else {}
+        self.raw_body = self.rfile.read(length) if length else b""
+        return json.loads(self.raw_body) if self.raw_body.strip() else {}
+
+    def _signature_ok(self) -> bool:
+        verifier = self.server.verifier
+        if verifier is None:
+            return True
+        try:
+            verifier.verify(self.raw_body, dict(self.headers.items()), json_parse=False)
+        except Exception:  # missing, malformed, stale or wrong: all the same answer
+            return False
+        return True
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
@@ -333,6 +357,11 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, UnicodeDecodeError) as exc:
             self._error(400, f"body is not JSON: {exc}")
             return
+        if self.path == "/effects":
+            self.server.last_headers = dict(self.headers.items())
+            if not self._signature_ok():
+                self._error(401, "missing or invalid webhook signature")
+                return
         if self.path == "/faults":
             self._post_fault(body)
         elif self.path == "/effects":
@@ -386,18 +415,20 @@ class Sink:
         host: str = "127.0.0.1",
         port: int = 0,
         clock: Callable[[], datetime] = _utc_now,
+        signing_secret: str | None = None,
     ) -> None:
-        """Prepare a sink; :meth:`start` binds and serves."""
+        """Prepare a sink; :meth:`start` binds and serves (verifying with ``signing_secret``)."""
         self._db = db
         self._address = (host, port)
         self._clock = clock
+        self._signing_secret = signing_secret
         self._server: SinkServer | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> Sink:
         """Bind the port and serve on a daemon thread; returns ``self``."""
         store = EffectStore(self._db, self._clock)
-        self._server = SinkServer(self._address, store)
+        self._server = SinkServer(self._address, store, self._signing_secret)
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},

@@ -27,8 +27,15 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
-from ledger.errors import ClaimLost, LedgerError, LedgerUnavailable, is_transient, translate
+from ledger.errors import (
+    ClaimLost,
+    InvalidLedgerUrl,
+    LedgerUnavailable,
+    is_transient,
+    translate,
+)
 
 T = TypeVar("T")
 
@@ -50,16 +57,26 @@ def create_ledger_engine(url: str, **kwargs: Any) -> Engine:
         **kwargs: passed to :func:`sqlalchemy.create_engine`.
 
     Raises:
-        LedgerError: an unsupported backend (only SQLite and PostgreSQL are).
+        InvalidLedgerUrl: not a URL, or an unsupported backend (only SQLite and PostgreSQL are);
+            the message does not repeat the URL (it may hold a password).
 
     """
-    parsed = make_url(url)
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError) as exc:
+        why = "a port that is not a number" if "int()" in str(exc) else "not a URL"
+        raise InvalidLedgerUrl(
+            f"invalid ledger URL ({why}): use sqlite:///PATH or "
+            "postgresql+psycopg://USER@HOST:PORT/DATABASE"
+        ) from None
     if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "psycopg":
         parsed = parsed.set(drivername="postgresql+psycopg")
     backend = parsed.get_backend_name()
     if backend == "sqlite":
         if parsed.database in (None, "", ":memory:"):
-            raise LedgerError("the SQLite ledger must be a file (a shared in-memory DB is unsafe)")
+            raise InvalidLedgerUrl(
+                "the SQLite ledger must be a file (a shared in-memory DB is unsafe)"
+            )
         engine = create_engine(parsed, **kwargs)
         _configure_sqlite(engine)
         return engine
@@ -67,7 +84,9 @@ def create_ledger_engine(url: str, **kwargs: Any) -> Engine:
         kwargs.setdefault("pool_pre_ping", True)
         kwargs.setdefault("isolation_level", "READ COMMITTED")
         return create_engine(parsed, **kwargs)
-    raise LedgerError(f"unsupported ledger backend {backend!r}: use sqlite or postgresql+psycopg")
+    raise InvalidLedgerUrl(
+        f"unsupported ledger backend {backend!r}: use sqlite or postgresql+psycopg"
+    )
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -64,6 +64,13 @@ class ClaimLost(LedgerError):
         super().__init__(f"{what}: compare-and-set lost ({detail})")
 
 
+class InvalidLedgerUrl(LedgerError, ValueError):
+    """The ledger URL is malformed or names an unsupported backend.
+
+    The message never repeats the URL: it may hold a password.
+    """
+
+
 class RevisionRejected(LedgerError, ValueError):
     """A revision cannot be published: it does not increase, or its cutoverAt lies in the past."""
 

@@ -46,6 +46,7 @@ from pydantic import (
 from timecontract import zones
 from timecontract.errors import AlmanacError, SpecError
 from timecontract.expand import Rule, RuleError, check_satisfiable, parse_rule
+from timecontract.secrets import literal_secret_problems, redact_at
 
 SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 """scheduleId: 1–63 characters of ``a-z``, ``0-9`` and ``-``, not starting or ending with ``-``
@@ -63,6 +64,16 @@ MAX_REVISION = 2**31 - 1
 MIN_YEAR, MAX_YEAR = 1900, 9000
 """Years accepted in ``start`` and ``end`` (IDs carry four-digit years; the tz database's data
 before 1900 is local mean time guesswork)."""
+MAX_SPEC_BYTES = 64 * 1024
+"""The largest spec file read (a spec is a page of settings; its ``action.parameters.data`` too)."""
+MAX_YAML_ALIASES = 20
+"""The most YAML alias uses (``*name``) in one spec file: enough to share a block, too few to
+build an exponential "billion laughs" document."""
+MAX_SPEC_VALUES = 10_000
+"""The most values (mapping keys and items, list items, scalars) in spec data, counted after
+alias expansion."""
+MAX_SPEC_TEXT = 256 * 1024
+"""The most characters of text (keys and strings) in spec data, counted after alias expansion."""
 
 
 class GapPolicy(StrEnum):
@@ -305,7 +316,23 @@ def _parse_instant(value: Any) -> Any:
 
 
 class _NoTimestampLoader(yaml.SafeLoader):
-    """YAML safe loader that keeps timestamps as text, so the spec's own parsers see them."""
+    """YAML safe loader that keeps timestamps as text and allows few aliases.
+
+    Timestamps stay text so the spec's own parsers see them. Each alias use (``*name``) is
+    counted; more than :data:`MAX_YAML_ALIASES` stops the load at that alias.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.alias_uses = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self.alias_uses += 1
+            if self.alias_uses > MAX_YAML_ALIASES:
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise _TooManyAliases(str(event.anchor), event.start_mark.line + 1)
+        return super().compose_node(parent, index)
 
 
 _NoTimestampLoader.yaml_implicit_resolvers = {
@@ -314,22 +341,73 @@ _NoTimestampLoader.yaml_implicit_resolvers = {
 }
 
 
+class _TooManyAliases(Exception):
+    def __init__(self, anchor: str, line: int) -> None:
+        super().__init__(anchor, line)
+        self.anchor = anchor
+        self.line = line
+
+
 def read_spec_data(path: Path) -> Any:
     """Read a spec file (``.json``, else YAML) into plain data.
 
     Raises:
-        InvalidSpec: the file is not readable or not valid YAML/JSON.
+        InvalidSpec: the file is not readable, larger than :data:`MAX_SPEC_BYTES`, not valid
+            YAML/JSON, or uses more than :data:`MAX_YAML_ALIASES` YAML aliases.
 
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            raw = file.read(MAX_SPEC_BYTES + 1)
+        if len(raw) > MAX_SPEC_BYTES:
+            problem = f"larger than {MAX_SPEC_BYTES} bytes, the most a spec file may hold"
+            raise InvalidSpec([SpecError("file", str(path), problem)], str(path))
+        text = raw.decode("utf-8")
         if path.suffix.lower() == ".json":
             return json.loads(text)
         return yaml.load(text, Loader=_NoTimestampLoader)
+    except InvalidSpec:
+        raise
+    except _TooManyAliases as exc:
+        problem = (
+            f"more than {MAX_YAML_ALIASES} YAML alias uses (this one on line {exc.line}); "
+            "write the values out"
+        )
+        raise InvalidSpec([SpecError("yaml alias", f"*{exc.anchor}", problem)], str(path)) from None
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
         raise InvalidSpec(
             [SpecError("file", str(path), str(exc).splitlines()[0])], str(path)
         ) from exc
+
+
+def size_problems(data: Any) -> list[SpecError]:
+    """Zero or one problem: ``data`` exceeds :data:`MAX_SPEC_VALUES` or :data:`MAX_SPEC_TEXT`.
+
+    Counted as expanded (a value shared through YAML aliases counts at each use); the walk stops
+    at the limit, so a huge document costs no more than the limit. The problem names the field
+    where the budget ran out.
+    """
+    budget = {"values": MAX_SPEC_VALUES, "text": MAX_SPEC_TEXT}
+    stack: list[tuple[str, Any]] = [("spec", data)]
+    while stack:
+        where, value = stack.pop()
+        budget["values"] -= 1
+        if isinstance(value, str):
+            budget["text"] -= len(value)
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                budget["text"] -= len(str(key))
+                stack.append((f"{where}.{key}" if where != "spec" else str(key), item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}.{i}", item) for i, item in enumerate(value))
+        if budget["values"] < 0 or budget["text"] < 0:
+            limit = (
+                f"{MAX_SPEC_VALUES} values"
+                if budget["values"] < 0
+                else f"{MAX_SPEC_TEXT} characters of text"
+            )
+            return [SpecError(where, "<too large to show>", f"the spec holds more than {limit}")]
+    return []
 
 
 def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
@@ -377,12 +455,20 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
 
     Raises:
         InvalidSpec: every problem at once, each a :class:`SpecError` naming the field and the
-            value (the zone and release problems together with the others).
+            value (the zone and release problems together with the others); a literal secret
+            in ``action.parameters`` (see ``timecontract.secrets``), and data larger than
+            :data:`MAX_SPEC_VALUES` / :data:`MAX_SPEC_TEXT`, are problems too.
 
     """
     name = str(source) if isinstance(source, Path) else None
     data = read_spec_data(source) if isinstance(source, Path) else source
+    too_large = size_problems(data)
+    if too_large:
+        raise InvalidSpec(too_large, name)
     problems = zone_problems(data, tzdb_store) if isinstance(data, Mapping) else []
+    action = data.get("action") if isinstance(data, Mapping) else None
+    if isinstance(action, Mapping):
+        problems += literal_secret_problems(action.get("parameters"), "action.parameters")
     try:
         spec = parse_spec(data, name)
     except InvalidSpec as exc:
@@ -407,5 +493,5 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             message = f"invalid RRULE: {message}"
         if not loc and isinstance(value, Mapping):
             value = None
-        problems.append(SpecError(field, value, message))
+        problems.append(SpecError(field, redact_at(loc, value), message))
     return problems

@@ -4,6 +4,9 @@ The worker builds one :class:`ActionRegistry` (``ActionRegistry.default(temporal
 activities look adapters up by the spec's ``action.name``. Each adapter declares whether its
 downstream accepts an idempotency key and whether it can be asked for a result; ``invoke``
 returns an :class:`Outcome` and never raises for downstream trouble.
+
+Trust (DESIGN §10): adapters resolve secret references at call time (:class:`SecretResolver`)
+and connect only where the worker's :class:`EgressPolicy` allows.
 """
 
 from activities.actions.base import (
@@ -19,8 +22,10 @@ from activities.actions.base import (
     QueryOutcomeKind,
     UnknownAction,
 )
+from activities.actions.egress import EgressPolicy, EgressRefused
 from activities.actions.http_action import HttpAction, HttpParameters, occurrence_body
 from activities.actions.registry import ActionRegistry
+from activities.actions.secrets import SecretRef, SecretResolver, SecretUnavailable
 from activities.actions.smtp_action import SmtpAction, SmtpParameters
 from activities.actions.temporal_action import (
     TemporalAction,
@@ -35,6 +40,8 @@ __all__ = [
     "ActionError",
     "ActionNotConfigured",
     "ActionRegistry",
+    "EgressPolicy",
+    "EgressRefused",
     "HttpAction",
     "HttpParameters",
     "InvalidActionParameters",
@@ -42,6 +49,9 @@ __all__ = [
     "OutcomeKind",
     "QueryOutcome",
     "QueryOutcomeKind",
+    "SecretRef",
+    "SecretResolver",
+    "SecretUnavailable",
     "SmtpAction",
     "SmtpParameters",
     "TemporalAction",

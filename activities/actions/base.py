@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from timecontract import AlmanacError, SpecError
+from timecontract.secrets import redact_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,10 @@ class ActionAdapter(ABC, Generic[P]):
             for err in exc.errors():
                 loc = ".".join(str(p) for p in err["loc"])
                 where = f"action.parameters.{loc}" if loc else "action.parameters"
-                value = None if err["type"] == "missing" else err.get("input")
+                # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
+                value = (
+                    None if err["type"] == "missing" else redact_at(err["loc"], err.get("input"))
+                )
                 problems.append((where, value, err["msg"]))
             raise InvalidActionParameters(self.name, problems) from exc
 

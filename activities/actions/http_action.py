@@ -4,15 +4,27 @@ Parameters (camelCase, as written in the spec)::
 
     url:            where to POST (http or https)                               required
     timeoutSeconds: connect, write and read timeout, each (default 10)
-    resultUrl:      result-query URL template; ``{idempotencyKey}`` (= ``{occurrenceId}``) and
-                    ``{scheduleId}`` are replaced, URL-quoted. For the sink:
+    resultUrl:      result-query URL; the literal ``{idempotencyKey}`` in it is replaced by the
+                    URL-quoted occurrenceId (no other placeholder, no format spec). For the sink:
                     ``http://127.0.0.1:8765/effects/{idempotencyKey}``. Without it the adapter
                     cannot be queried (``capabilities(...).can_query_result`` is false).
-    headers:        extra request headers (an ``Idempotency-Key`` here is refused)
+    headers:        extra request headers; a value is a string or a secret reference
+                    ``{secretRef: {env: ALMANAC_SECRET_…}}`` / ``{secretRef: {file: …}}``. A
+                    secret-bearing header (``Authorization``, ``Cookie``, ``X-Api-Key``, any name
+                    with token/secret/password/… — see ``timecontract.secrets``) must be a
+                    reference; ``Idempotency-Key`` and ``webhook-*`` are set by Almanac.
+    signingSecret:  a secret reference to a Standard Webhooks key (``whsec_<base64>``): each
+                    POST is signed (``webhook-id`` = occurrenceId, ``webhook-timestamp``,
+                    ``webhook-signature``), see https://www.standardwebhooks.com/
     data:           extra JSON sent as the body's ``data`` member
 
 The body is ``{"occurrenceId", "idempotencyKey", "scheduleId", "revision", "nominalLocal",
-"instantUtc", "attempt", "data"}``.
+"instantUtc", "attempt", "data"}``, serialized once: the signature covers exactly those bytes.
+
+Trust (DESIGN §10): secrets are resolved here, at call time, and scrubbed from everything the
+adapter returns; every connection passes the worker's :class:`EgressPolicy` (redirects are never
+followed); headers go to ``resultUrl`` only when it has the webhook's origin; a reply is read to at
+most 64 KiB, and a failure's detail keeps only a short, redacted excerpt of it.
 
 How errors are classified — by whether the request can have reached the server:
 
@@ -21,8 +33,8 @@ How errors are classified — by whether the request can have reached the server
   from a ``Retry-After: <seconds>`` header.
 - any other status (3xx, 4xx) → NON_RETRYABLE_FAILURE.
 - ``ConnectError``, ``ConnectTimeout``, ``PoolTimeout`` → RETRYABLE_FAILURE: nothing was sent.
-- ``UnsupportedProtocol``, ``LocalProtocolError`` → NON_RETRYABLE_FAILURE: nothing was sent, and
-  nothing will be.
+- an egress refusal, an unavailable secret, ``UnsupportedProtocol``, ``LocalProtocolError`` →
+  NON_RETRYABLE_FAILURE: nothing was sent, and nothing will be.
 - every other transport error — ``ReadTimeout``, ``WriteTimeout``, ``ReadError``, ``WriteError``,
   ``RemoteProtocolError`` (the server closed without an answer) … → UNCONFIRMED.
 
@@ -32,14 +44,17 @@ was not sent into an UNCONFIRMED one.
 
 from __future__ import annotations
 
+import json
+import re
 import ssl
-import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, JsonValue, field_validator
+from standardwebhooks.webhooks import Webhook
 
 from activities.actions.base import (
     ActionAdapter,
@@ -50,10 +65,28 @@ from activities.actions.base import (
     QueryOutcome,
     QueryOutcomeKind,
 )
+from activities.actions.egress import EgressPolicy, EgressTransport, refusal_of
+from activities.actions.secrets import (
+    Scrubber,
+    SecretRef,
+    SecretResolver,
+    SecretUnavailable,
+)
+from timecontract.secrets import is_secret_name
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
-RESULT_URL_FIELDS = frozenset({"idempotencyKey", "occurrenceId", "scheduleId"})
+RESULT_URL_PLACEHOLDER = "{idempotencyKey}"
 RETRYABLE_STATUSES = frozenset({408, 429})
+MAX_RESPONSE_BYTES = 64 * 1024
+"""The most of a reply read: beyond it a result is recorded as truncated."""
+EXCERPT_CHARS = 160
+"""The most of a failure reply kept in an outcome's detail (and so in the ledger)."""
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
+_CREDENTIAL_WORDS = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=:-]{6,}")
+_CREDENTIAL_FIELDS = re.compile(
+    r"(?i)(\"?(?:password|passwd|secret|token|api[_-]?key|authorization|cookie)\"?\s*[:=]\s*)"
+    r"(\"[^\"]*\"|[^\s,;&}]+)"
+)
 
 
 class HttpParameters(BaseModel):
@@ -66,9 +99,16 @@ class HttpParameters(BaseModel):
         default=10.0, alias="timeoutSeconds", description="Connect/write/read timeout, each."
     )
     result_url: str | None = Field(
-        default=None, alias="resultUrl", description="Result-query URL template."
+        default=None, alias="resultUrl", description="Result-query URL ({idempotencyKey})."
     )
-    headers: dict[str, str] = Field(default_factory=dict, description="Extra request headers.")
+    headers: dict[str, str | SecretRef] = Field(
+        default_factory=dict, description="Extra request headers (secrets by reference)."
+    )
+    signing_secret: SecretRef | None = Field(
+        default=None,
+        alias="signingSecret",
+        description="Standard Webhooks signing key (whsec_…), by reference.",
+    )
     data: JsonValue = Field(default=None, description="Extra JSON sent as the body's data.")
 
     @field_validator("result_url")
@@ -76,23 +116,32 @@ class HttpParameters(BaseModel):
     def _check_result_url(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        try:
-            names = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
-        except ValueError as exc:
-            raise ValueError(f"not a URL template: {exc}") from exc
-        unknown = names - RESULT_URL_FIELDS
-        if unknown:
+        rest = value.replace(RESULT_URL_PLACEHOLDER, "")
+        if "{" in rest or "}" in rest:
             raise ValueError(
-                f"unknown placeholder(s) {sorted(unknown)}; use {sorted(RESULT_URL_FIELDS)}"
+                f"the only placeholder allowed is the literal {RESULT_URL_PLACEHOLDER}"
             )
-        AnyHttpUrl(value.format(**dict.fromkeys(RESULT_URL_FIELDS, "x")))
+        AnyHttpUrl(value.replace(RESULT_URL_PLACEHOLDER, "x"))
         return value
 
-    @field_validator("headers")
+    @field_validator("headers", mode="before")
     @classmethod
-    def _check_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        if any(name.lower() == IDEMPOTENCY_HEADER.lower() for name in value):
-            raise ValueError(f"{IDEMPOTENCY_HEADER} is set by Almanac (the occurrenceId)")
+    def _check_headers(cls, value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            return value
+        for name, item in value.items():
+            if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not an HTTP header name")
+            lowered = name.lower()
+            if lowered == IDEMPOTENCY_HEADER.lower():
+                raise ValueError(f"{IDEMPOTENCY_HEADER} is set by Almanac (the occurrenceId)")
+            if lowered.startswith("webhook-"):
+                raise ValueError(f"{name} is set by Almanac (use signingSecret to sign)")
+            if is_secret_name(name) and isinstance(item, str):
+                raise ValueError(
+                    f"header {name} holds a literal secret; name it instead: "
+                    "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}"
+                )
         return value
 
 
@@ -110,14 +159,24 @@ def occurrence_body(ctx: ActionContext, data: JsonValue) -> dict[str, Any]:
     }
 
 
-def _json_object(response: httpx.Response) -> dict[str, Any]:
-    try:
-        payload = response.json()
-    except ValueError:
-        return {"status": response.status_code, "text": response.text[:2000]}
-    if isinstance(payload, dict):
-        return payload
-    return {"status": response.status_code, "json": payload}
+def excerpt(text: str, scrub: Callable[[str], str] = str) -> str:
+    """A short, one-line, redacted excerpt of a reply body for a failure's detail.
+
+    At most :data:`EXCERPT_CHARS` characters; control characters become spaces; the call's
+    secrets (``scrub``) and anything shaped like a credential (``Bearer …``, ``"token": "…"``)
+    become ``<redacted>``.
+    """
+    flat = " ".join(scrub(text).split())
+    flat = _CREDENTIAL_WORDS.sub(r"\1 <redacted>", flat)
+    flat = _CREDENTIAL_FIELDS.sub(r"\1<redacted>", flat)
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
 
 
 def _retry_after_seconds(response: httpx.Response) -> float | None:
@@ -130,6 +189,48 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+def _wall_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+class _Reply:
+    """A response whose body was read to at most :data:`MAX_RESPONSE_BYTES`."""
+
+    def __init__(self, response: httpx.Response, body: bytes, truncated: bool) -> None:
+        self.response = response
+        self.status_code = response.status_code
+        self.body = body
+        self.truncated = truncated
+
+    @property
+    def text(self) -> str:
+        return self.body.decode(self.response.encoding or "utf-8", errors="replace")
+
+    def json_object(self, scrub: Scrubber) -> dict[str, Any]:
+        if self.truncated:
+            return {"status": self.status_code, "truncated": True}
+        try:
+            payload = json.loads(self.body)
+        except ValueError:
+            return {"status": self.status_code, "text": scrub(self.text[:2000])}
+        if isinstance(payload, dict):
+            return dict(scrub.data(payload))
+        return {"status": self.status_code, "json": scrub.data(payload)}
+
+
+async def _send(client: httpx.AsyncClient, request: httpx.Request) -> _Reply:
+    response = await client.send(request, stream=True)
+    try:
+        body = bytearray()
+        async for chunk in response.aiter_bytes():  # decoded: a gzip bomb stops here too
+            body += chunk
+            if len(body) > MAX_RESPONSE_BYTES:
+                return _Reply(response, bytes(body[:MAX_RESPONSE_BYTES]), True)
+        return _Reply(response, bytes(body), False)
+    finally:
+        await response.aclose()
+
+
 class HttpAction(ActionAdapter[HttpParameters]):
     """POST to a webhook with the occurrenceId as ``Idempotency-Key``; optional result query."""
 
@@ -139,10 +240,31 @@ class HttpAction(ActionAdapter[HttpParameters]):
     can_query_result: ClassVar[bool] = True
     """True when ``resultUrl`` is given; see :meth:`capabilities`."""
 
-    def __init__(self, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        """Build the adapter; ``transport`` replaces httpx's network transport (tests)."""
+    def __init__(
+        self,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        egress: EgressPolicy | None = None,
+        secrets: SecretResolver | None = None,
+        clock: Callable[[], datetime] = _wall_clock,
+        tls_context: ssl.SSLContext | None = None,
+    ) -> None:
+        """Build the adapter.
+
+        Args:
+            transport: replaces the network entirely (tests); then ``egress`` is not consulted.
+            egress: where connections may go (default: globally routable addresses only).
+            secrets: resolves secret references (default: ``ALMANAC_SECRET_*`` variables only).
+            clock: the wall clock for ``webhook-timestamp``. It is the one time here that is not
+                the workflow's: a receiver checks it against its own clock (±5 minutes).
+            tls_context: verifies servers (default: httpx's, the certifi roots; tests pass one
+                trusting their own CA). Certificates and host names are always checked.
+        """
         self._transport = transport
-        self._ssl_context: ssl.SSLContext | None = None
+        self._egress = egress or EgressPolicy()
+        self._secrets = secrets or SecretResolver()
+        self._clock = clock
+        self._ssl_context: ssl.SSLContext | None = tls_context
 
     def _verify(self) -> ssl.SSLContext:
         # Loading the CA bundle takes a noticeable fraction of a second: do it once per adapter.
@@ -158,68 +280,119 @@ class HttpAction(ActionAdapter[HttpParameters]):
         )
 
     def _client(self, params: HttpParameters) -> httpx.AsyncClient:
+        transport = self._transport or EgressTransport(self._egress, self._verify())
         return httpx.AsyncClient(
             timeout=httpx.Timeout(params.timeout_seconds),
-            transport=self._transport,
-            verify=self._verify(),
+            transport=transport,
             follow_redirects=False,
-            limits=httpx.Limits(max_keepalive_connections=0),
+            trust_env=False,
         )
+
+    def _headers(self, params: HttpParameters) -> dict[str, str]:
+        """The spec's headers with every reference resolved (raises SecretUnavailable)."""
+        return {
+            name: self._secrets.resolve(value) if isinstance(value, SecretRef) else value
+            for name, value in params.headers.items()
+        }
+
+    def _signature_headers(self, secret: str, ctx: ActionContext, body: str) -> dict[str, str]:
+        try:
+            webhook = Webhook(secret)
+        except Exception:  # the library's errors may quote the key: never repeat them
+            raise SecretUnavailable(
+                "signingSecret: not a Standard Webhooks key (whsec_<base64>)"
+            ) from None
+        timestamp = self._clock().astimezone(UTC).replace(microsecond=0)
+        return {
+            "webhook-id": ctx.occurrence_id,
+            "webhook-timestamp": str(int(timestamp.timestamp())),
+            "webhook-signature": webhook.sign(ctx.occurrence_id, timestamp, body),
+        }
 
     async def invoke(self, ctx: ActionContext) -> Outcome:
         """POST the occurrence once and classify the answer (see the module docstring)."""
         params = self.validate(ctx.parameters)
-        headers = {**params.headers, IDEMPOTENCY_HEADER: ctx.idempotency_key}
-        body = occurrence_body(ctx, params.data)
+        body = json.dumps(occurrence_body(ctx, params.data), separators=(",", ":"))
+        try:
+            headers = self._headers(params)
+            secrets = list(headers.values())
+            if params.signing_secret is not None:
+                key = self._secrets.resolve(params.signing_secret)
+                secrets.append(key)
+                headers.update(self._signature_headers(key, ctx, body))
+        except SecretUnavailable as exc:
+            return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=f"not sent: {exc}")
+        scrub = Scrubber(secrets)
+        headers.update(
+            {"Content-Type": "application/json", IDEMPOTENCY_HEADER: ctx.idempotency_key}
+        )
         async with self._client(params) as client:
+            request = client.build_request("POST", str(params.url), content=body, headers=headers)
             try:
-                response = await client.post(str(params.url), json=body, headers=headers)
+                reply = await _send(client, request)
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-                return Outcome(OutcomeKind.RETRYABLE_FAILURE, detail=f"not sent: {_describe(exc)}")
+                refusal = refusal_of(exc)
+                if refusal is not None:
+                    return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=f"not sent: {refusal}")
+                return Outcome(
+                    OutcomeKind.RETRYABLE_FAILURE, detail=scrub(f"not sent: {_describe(exc)}")
+                )
             except (httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:
-                return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=_describe(exc))
+                return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=scrub(_describe(exc)))
             except httpx.HTTPError as exc:
-                return Outcome(OutcomeKind.UNCONFIRMED, detail=f"sent, no answer: {_describe(exc)}")
-        code = response.status_code
-        if response.is_success:
+                return Outcome(
+                    OutcomeKind.UNCONFIRMED, detail=scrub(f"sent, no answer: {_describe(exc)}")
+                )
+        code = reply.status_code
+        if reply.response.is_success:
             return Outcome(
                 OutcomeKind.CONFIRMED,
-                result=_json_object(response),
+                result=reply.json_object(scrub),
                 detail=f"HTTP {code}",
                 status_code=code,
             )
-        detail = f"HTTP {code}: {response.text[:500]}"
+        detail = f"HTTP {code}: {excerpt(reply.text, scrub)}".rstrip(": ")
         if code in RETRYABLE_STATUSES or code >= 500:
             return Outcome(
                 OutcomeKind.RETRYABLE_FAILURE,
                 detail=detail,
                 status_code=code,
-                retry_after_seconds=_retry_after_seconds(response),
+                retry_after_seconds=_retry_after_seconds(reply.response),
             )
         return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=detail, status_code=code)
 
     async def query_result(self, ctx: ActionContext) -> QueryOutcome:
-        """GET the ``resultUrl``: 200 → FOUND, 404/410 → NOT_FOUND, anything else QUERY_FAILED."""
+        """GET the ``resultUrl``: 200 → FOUND, 404/410 → NOT_FOUND, anything else QUERY_FAILED.
+
+        The spec's headers go along only when ``resultUrl`` has the webhook's origin (scheme,
+        host and port): credentials meant for one service never reach another.
+        """
         params = self.validate(ctx.parameters)
         if params.result_url is None:
             return QueryOutcome(QueryOutcomeKind.UNSUPPORTED, detail="no resultUrl parameter")
-        url = params.result_url.format(
-            idempotencyKey=quote(ctx.idempotency_key, safe=""),
-            occurrenceId=quote(ctx.occurrence_id, safe=""),
-            scheduleId=quote(ctx.schedule_id, safe=""),
-        )
+        url = params.result_url.replace(RESULT_URL_PLACEHOLDER, quote(ctx.idempotency_key, safe=""))
+        headers: dict[str, str] = {}
+        if _origin(url) == _origin(str(params.url)):
+            try:
+                headers = self._headers(params)
+            except SecretUnavailable as exc:
+                return QueryOutcome(QueryOutcomeKind.QUERY_FAILED, detail=f"not sent: {exc}")
+        scrub = Scrubber(headers.values())
         async with self._client(params) as client:
             try:
-                response = await client.get(url, headers=params.headers)
+                reply = await _send(client, client.build_request("GET", url, headers=headers))
             except httpx.HTTPError as exc:
-                return QueryOutcome(QueryOutcomeKind.QUERY_FAILED, detail=_describe(exc))
-        code = response.status_code
+                refusal = refusal_of(exc)
+                why = str(refusal) if refusal is not None else scrub(_describe(exc))
+                return QueryOutcome(QueryOutcomeKind.QUERY_FAILED, detail=why)
+        code = reply.status_code
         if code == 200:
             return QueryOutcome(
-                QueryOutcomeKind.FOUND, result=_json_object(response), detail="HTTP 200"
+                QueryOutcomeKind.FOUND, result=reply.json_object(scrub), detail="HTTP 200"
             )
         if code in (404, 410):
             return QueryOutcome(QueryOutcomeKind.NOT_FOUND, detail=f"HTTP {code}")
         return QueryOutcome(
-            QueryOutcomeKind.QUERY_FAILED, detail=f"HTTP {code}: {response.text[:500]}"
+            QueryOutcomeKind.QUERY_FAILED,
+            detail=f"HTTP {code}: {excerpt(reply.text, scrub)}".rstrip(": "),
         )

@@ -16,7 +16,9 @@ from activities.actions.base import (
     QueryOutcome,
     UnknownAction,
 )
+from activities.actions.egress import EgressPolicy
 from activities.actions.http_action import HttpAction
+from activities.actions.secrets import SecretResolver
 from activities.actions.smtp_action import SmtpAction
 from activities.actions.temporal_action import TemporalAction
 
@@ -35,13 +37,24 @@ class ActionRegistry:
         cls,
         temporal_client: Client | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        egress: EgressPolicy | None = None,
+        secrets: SecretResolver | None = None,
     ) -> ActionRegistry:
         """The built-in adapters: ``http``, ``temporal`` (on ``temporal_client``) and ``smtp``.
 
         Without a client the ``temporal`` adapter still validates parameters, but invoking it
-        raises :class:`ActionNotConfigured`.
+        raises :class:`ActionNotConfigured`. ``egress`` bounds where ``http`` and ``smtp``
+        connect (default: globally routable addresses only); ``secrets`` resolves their secret
+        references (default: ``ALMANAC_SECRET_*`` environment variables, no file references).
         """
-        return cls([HttpAction(http_transport), TemporalAction(temporal_client), SmtpAction()])
+        return cls(
+            [
+                HttpAction(http_transport, egress=egress, secrets=secrets),
+                TemporalAction(temporal_client),
+                SmtpAction(egress=egress, secrets=secrets),
+            ]
+        )
 
     def register(self, adapter: ActionAdapter[Any]) -> None:
         """Add ``adapter``; a second adapter with the same name raises ``ValueError``."""

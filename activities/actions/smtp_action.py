@@ -15,6 +15,14 @@ Parameters (camelCase)::
     body:           plain-text body (default: a line describing the occurrence)
     timeoutSeconds: socket timeout for every step (default 30)
     starttls:       upgrade the connection with STARTTLS first (default false)
+    implicitTls:    connect with TLS from the first byte (SMTPS, usually port 465; default false)
+    username:       log in (AUTH) as this user; needs ``password`` and TLS
+    password:       a secret reference, ``{secretRef: {env: ALMANAC_SECRET_…}}`` or
+                    ``{secretRef: {file: …}}``, resolved by the worker when it sends
+
+TLS (STARTTLS and implicit) is verified: ``ssl.create_default_context()`` — the system's roots,
+the server's certificate and its host name. A password is never sent without TLS. Every connection
+passes the worker's egress policy (``activities.actions.egress``) and goes to the address checked.
 
 Classification, by how far the SMTP transaction got:
 
@@ -31,15 +39,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import smtplib
+import socket
+import ssl
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from activities.actions.base import ActionAdapter, ActionContext, Outcome, OutcomeKind
+from activities.actions.egress import EgressPolicy, EgressRefused
+from activities.actions.secrets import Scrubber, SecretRef, SecretResolver, SecretUnavailable
 
 ADDRESS_PATTERN = r"^[^@\s<>]+@[^@\s<>]+$"
+MAX_REPLY_CHARS = 200
 Address = Annotated[str, Field(pattern=ADDRESS_PATTERN)]
 
 
@@ -58,6 +71,11 @@ class SmtpParameters(BaseModel):
         default=30.0, gt=0, le=600, alias="timeoutSeconds", description="Socket timeout."
     )
     starttls: bool = Field(default=False, description="Use STARTTLS before sending.")
+    implicit_tls: bool = Field(
+        default=False, alias="implicitTls", description="Connect with TLS (SMTPS)."
+    )
+    username: str | None = Field(default=None, min_length=1, description="AUTH user name.")
+    password: SecretRef | None = Field(default=None, description="AUTH password, by reference.")
 
     @field_validator("to", mode="before")
     @classmethod
@@ -70,6 +88,43 @@ class SmtpParameters(BaseModel):
         if "\n" in value or "\r" in value:
             raise ValueError("the subject must be one line")
         return value
+
+    @model_validator(mode="after")
+    def _coherent_tls_and_auth(self) -> SmtpParameters:
+        if self.starttls and self.implicit_tls:
+            raise ValueError("starttls and implicitTls: choose one")
+        if (self.username is None) != (self.password is None):
+            raise ValueError("username and password: give both or neither")
+        if self.password is not None and not (self.starttls or self.implicit_tls):
+            raise ValueError("password: never sent without TLS (set starttls or implicitTls)")
+        return self
+
+
+class _GuardedSMTP(smtplib.SMTP):
+    """Connects only where the egress policy allows, to the address it checked.
+
+    ``_host`` (the name TLS verifies the certificate against) stays the configured host name.
+    """
+
+    egress: EgressPolicy
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        self._host = host
+        last: OSError | None = None
+        for address in self.egress.resolve(host, port):
+            try:
+                return socket.create_connection((str(address), port), timeout, self.source_address)
+            except OSError as exc:
+                last = exc
+        assert last is not None
+        raise last
+
+
+class _GuardedSMTPS(smtplib.SMTP_SSL, _GuardedSMTP):
+    """SMTPS, guarded: ``SMTP_SSL._get_socket`` wraps what ``_GuardedSMTP._get_socket`` connected.
+
+    The MRO is _GuardedSMTPS, SMTP_SSL, _GuardedSMTP, SMTP.
+    """
 
 
 def build_message(ctx: ActionContext, params: SmtpParameters) -> EmailMessage:
@@ -94,6 +149,7 @@ def build_message(ctx: ActionContext, params: SmtpParameters) -> EmailMessage:
 
 def _refused(code: int, reply: bytes | str, step: str) -> Outcome:
     text = reply.decode(errors="replace") if isinstance(reply, bytes) else reply
+    text = " ".join(text.split())[:MAX_REPLY_CHARS]  # the ledger keeps a bounded, one-line reply
     kind = OutcomeKind.NON_RETRYABLE_FAILURE if code >= 500 else OutcomeKind.RETRYABLE_FAILURE
     return Outcome(kind, detail=f"{step} refused: {code} {text}", status_code=code)
 
@@ -102,22 +158,42 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def send(ctx: ActionContext, params: SmtpParameters) -> Outcome:
+def send(
+    ctx: ActionContext,
+    params: SmtpParameters,
+    *,
+    egress: EgressPolicy,
+    tls: ssl.SSLContext,
+    password: str | None = None,
+) -> Outcome:
     """Send the email synchronously and classify the result (see the module docstring)."""
     message = build_message(ctx, params)
-    smtp = smtplib.SMTP(timeout=params.timeout_seconds)
+    smtp: _GuardedSMTP | _GuardedSMTPS
+    if params.implicit_tls:
+        smtp = _GuardedSMTPS(timeout=params.timeout_seconds, context=tls)
+    else:
+        smtp = _GuardedSMTP(timeout=params.timeout_seconds)
+    smtp.egress = egress
     try:
         try:
             smtp.connect(params.host, params.port)
+        except EgressRefused as exc:
+            return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=f"not sent: {exc}")
         except smtplib.SMTPConnectError as exc:
             return _refused(exc.smtp_code, exc.smtp_error, "greeting")
+        except ssl.SSLCertVerificationError as exc:
+            return Outcome(
+                OutcomeKind.NON_RETRYABLE_FAILURE, detail=f"not sent (TLS): {_describe(exc)}"
+            )
         except (OSError, smtplib.SMTPException) as exc:
             return Outcome(OutcomeKind.RETRYABLE_FAILURE, detail=f"not sent: {_describe(exc)}")
         try:
             smtp.ehlo_or_helo_if_needed()
             if params.starttls:
-                smtp.starttls()
+                smtp.starttls(context=tls)
                 smtp.ehlo()
+            if params.username is not None and password is not None:
+                smtp.login(params.username, password)
             code, reply = smtp.mail(params.from_address)
             if code != 250:
                 return _refused(code, reply, "MAIL FROM")
@@ -127,6 +203,10 @@ def send(ctx: ActionContext, params: SmtpParameters) -> Outcome:
                     return _refused(code, reply, f"RCPT TO {recipient}")
         except smtplib.SMTPResponseException as exc:
             return _refused(exc.smtp_code, exc.smtp_error, "envelope")
+        except ssl.SSLCertVerificationError as exc:
+            return Outcome(
+                OutcomeKind.NON_RETRYABLE_FAILURE, detail=f"not sent (TLS): {_describe(exc)}"
+            )
         except (OSError, smtplib.SMTPException) as exc:
             # Without a completed DATA transaction no server delivers anything.
             return Outcome(
@@ -169,7 +249,49 @@ class SmtpAction(ActionAdapter[SmtpParameters]):
     accepts_idempotency_key: ClassVar[bool] = False
     can_query_result: ClassVar[bool] = False
 
+    def __init__(
+        self,
+        *,
+        egress: EgressPolicy | None = None,
+        secrets: SecretResolver | None = None,
+        tls_context: ssl.SSLContext | None = None,
+    ) -> None:
+        """Build the adapter.
+
+        Args:
+            egress: where connections may go (default: globally routable addresses only).
+            secrets: resolves the password reference (default: ``ALMANAC_SECRET_*`` variables).
+            tls_context: verifies the server (default ``ssl.create_default_context()``; tests
+                pass one that trusts their own CA).
+        """
+        self._egress = egress or EgressPolicy()
+        self._secrets = secrets or SecretResolver()
+        self._tls = tls_context
+
+    def _tls_context(self) -> ssl.SSLContext:
+        if self._tls is None:
+            self._tls = ssl.create_default_context()
+        return self._tls
+
     async def invoke(self, ctx: ActionContext) -> Outcome:
         """Send the email on a worker thread (smtplib blocks); see the module docstring."""
         params = self.validate(ctx.parameters)
-        return await asyncio.to_thread(send, ctx, params)
+        password = None
+        if params.password is not None:
+            try:
+                password = self._secrets.resolve(params.password)
+            except SecretUnavailable as exc:
+                return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=f"not sent: {exc}")
+        outcome = await asyncio.to_thread(
+            send, ctx, params, egress=self._egress, tls=self._tls_context(), password=password
+        )
+        if password is None:
+            return outcome
+        scrub = Scrubber([password])
+        return Outcome(
+            outcome.kind,
+            result=scrub.data(outcome.result),
+            detail=scrub(outcome.detail),
+            status_code=outcome.status_code,
+            retry_after_seconds=outcome.retry_after_seconds,
+        )

@@ -26,6 +26,7 @@ def sink(
     ] = None,
 ) -> None:
     """Serve POST /effects, GET /effects[/{key}], /faults and /healthz until SIGTERM/SIGINT."""
+    import os
     import signal
     import threading
     from types import FrameType
@@ -34,9 +35,11 @@ def sink(
     from devtools.sink import EffectStore, SinkServer
 
     db_path: str | Path = db or AlmanacSettings().data_dir / "sink.sqlite3"
+    # The signing key comes from the environment, never the command line (visible in ps).
+    signing_secret = os.environ.get("ALMANAC_SINK_SIGNING_SECRET") or None
     try:
         store = EffectStore(db_path)
-        server = SinkServer((host, port), store)
+        server = SinkServer((host, port), store, signing_secret)
     except (OSError, ValueError) as exc:
         fail(f"cannot start the sink on {host}:{port} ({db_path}): {exc}", EXIT_OPERATIONAL)
 
@@ -48,8 +51,11 @@ def sink(
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     bound_host, bound_port = server.server_address[:2]
+    verifying = ", verifying webhook signatures" if signing_secret else ""
     console = err()
-    console.print(f"sink listening on http://{bound_host!s}:{bound_port} (effects in {db_path})")
+    console.print(
+        f"sink listening on http://{bound_host!s}:{bound_port} (effects in {db_path}{verifying})"
+    )
     try:
         server.serve_forever(poll_interval=0.2)
     finally:

@@ -19,6 +19,10 @@ def worker(
     sdk_metrics_port: Annotated[
         int | None, typer.Option(help="Serve the Temporal SDK's metrics on this port.")
     ] = None,
+    metrics_host: Annotated[
+        str | None,
+        typer.Option(help="Interface of the metrics endpoints (default ALMANAC_METRICS_HOST)."),
+    ] = None,
 ) -> None:
     """Run a worker (schedule and occurrence workflows, activities) until SIGTERM or SIGINT."""
     import logging
@@ -31,6 +35,7 @@ def worker(
         identity=identity or worker_process.default_identity(),
         metrics_port=metrics_port,
         sdk_metrics_port=sdk_metrics_port,
+        metrics_host=metrics_host,
     )
     run_async(worker_process.run(AlmanacSettings(), options))
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +16,7 @@ from devtools.sink import Sink
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from smtp_server import FakeSmtpServer
+from smtp_server import FakeSmtpServer, ServerCertificate
 from temporal_env import anyio_backend, dev_env, task_queue
 
 __all__ = ["anyio_backend", "dev_env", "task_queue"]
@@ -45,3 +47,23 @@ def closed_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
     return port
+
+
+@pytest.fixture(scope="session")
+def test_certificate(tmp_path_factory: pytest.TempPathFactory) -> ServerCertificate:
+    """A fresh self-signed server certificate (made with the ``openssl`` command)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    where = tmp_path_factory.mktemp("tls")
+    cert, key = where / "cert.pem", where / "key.pem"
+    subprocess.run(
+        [
+            *(openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost"),
+            *("-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return ServerCertificate(cert, key)

@@ -8,14 +8,29 @@ Modes (``server.mode``):
     ``reject_rcpt``       550 to every ``RCPT TO``.
     ``busy_rcpt``         451 to every ``RCPT TO``.
     ``reject_message``    554 after the message (nothing delivered).
+
+With ``tls`` (a server-side ``ssl.SSLContext``) it offers STARTTLS, or, with ``implicit_tls``,
+speaks TLS from the first byte; it offers ``AUTH PLAIN`` and records each login in ``logins``.
 """
 
 from __future__ import annotations
 
+import base64
 import socketserver
+import ssl
 import threading
+from dataclasses import dataclass
 from email import message_from_bytes
 from email.message import Message
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ServerCertificate:
+    """A self-signed certificate for 127.0.0.1 and localhost, and its key (PEM files)."""
+
+    cert: Path
+    key: Path
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -25,16 +40,46 @@ class _Handler(socketserver.StreamRequestHandler):
         self.wfile.write(line.encode() + b"\r\n")
         self.wfile.flush()
 
+    def _wrap(self, context: ssl.SSLContext) -> None:
+        self.connection = context.wrap_socket(self.connection, server_side=True)
+        self.rfile = self.connection.makefile("rb")
+        self.wfile = self.connection.makefile("wb")
+
     def handle(self) -> None:
         owner = self.server.owner
+        try:
+            if owner.tls is not None and owner.implicit_tls:
+                self._wrap(owner.tls)
+            self._converse(owner)
+        except (ssl.SSLError, OSError):
+            owner.tls_failures += 1
+
+    def _converse(self, owner: FakeSmtpServer) -> None:
         self.reply("220 fake.test ESMTP")
         while True:
             raw = self.rfile.readline()
             if not raw:
                 return
-            verb = raw.decode(errors="replace").strip().split(" ", 1)[0].upper()
-            if verb in ("EHLO", "HELO"):
+            text = raw.decode(errors="replace").strip()
+            verb = text.split(" ", 1)[0].upper()
+            if verb == "EHLO":
+                if owner.tls is not None and not owner.implicit_tls:
+                    self.reply("250-fake.test")
+                    self.reply("250-STARTTLS")
+                else:
+                    self.reply("250-fake.test")
+                self.reply("250 AUTH PLAIN")
+            elif verb == "HELO":
                 self.reply("250 fake.test")
+            elif verb == "STARTTLS" and owner.tls is not None:
+                self.reply("220 go ahead")
+                self._wrap(owner.tls)
+            elif verb == "AUTH":
+                _, _, rest = text.partition(" ")
+                _mechanism, _, initial = rest.partition(" ")
+                _, user, password = base64.b64decode(initial).decode().split("\0")
+                owner.logins.append((user, password))
+                self.reply("235 2.7.0 authenticated")
             elif verb == "MAIL":
                 if owner.mode == "hang_before_data":
                     owner.stopping.wait()
@@ -78,14 +123,24 @@ class _Server(socketserver.ThreadingTCPServer):
 
 
 class FakeSmtpServer:
-    """Listens on 127.0.0.1 (a free port); ``messages`` holds every message received."""
+    """Listens on ``host`` (127.0.0.1, a free port); ``messages`` holds every message received."""
 
-    def __init__(self, mode: str = "accept") -> None:
+    def __init__(
+        self,
+        mode: str = "accept",
+        tls: ssl.SSLContext | None = None,
+        implicit_tls: bool = False,
+        host: str = "127.0.0.1",
+    ) -> None:
         self.mode = mode
+        self.tls = tls
+        self.implicit_tls = implicit_tls
+        self.logins: list[tuple[str, str]] = []
+        self.tls_failures = 0
         self.messages: list[Message] = []
         self.stopping = threading.Event()
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server((host, 0), _Handler)
         self._server.owner = self
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

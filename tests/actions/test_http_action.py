@@ -11,6 +11,7 @@ import pytest
 
 from activities.actions import (
     ActionContext,
+    EgressPolicy,
     HttpAction,
     InvalidActionParameters,
     OutcomeKind,
@@ -22,6 +23,8 @@ from devtools.sink import Sink
 pytestmark = pytest.mark.anyio
 
 OCCURRENCE = "daily-ops-summary.r7.20261101T013000.f0"
+LOCAL = EgressPolicy.allowing(["127.0.0.1"])
+"""The sink listens on loopback, which the default egress policy refuses."""
 
 
 def ctx(
@@ -47,7 +50,9 @@ def sink_parameters(sink: Sink, **extra: Any) -> dict[str, Any]:
 
 
 async def test_post_sends_occurrence_with_idempotency_key_and_is_confirmed(sink: Sink) -> None:
-    outcome = await HttpAction().invoke(ctx(sink_parameters(sink, data={"report": "ops"})))
+    outcome = await HttpAction(egress=LOCAL).invoke(
+        ctx(sink_parameters(sink, data={"report": "ops"}))
+    )
 
     assert outcome.kind is OutcomeKind.CONFIRMED
     assert outcome.status_code == 201
@@ -69,7 +74,7 @@ async def test_post_sends_occurrence_with_idempotency_key_and_is_confirmed(sink:
 async def test_repeated_invocation_is_confirmed_with_the_first_result_and_one_effect(
     sink: Sink,
 ) -> None:
-    action = HttpAction()
+    action = HttpAction(egress=LOCAL)
     first = await action.invoke(ctx(sink_parameters(sink), attempt=1))
     second = await action.invoke(ctx(sink_parameters(sink), attempt=2))
 
@@ -81,7 +86,7 @@ async def test_repeated_invocation_is_confirmed_with_the_first_result_and_one_ef
 
 
 async def test_hundred_concurrent_deliveries_of_one_key_make_one_effect(sink: Sink) -> None:
-    action = HttpAction()
+    action = HttpAction(egress=LOCAL)
     outcomes = []
 
     async def deliver(attempt: int) -> None:
@@ -100,7 +105,7 @@ async def test_hundred_concurrent_deliveries_of_one_key_make_one_effect(sink: Si
 
 async def test_500_twice_then_200_is_retryable_twice_then_one_effect(sink: Sink) -> None:
     sink.add_fault(match=OCCURRENCE, failTimes=2, status=500)
-    action = HttpAction()
+    action = HttpAction(egress=LOCAL)
 
     kinds = [(await action.invoke(ctx(sink_parameters(sink), attempt=n))).kind for n in (1, 2, 3)]
 
@@ -117,7 +122,7 @@ async def test_500_twice_then_200_is_retryable_twice_then_one_effect(sink: Sink)
 @pytest.mark.parametrize("status", [408, 429, 502, 503])
 async def test_retryable_statuses(sink: Sink, status: int) -> None:
     sink.add_fault(failTimes=1, status=status)
-    outcome = await HttpAction().invoke(ctx(sink_parameters(sink)))
+    outcome = await HttpAction(egress=LOCAL).invoke(ctx(sink_parameters(sink)))
     assert outcome.kind is OutcomeKind.RETRYABLE_FAILURE
     assert outcome.status_code == status
 
@@ -125,7 +130,7 @@ async def test_retryable_statuses(sink: Sink, status: int) -> None:
 @pytest.mark.parametrize("status", [400, 401, 404, 409, 422])
 async def test_other_4xx_are_non_retryable(sink: Sink, status: int) -> None:
     sink.add_fault(failTimes=1, status=status)
-    outcome = await HttpAction().invoke(ctx(sink_parameters(sink)))
+    outcome = await HttpAction(egress=LOCAL).invoke(ctx(sink_parameters(sink)))
     assert outcome.kind is OutcomeKind.NON_RETRYABLE_FAILURE
     assert outcome.status_code == status
     assert sink.effects() == []
@@ -133,7 +138,7 @@ async def test_other_4xx_are_non_retryable(sink: Sink, status: int) -> None:
 
 async def test_connection_refused_is_retryable_nothing_sent(closed_port: int) -> None:
     params = {"url": f"http://127.0.0.1:{closed_port}/effects"}
-    outcome = await HttpAction().invoke(ctx(params))
+    outcome = await HttpAction(egress=LOCAL).invoke(ctx(params))
     assert outcome.kind is OutcomeKind.RETRYABLE_FAILURE
     assert "not sent" in outcome.detail
 
@@ -149,7 +154,7 @@ async def _query_until_found(action: HttpAction, context: ActionContext) -> Quer
 
 async def test_timeout_after_acceptance_is_unconfirmed_and_the_query_finds_it(sink: Sink) -> None:
     sink.add_fault(match=OCCURRENCE, delay=30)
-    action = HttpAction()
+    action = HttpAction(egress=LOCAL)
     context = ctx(sink_parameters(sink, timeoutSeconds=0.5))
 
     outcome = await action.invoke(context)
@@ -165,7 +170,7 @@ async def test_timeout_after_acceptance_is_unconfirmed_and_the_query_finds_it(si
 
 async def test_connection_dropped_after_acceptance_is_unconfirmed(sink: Sink) -> None:
     sink.add_fault(match=OCCURRENCE, drop=True, delayTimes=1)
-    action = HttpAction()
+    action = HttpAction(egress=LOCAL)
     context = ctx(sink_parameters(sink))
 
     outcome = await action.invoke(context)
@@ -183,13 +188,13 @@ async def test_connection_dropped_after_acceptance_is_unconfirmed(sink: Sink) ->
 
 
 async def test_query_for_an_effect_never_sent_is_not_found(sink: Sink) -> None:
-    answer = await HttpAction().query_result(ctx(sink_parameters(sink)))
+    answer = await HttpAction(egress=LOCAL).query_result(ctx(sink_parameters(sink)))
     assert answer.kind is QueryOutcomeKind.NOT_FOUND
 
 
 async def test_query_without_result_url_is_unsupported(sink: Sink) -> None:
     params = {"url": f"{sink.url}/effects"}
-    action = HttpAction()
+    action = HttpAction(egress=LOCAL)
     assert action.capabilities(params).can_query_result is False
     assert action.capabilities(sink_parameters(sink)).can_query_result is True
     assert (await action.query_result(ctx(params))).kind is QueryOutcomeKind.UNSUPPORTED
@@ -200,7 +205,7 @@ async def test_query_that_gets_no_answer_failed_not_not_found(closed_port: int) 
         "url": f"http://127.0.0.1:{closed_port}/effects",
         "resultUrl": f"http://127.0.0.1:{closed_port}/effects/{{idempotencyKey}}",
     }
-    answer = await HttpAction().query_result(ctx(params))
+    answer = await HttpAction(egress=LOCAL).query_result(ctx(params))
     assert answer.kind is QueryOutcomeKind.QUERY_FAILED
 
 
@@ -225,7 +230,7 @@ async def test_invalid_parameters_name_the_parameter(
     parameters: dict[str, Any], field: str
 ) -> None:
     with pytest.raises(InvalidActionParameters) as raised:
-        await HttpAction().invoke(ctx(parameters))
+        await HttpAction(egress=LOCAL).invoke(ctx(parameters))
     assert raised.value.field == field
     assert field in str(raised.value)
     assert "'http'" in str(raised.value)

@@ -11,6 +11,7 @@ from smtp_server import FakeSmtpServer
 from activities.actions import (
     ActionContext,
     ActionRegistry,
+    EgressPolicy,
     InvalidActionParameters,
     OutcomeKind,
     QueryOutcomeKind,
@@ -20,6 +21,8 @@ from activities.actions import (
 pytestmark = pytest.mark.anyio
 
 OCCURRENCE = "daily-ops-summary.r7.20261101T013000.f0"
+LOCAL = EgressPolicy.allowing(["127.0.0.1"])
+"""The test SMTP server listens on loopback, which the default egress policy refuses."""
 
 
 def ctx(port: int, timeout: float = 5.0, **extra: Any) -> ActionContext:
@@ -51,7 +54,7 @@ def test_declares_no_idempotency_key_and_no_result_query() -> None:
 async def test_accepted_message_is_confirmed_and_carries_the_occurrence_id(
     smtp_server: FakeSmtpServer,
 ) -> None:
-    outcome = await SmtpAction().invoke(ctx(smtp_server.port))
+    outcome = await SmtpAction(egress=LOCAL).invoke(ctx(smtp_server.port))
 
     assert outcome.kind is OutcomeKind.CONFIRMED
     assert outcome.status_code == 250
@@ -67,27 +70,27 @@ async def test_timeout_after_data_is_unconfirmed_though_the_server_has_the_messa
     smtp_server: FakeSmtpServer,
 ) -> None:
     smtp_server.mode = "hang_after_data"
-    outcome = await SmtpAction().invoke(ctx(smtp_server.port, timeout=0.5))
+    outcome = await SmtpAction(egress=LOCAL).invoke(ctx(smtp_server.port, timeout=0.5))
     assert outcome.kind is OutcomeKind.UNCONFIRMED
     assert len(smtp_server.messages) == 1  # the effect may well have happened
 
 
 async def test_connection_lost_after_data_is_unconfirmed(smtp_server: FakeSmtpServer) -> None:
     smtp_server.mode = "close_after_data"
-    outcome = await SmtpAction().invoke(ctx(smtp_server.port))
+    outcome = await SmtpAction(egress=LOCAL).invoke(ctx(smtp_server.port))
     assert outcome.kind is OutcomeKind.UNCONFIRMED
     assert len(smtp_server.messages) == 1
 
 
 async def test_timeout_before_data_is_retryable(smtp_server: FakeSmtpServer) -> None:
     smtp_server.mode = "hang_before_data"
-    outcome = await SmtpAction().invoke(ctx(smtp_server.port, timeout=0.5))
+    outcome = await SmtpAction(egress=LOCAL).invoke(ctx(smtp_server.port, timeout=0.5))
     assert outcome.kind is OutcomeKind.RETRYABLE_FAILURE
     assert smtp_server.messages == []
 
 
 async def test_connection_refused_is_retryable(closed_port: int) -> None:
-    outcome = await SmtpAction().invoke(ctx(closed_port))
+    outcome = await SmtpAction(egress=LOCAL).invoke(ctx(closed_port))
     assert outcome.kind is OutcomeKind.RETRYABLE_FAILURE
     assert "not sent" in outcome.detail
 
@@ -104,7 +107,7 @@ async def test_explicit_refusals_are_failures_not_doubt(
     smtp_server: FakeSmtpServer, mode: str, kind: OutcomeKind, code: int
 ) -> None:
     smtp_server.mode = mode
-    outcome = await SmtpAction().invoke(ctx(smtp_server.port))
+    outcome = await SmtpAction(egress=LOCAL).invoke(ctx(smtp_server.port))
     assert (outcome.kind, outcome.status_code) == (kind, code)
 
 

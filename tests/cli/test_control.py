@@ -131,6 +131,7 @@ def control(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Control]:
         "ALMANAC_TEMPORAL_ADDRESS": f"127.0.0.1:{port}",
         "ALMANAC_TEMPORAL_NAMESPACE": "default",
         "ALMANAC_TEMPORAL_TASK_QUEUE": f"control-{uuid.uuid4().hex[:8]}",
+        "ALMANAC_EGRESS_ALLOW": "127.0.0.1",  # the test's sink is on loopback
     }
     env.pop("ALMANAC_LEDGER_URL", None)
     worker: subprocess.Popen[bytes] | None = None

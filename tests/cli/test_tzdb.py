@@ -242,6 +242,97 @@ def test_add_release_not_on_the_index_exits_1() -> None:
     assert result.stderr.count("\n") == 1
 
 
+def test_a_downloaded_release_records_the_index_sha256_it_matched(store: Path) -> None:
+    published = tzdb.resolve_on_index("2022b")
+    result = run("tzdb", "add", "2022b")
+    assert result.exit_code == 0, result.output
+    source = json.loads((store / "2022b" / "SOURCE.json").read_text())
+    assert source["indexSha256"] == published.sha256 == source["sha256"]
+    assert source["wheel"] == published.filename
+
+
+def _served(wheel: Path, published_sha256: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fake the index: it publishes ``published_sha256``, the download serves ``wheel``."""
+    indexed = tzdb.IndexedWheel("2022.2", wheel.name, published_sha256)
+    monkeypatch.setattr(tzdb, "resolve_on_index", lambda release, **kw: indexed)
+
+    def fetch(indexed: tzdb.IndexedWheel, release: str, dest: Path, **kw: object) -> Path:
+        copy = dest / wheel.name
+        copy.write_bytes(wheel.read_bytes())
+        return copy
+
+    monkeypatch.setattr(tzdb, "fetch_wheel", fetch)
+
+
+def test_a_download_that_is_not_what_the_index_published_is_not_stored(
+    store: Path, wheels: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _served(wheels["2022b"], "0" * 64, monkeypatch)  # a mirror serving another file
+    result = run("tzdb", "add", "2022b")
+    assert result.exit_code == 1
+    assert "the package index published" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not (store / "2022b").exists()
+
+
+def test_a_download_matching_the_published_sha256_is_stored(
+    store: Path, wheels: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    digest = hashlib.sha256(wheels["2022b"].read_bytes()).hexdigest()
+    _served(wheels["2022b"], digest, monkeypatch)
+    result = run("tzdb", "add", "2022b")
+    assert result.exit_code == 0, result.output
+    assert json.loads((store / "2022b" / "SOURCE.json").read_text())["indexSha256"] == digest
+
+
+def test_the_client_download_is_pinned_to_the_published_sha256(tmp_path: Path) -> None:
+    # The real client, told a hash the index never published: it refuses to hand the file over.
+    real = tzdb.resolve_on_index("2022b")
+    forged = tzdb.IndexedWheel(real.version, real.filename, "f" * 64)
+    with pytest.raises(tzdb.DownloadFailed):
+        tzdb.fetch_wheel(forged, "2022b", tmp_path)
+    assert list(tmp_path.glob("**/*.whl")) == []
+
+
+def test_check_published_sha256_refuses_a_tampered_wheel(wheels: dict, tmp_path: Path) -> None:
+    original = wheels["2022b"]
+    published = hashlib.sha256(original.read_bytes()).hexdigest()
+    tampered = tmp_path / original.name
+    tampered.write_bytes(original.read_bytes() + b"\0")
+    tzdb.check_published_sha256(original, published)
+    with pytest.raises(tzdb.VerificationFailed, match="package index published"):
+        tzdb.check_published_sha256(tampered, published)
+
+
+@pytest.mark.parametrize(
+    "member",
+    ["tzdata/../../escape.txt", "tzdata/zoneinfo/../../../escape.txt", "tzdata/..\\\\escape.txt"],
+)
+def test_a_wheel_with_a_path_escaping_its_tree_is_refused(
+    store: Path, wheels: dict, tmp_path: Path, member: str
+) -> None:
+    forged = tmp_path / "tzdata-2022.2-py2.py3-none-any.whl"
+    with zipfile.ZipFile(wheels["2022b"]) as old, zipfile.ZipFile(forged, "w") as new:
+        for info in old.infolist():
+            new.writestr(info, old.read(info))
+        new.writestr(member, b"planted")
+    result = run("tzdb", "add", "2022b", "--from-wheel", str(forged))
+    assert result.exit_code == 1
+    assert "unsafe member path" in result.stderr
+    assert not (store / "2022b").exists()
+    assert list(tmp_path.parent.glob("**/escape.txt")) == []
+
+
+def test_a_wheel_whose_tree_exceeds_the_size_bound_is_refused(
+    store: Path, wheels: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tzdb, "MAX_WHEEL_CONTENT_BYTES", 100_000)  # the real tree is ~2 MB
+    result = run("tzdb", "add", "2022b", "--from-wheel", str(wheels["2022b"]))
+    assert result.exit_code == 1
+    assert "implausibly large" in result.stderr
+    assert not (store / "2022b").exists()
+
+
 # --- diff --------------------------------------------------------------------------------------
 
 

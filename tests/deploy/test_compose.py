@@ -3,7 +3,8 @@
 The stack is for users' machines; here we check what can go wrong on paper: unpinned images,
 dangling depends_on, environment variables Almanac does not read, Prometheus targets that do not
 exist, dashboard queries over metric names the workers never export, an image built from
-unhashed dependencies.
+unhashed dependencies — and the trust boundary: ports published on 127.0.0.1 only, passwords
+from a git-ignored .env with no defaults, metrics inside the stack's network only.
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ SEARCH_ATTRIBUTES_SCRIPT = ROOT / "deploy" / "temporal" / "register-search-attri
 
 # Services built from the Dockerfile: they run Almanac and read AlmanacSettings.
 ALMANAC_SERVICES = {"almanac-migrate", "almanac-worker", "almanac-sink"}
-INTERPOLATION = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
+INTERPOLATION = re.compile(r"\$\{(\w+)(?::?([-?])([^}]*))?\}")
+ENV_EXAMPLE = ROOT / ".env.example"
+TEST_PASSWORDS = {
+    "TEMPORAL_DB_PASSWORD": "test-temporal-pw",
+    "LEDGER_DB_PASSWORD": "test-ledger-pw",
+    "GRAFANA_ADMIN_PASSWORD": "test-grafana-pw",
+}
+"""What an operator's .env would set (the variables .env.example lists)."""
 
 
 def load_yaml(path: Path) -> Any:
@@ -48,8 +56,22 @@ def services() -> dict[str, dict[str, Any]]:
 
 
 def interpolate(value: str) -> str:
-    """Compose's ``${VAR:-default}``, with the defaults (the environment here has none of them)."""
-    return INTERPOLATION.sub(lambda m: os.environ.get(m.group(1)) or m.group(2) or "", value)
+    """Compose's ``${VAR:-default}`` and ``${VAR:?error}``, as with an operator's .env.
+
+    Variables come from :data:`TEST_PASSWORDS`; a ``:?`` variable missing there is an error, as
+    in compose.
+    """
+
+    def one(match: re.Match[str]) -> str:
+        name, kind, rest = match.group(1), match.group(2), match.group(3)
+        value = TEST_PASSWORDS.get(name) or os.environ.get(name)
+        if value:
+            return value
+        if kind == "?":
+            raise AssertionError(f"${{{name}}} is required and unset: {rest}")
+        return rest or ""
+
+    return INTERPOLATION.sub(one, value)
 
 
 def environment(service: dict[str, Any]) -> dict[str, str]:
@@ -184,9 +206,11 @@ def test_almanac_services_environment_reaches_the_settings(
 
     settings = AlmanacSettings()
     assert settings.temporal.address == "temporal:7233"
-    assert settings.ledger_url is not None
-    assert settings.ledger_url.startswith("postgresql+psycopg://")
-    assert "@ledger-db:5432/" in settings.ledger_url  # the ledger's own database service
+    url = settings.resolved_ledger_url
+    assert url.startswith("postgresql+psycopg://")
+    assert "@ledger-db:5432/" in url  # the ledger's own database service
+    assert TEST_PASSWORDS["LEDGER_DB_PASSWORD"] in url
+    assert TEST_PASSWORDS["LEDGER_DB_PASSWORD"] not in repr(settings)
     assert str(settings.data_dir) == "/var/lib/almanac"
     assert environment(services["almanac-migrate"]) == environment(services["almanac-worker"])
 
@@ -247,6 +271,18 @@ def test_docker_compose_config_is_valid() -> None:
     )
     if probe.returncode != 0:
         pytest.skip("docker client has no compose plugin")
+    env = {k: v for k, v in os.environ.items() if k not in TEST_PASSWORDS}
+    without = subprocess.run(
+        [docker, "compose", "-f", str(COMPOSE), "--env-file", str(ENV_EXAMPLE), "config", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+        env=env,
+    )
+    assert without.returncode != 0  # the example .env has no passwords: compose refuses
+    assert "PASSWORD" in without.stderr
     result = subprocess.run(
         [docker, "compose", "-f", str(COMPOSE), "config", "-q"],
         capture_output=True,
@@ -254,8 +290,82 @@ def test_docker_compose_config_is_valid() -> None:
         timeout=120,
         check=False,
         cwd=ROOT,
+        env={**env, **TEST_PASSWORDS},
     )
     assert result.returncode == 0, result.stderr
+
+
+# --- trust boundary ---------------------------------------------------------------------------
+
+
+def published(service: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """Each published port as (host IP or None for every interface, the mapping as written)."""
+    found: list[tuple[str | None, str]] = []
+    for mapping in service.get("ports", []):
+        if isinstance(mapping, dict):
+            found.append((mapping.get("host_ip"), str(mapping)))
+            continue
+        text = str(mapping)
+        parts = text.rsplit(":", 2)
+        found.append((parts[0].strip("[]") if len(parts) == 3 else None, text))
+    return found
+
+
+def test_every_published_port_is_on_loopback_only(services: dict[str, dict[str, Any]]) -> None:
+    mappings = [(name, p) for name, service in services.items() for p in published(service)]
+    assert len(mappings) >= 6  # Temporal, its UI, the ledger, the sink, Prometheus, Grafana
+    for name, (host_ip, text) in mappings:
+        assert host_ip == "127.0.0.1", f"{name}: {text} is published on every interface"
+
+
+PASSWORD_SETTINGS = {
+    "temporal-db": ["POSTGRES_PASSWORD"],
+    "temporal": ["POSTGRES_PWD"],
+    "ledger-db": ["POSTGRES_PASSWORD"],
+    "grafana": ["GF_SECURITY_ADMIN_PASSWORD"],
+    "almanac-worker": ["ALMANAC_LEDGER_URL"],
+    "almanac-migrate": ["ALMANAC_LEDGER_URL"],
+}
+
+
+def test_passwords_come_from_the_env_file_with_no_default(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    listed = dict(
+        line.split("=", 1)
+        for line in ENV_EXAMPLE.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    )
+    assert set(listed) == set(TEST_PASSWORDS)
+    assert all(value == "" for value in listed.values()), ".env.example must hold no password"
+    for name, keys in PASSWORD_SETTINGS.items():
+        raw = services[name].get("environment") or {}
+        for key in keys:
+            found = INTERPOLATION.findall(str(raw[key]))
+            assert found, f"{name}: {key} is not taken from the environment"
+            for variable, kind, _ in found:
+                assert kind == "?", f"{name}: {key} has a default for ${{{variable}}}"
+                assert variable in listed, f"{name}: {variable} is not in .env.example"
+    compose_text = COMPOSE.read_text(encoding="utf-8")
+    assert ":-admin}" not in compose_text and "admin / admin" not in compose_text
+
+
+def test_the_env_file_is_ignored_by_git_and_by_the_image() -> None:
+    for ignore in (ROOT / ".gitignore", ROOT / ".dockerignore"):
+        lines = {line.strip() for line in ignore.read_text(encoding="utf-8").splitlines()}
+        assert ".env" in lines, ignore.name
+    assert ".env.example" not in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+
+
+def test_workers_reach_only_the_stacks_sink_and_serve_metrics_inside_the_network(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    worker = services["almanac-worker"]
+    assert environment(worker)["ALMANAC_EGRESS_ALLOW"] == "almanac-sink:8765"
+    assert option(worker["command"], "--metrics-host") == "0.0.0.0"
+    assert "ports" not in worker  # the metrics are for Prometheus inside the stack only
+    settings_policy = AlmanacSettings(egress_allow="almanac-sink:8765").egress_policy
+    assert ("almanac-sink", 8765) in settings_policy.allowed_hosts
 
 
 # --- Prometheus -----------------------------------------------------------------------------

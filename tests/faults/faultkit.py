@@ -28,6 +28,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 import ledger
 from activities import io
+from activities.actions import ActionRegistry, EgressPolicy
 from activities.ledger_activities import gate_payload
 from almanac import worker
 from almanac.registration import register_search_attributes
@@ -44,6 +45,15 @@ from ledger import Ledger, OccurrenceState, OccurrenceView
 from ledger.migrate import upgrade
 from timecontract import ScheduleSpecV1, load_spec
 from workflows import schedule_workflow_id as _schedule_workflow_id
+
+LOCAL_EGRESS = EgressPolicy.allowing(["127.0.0.1"])
+"""The tests' sinks listen on loopback, which the default egress policy refuses."""
+
+
+def local_actions() -> ActionRegistry:
+    """The built-in adapters, allowed to reach the test's sink on loopback."""
+    return ActionRegistry.default(egress=LOCAL_EGRESS)
+
 
 T = TypeVar("T")
 REPO = Path(__file__).resolve().parents[2]
@@ -255,6 +265,7 @@ def worker_env(
         ALMANAC_TEMPORAL_ADDRESS=temporal_address,
         ALMANAC_TEMPORAL_NAMESPACE="default",
         ALMANAC_TEMPORAL_TASK_QUEUE=task_queue,
+        ALMANAC_EGRESS_ALLOW="127.0.0.1",  # the test's sink is on loopback
         PYTHONUNBUFFERED="1",
     )
     return env
@@ -294,7 +305,10 @@ async def in_process_worker(
 ) -> AsyncIterator[None]:
     """The production worker (``almanac.worker.build_worker``), simulated workflows, in process."""
     settings = AlmanacSettings(
-        data_dir=data_dir, ledger_url=ledger_url, temporal=TemporalSettings(task_queue=task_queue)
+        data_dir=data_dir,
+        ledger_url=ledger_url,
+        temporal=TemporalSettings(task_queue=task_queue),
+        egress_allow=("127.0.0.1",),  # the test's sink is on loopback
     )
     try:
         await register_search_attributes(client)  # unregistered, child starts would hang

@@ -19,11 +19,18 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from faultkit import day, due_occurrences, gate_view, publish, running_sink, spec_data
+from faultkit import (
+    day,
+    due_occurrences,
+    gate_view,
+    local_actions,
+    publish,
+    running_sink,
+    spec_data,
+)
 from temporalio.testing import ActivityEnvironment
 
 from activities import io
-from activities.actions import ActionRegistry
 from activities.ledger_activities import AlmanacActivities
 from ledger import Ledger
 
@@ -34,13 +41,13 @@ def test_a_retried_claim_continues_the_dispatch_it_won(store: Ledger) -> None:
     with running_sink() as sink:
         spec = publish(store, spec_data("lost-claim-ack", sink), day(10, 8))
         (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
-        activities = AlmanacActivities(store, ActionRegistry.default(), identity="worker-A")
+        activities = AlmanacActivities(store, local_actions(), identity="worker-A")
         request = io.ClaimOccurrenceInput(
             due.occurrence_id, gate_view(store, spec.schedule_id), day(10, 9)
         )
         first = activities.claim(request)
         assert first.claimed and first.state == "DISPATCHING"
-        other = AlmanacActivities(store, ActionRegistry.default(), identity="worker-B")
+        other = AlmanacActivities(store, local_actions(), identity="worker-B")
         # A second first-try claim (another caller) is still refused.
         assert not ActivityEnvironment().run(other.claim, request).claimed
         # The worker died before reporting `first`; Temporal runs the same activity again.

@@ -14,11 +14,18 @@ import threading
 from collections import Counter
 
 import pytest
-from faultkit import day, due_occurrences, gate_view, publish, running_sink, spec_data
+from faultkit import (
+    day,
+    due_occurrences,
+    gate_view,
+    local_actions,
+    publish,
+    running_sink,
+    spec_data,
+)
 
 import ledger
 from activities import io
-from activities.actions import ActionRegistry
 from activities.ledger_activities import AlmanacActivities
 from ledger import Ledger, OccurrenceState
 
@@ -31,7 +38,7 @@ RAN = {OccurrenceState.SUCCEEDED, OccurrenceState.UNKNOWN_EFFECT}
 def test_disable_racing_start_either_runs_or_cancels_each_occurrence(store: Ledger) -> None:
     outcomes: Counter[str] = Counter()
     with running_sink() as sink:
-        activities = AlmanacActivities(store, ActionRegistry.default(), identity="racer")
+        activities = AlmanacActivities(store, local_actions(), identity="racer")
         for trial in range(TRIALS):
             schedule_id = f"race-{trial}"
             spec = publish(store, spec_data(schedule_id, sink), day(10, 8))

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 from faultkit import (
+    LOCAL_EGRESS,
     day,
     due_occurrences,
     gate_view,
     in_process_worker,
+    local_actions,
     publish,
     running_sink,
     spec_data,
@@ -33,7 +35,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 import ledger
 from activities import io
-from activities.actions import ActionContext, ActionRegistry, OutcomeKind
+from activities.actions import ActionContext, OutcomeKind
 from activities.actions.http_action import HttpAction
 from activities.ledger_activities import AlmanacActivities
 from devtools.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
@@ -48,7 +50,7 @@ def test_a_hundred_concurrent_attempt_executions_confirm_one_effect(store: Ledge
     with running_sink() as sink:
         spec = publish(store, spec_data("hundred", sink), day(10, 8))
         (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
-        activities = AlmanacActivities(store, ActionRegistry.default(), identity="w")
+        activities = AlmanacActivities(store, local_actions(), identity="w")
         claimed = activities.claim(
             io.ClaimOccurrenceInput(due.occurrence_id, gate_view(store, "hundred"), day(10, 9))
         )
@@ -76,7 +78,7 @@ def test_a_hundred_concurrent_attempt_executions_confirm_one_effect(store: Ledge
 @pytest.mark.anyio
 async def test_a_hundred_posts_of_one_key_record_one_effect() -> None:
     with running_sink() as sink:
-        action = HttpAction()
+        action = HttpAction(egress=LOCAL_EGRESS)
         ctx = ActionContext(
             occurrence_id="posts.r1.20270110T090000.f0",
             schedule_id="posts",

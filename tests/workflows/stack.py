@@ -36,6 +36,9 @@ from ledger import Ledger, OccurrenceView, list_occurrences
 from ledger.migrate import upgrade
 from workflows import schedule_workflow_id
 
+SINK_ALLOWANCE = "127.0.0.1"
+"""The stack's sink listens on loopback, which the egress policy refuses unless allowed."""
+
 
 @dataclass
 class Stack:
@@ -97,11 +100,18 @@ class Stack:
 
 @asynccontextmanager
 async def running_stack(
-    env: WorkflowEnvironment, tmp_path: Path, task_queue: str, *, ledger_url: str | None = None
+    env: WorkflowEnvironment,
+    tmp_path: Path,
+    task_queue: str,
+    *,
+    ledger_url: str | None = None,
+    sink_signing_secret: str | None = None,
 ) -> AsyncIterator[Stack]:
     """A worker on ``env`` with a fresh ledger and a sink, stopped on exit.
 
     ``ledger_url``: a migrated ledger to use (default: a fresh SQLite file in ``tmp_path``).
+    ``sink_signing_secret``: the sink verifies Standard Webhooks signatures with this key.
+    The worker's secrets directory is ``tmp_path / "secrets"``.
     """
     url = ledger_url or f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     if ledger_url is None:
@@ -110,13 +120,17 @@ async def running_stack(
         data_dir=tmp_path,
         ledger_url=url,
         temporal=TemporalSettings(task_queue=task_queue),
+        egress_allow=(SINK_ALLOWANCE,),
     )
     await register_search_attributes(env.client)
     ledger_ = Ledger.from_url(url)
     options = worker.WorkerOptions(
         identity=f"test-worker-{task_queue}", max_concurrent_activities=8
     )
-    with Sink() as sink, ThreadPoolExecutor(max_workers=8) as executor:
+    with (
+        Sink(signing_secret=sink_signing_secret) as sink,
+        ThreadPoolExecutor(max_workers=8) as executor,
+    ):
         running = worker.build_worker(
             env.client, settings, ledger_, options, executor, workflows=simulation.WORKFLOWS
         )

@@ -1,0 +1,266 @@
+"""The egress policy: which addresses an action may connect to (DESIGN §10).
+
+Whoever may apply a spec may make the workers call out, so the worker, not the spec, decides
+where "out" is. By default only globally routable addresses are allowed: loopback, private
+(RFC 1918, unique-local IPv6), link-local (cloud metadata services live at 169.254.169.254 and
+fd00:ec2::254), shared (100.64.0.0/10, where one cloud's metadata lives), reserved, multicast and
+unspecified addresses are refused — also when an IPv4 address hides inside IPv6 (``::ffff:…``,
+NAT64 ``64:ff9b::…``, 6to4 ``2002:…``).
+
+The check runs on the addresses the host name resolves to, at connect time, and the connection
+goes to the very address that was checked, so a DNS answer that changes between check and connect
+(rebinding) cannot slip through. Redirects are never followed and environment proxies are not
+used (either would connect somewhere the policy did not see).
+
+An operator opens what they choose with ``ALMANAC_EGRESS_ALLOW``: a comma-separated list of CIDRs
+(``10.0.0.0/8``, ``127.0.0.1``, ``fd00::/8``) and host names (``sink``, ``mail.internal``), each
+optionally with a port (``127.0.0.1:8765``, ``[::1]:8765``, ``sink:8765``) that narrows it to that
+port; a listed host name is allowed whatever it resolves to. ``almanac dev`` allows its own sink's
+address and port, nothing else.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+import ssl
+import typing
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import httpcore
+import httpx
+
+from activities.actions.base import ActionError
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
+)
+
+
+class EgressRefused(ActionError):
+    """The policy refuses a destination (never retried: the address will not change its kind)."""
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _kind(address: IPAddress) -> str | None:
+    """Why ``address`` is refused by default, or ``None`` for a globally routable one.
+
+    An IPv4 address carried inside IPv6 (mapped ``::ffff:a.b.c.d``, NAT64 ``64:ff9b::a.b.c.d``,
+    6to4 ``2002:aabb:ccdd::``) is judged as that IPv4 address.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        inner = address.ipv4_mapped or address.sixtofour
+        if inner is None and address in _NAT64:
+            inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if inner is not None:
+            return _kind(inner)
+    if address in METADATA_ADDRESSES:
+        return "a cloud metadata address"
+    for kind, flag in (
+        ("unspecified", address.is_unspecified),
+        ("loopback", address.is_loopback),
+        ("link-local", address.is_link_local),
+        ("multicast", address.is_multicast),
+        ("reserved", address.is_reserved),
+        ("private", address.is_private),
+    ):
+        if flag:
+            return f"a {kind} address"
+    if not address.is_global:
+        return "not a globally routable address"
+    return None
+
+
+_HOST_NAME = re.compile(
+    r"^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
+)
+_WITH_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<name>[^:\[\]]+)):(?P<port>\d{1,5})$")
+
+
+@dataclass(frozen=True)
+class EgressPolicy:
+    """Global addresses, plus the networks and host names an operator allowed.
+
+    Each allowance carries a port, or ``None`` for every port.
+    """
+
+    allowed_networks: tuple[tuple[IPNetwork, int | None], ...] = ()
+    allowed_hosts: frozenset[tuple[str, int | None]] = frozenset()
+
+    @classmethod
+    def allowing(cls, entries: Iterable[str]) -> EgressPolicy:
+        """A policy also allowing ``entries``: CIDRs, addresses or host names, ``:port`` optional.
+
+        Raises:
+            ValueError: naming an entry that is neither a network nor a host name.
+        """
+        networks: list[tuple[IPNetwork, int | None]] = []
+        hosts: set[tuple[str, int | None]] = set()
+        for raw in entries:
+            entry = raw.strip()
+            if not entry:
+                continue
+            target, port = entry, None
+            found = _WITH_PORT.fullmatch(entry)
+            if found is not None:
+                target = found.group("v6") or found.group("name")
+                port = int(found.group("port"))
+                if not 0 < port < 65536:
+                    raise ValueError(f"egress allowance {entry!r}: no such port")
+            try:
+                networks.append((ipaddress.ip_network(target, strict=False), port))
+                continue
+            except ValueError:
+                pass
+            if not _HOST_NAME.fullmatch(target):
+                raise ValueError(f"egress allowance {entry!r} is neither a CIDR nor a host name")
+            hosts.add((target.lower().rstrip("."), port))
+        return cls(tuple(networks), frozenset(hosts))
+
+    def check(self, host: str, address: IPAddress, port: int | None = None) -> None:
+        """Refuse ``address`` (which ``host`` resolved to) unless the policy allows it.
+
+        Raises:
+            EgressRefused: naming the host, the address and why.
+        """
+        name = host.lower().rstrip(".")
+        if (name, None) in self.allowed_hosts or (name, port) in self.allowed_hosts:
+            return
+        if any(
+            address in network and allowed in (None, port)
+            for network, allowed in self.allowed_networks
+        ):
+            return
+        kind = _kind(address)
+        if kind is not None:
+            shown = host if host == str(address) else f"{host} ({address})"
+            raise EgressRefused(
+                f"egress refused: {shown} is {kind}; an operator may allow it with "
+                "ALMANAC_EGRESS_ALLOW"
+            )
+
+    def resolve(self, host: str, port: int) -> list[IPAddress]:
+        """Resolve ``host`` (blocking) and check every address it has; refuse if any is refused.
+
+        Raises:
+            EgressRefused: an address is refused, or the name does not resolve.
+        """
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise EgressRefused(f"egress refused: {host} does not resolve ({exc})") from None
+        return self._checked(host, port, infos)
+
+    async def resolve_async(self, host: str, port: int) -> list[IPAddress]:
+        """:meth:`resolve` without blocking the event loop."""
+        try:
+            infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise EgressRefused(f"egress refused: {host} does not resolve ({exc})") from None
+        return self._checked(host, port, infos)
+
+    def _checked(self, host: str, port: int, infos: Iterable[tuple[Any, ...]]) -> list[IPAddress]:
+        addresses: list[IPAddress] = []
+        for info in infos:
+            address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
+            if address not in addresses:
+                addresses.append(address)
+        for address in addresses:
+            self.check(host, address, port)
+        if not addresses:
+            raise EgressRefused(f"egress refused: {host} has no address")
+        return addresses
+
+
+class EgressConnectError(httpcore.ConnectError):
+    """httpcore's connect error carrying the policy's refusal (httpx maps it to ConnectError)."""
+
+    def __init__(self, refusal: EgressRefused) -> None:
+        super().__init__(str(refusal))
+        self.refusal = refusal
+
+
+class _GuardedBackend(httpcore.AsyncNetworkBackend):
+    """Resolves, checks and connects to the checked address (the TLS name stays the host's)."""
+
+    def __init__(self, policy: EgressPolicy) -> None:
+        self._policy = policy
+        self._inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        try:
+            with anyio.fail_after(timeout):
+                addresses = await self._policy.resolve_async(host, port)
+        except EgressRefused as refusal:
+            raise EgressConnectError(refusal) from refusal
+        except TimeoutError as exc:
+            raise httpcore.ConnectTimeout(f"resolving {host} timed out") from exc
+        last: Exception | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(
+                    str(address), port, timeout, local_address, socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                last = exc
+        assert last is not None
+        raise last
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("egress refused: unix sockets are not an egress")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class EgressTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport with every connection checked by an :class:`EgressPolicy`.
+
+    No environment proxies, no connection reuse (each call gets a fresh connection), TLS verified
+    with ``verify``.
+    """
+
+    def __init__(self, policy: EgressPolicy, verify: ssl.SSLContext) -> None:
+        """Build the transport; ``verify`` is the TLS context (system roots)."""
+        super().__init__(verify=verify, trust_env=False)
+        # httpx takes no network backend; its pool is the documented httpcore one, rebuilt with
+        # the guarded backend (tests/actions/test_egress.py fails if this stops applying).
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=verify,
+            max_keepalive_connections=0,
+            network_backend=_GuardedBackend(policy),
+        )
+
+
+def refusal_of(exc: BaseException) -> EgressRefused | None:
+    """The policy's refusal behind an httpx error, if that is what it is."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, EgressConnectError):
+            return seen.refusal
+        if isinstance(seen, EgressRefused):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None

@@ -1,0 +1,156 @@
+"""Secret references, resolved by the worker at call time (DESIGN §10).
+
+A spec names a secret; it never holds one (``timecontract.secrets`` refuses literals)::
+
+    {secretRef: {env: ALMANAC_SECRET_OPS_TOKEN}}    an environment variable of the worker
+    {secretRef: {file: ops-webhook.key}}            a file in the worker's secrets directory
+
+Only what the operator set aside for specs can be named: environment variables whose names start
+with ``ALMANAC_SECRET_`` (so a spec cannot send the worker's Temporal API key or ledger URL to its
+webhook), and files directly inside the secrets directory (``ALMANAC_SECRETS_DIR``, default
+``<data dir>/secrets``; a name with a path separator or ``..``, or a symlink leading out of the
+directory, is refused).
+A file's content is the secret, without its trailing newline; at most 64 KiB.
+
+The value exists only inside the adapter's call: it is sent, then scrubbed from every text the
+adapter returns (:class:`Scrubber`), so it never reaches an outcome, the ledger, a Temporal
+payload, a log or a metric. Errors name the reference, never the value.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from activities.actions.base import ActionError
+
+SECRET_ENV_PREFIX = "ALMANAC_SECRET_"
+SECRET_ENV_PATTERN = r"^ALMANAC_SECRET_[A-Z0-9_]{1,100}$"
+SECRET_FILE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+MAX_SECRET_BYTES = 64 * 1024
+SCRUBBED = "<secret>"
+
+
+class SecretLocation(BaseModel):
+    """Where a secret is: exactly one of ``env`` and ``file``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    env: str | None = Field(
+        default=None,
+        pattern=SECRET_ENV_PATTERN,
+        description="An environment variable of the worker, named ALMANAC_SECRET_*.",
+    )
+    file: str | None = Field(
+        default=None,
+        pattern=SECRET_FILE_PATTERN,
+        description="A file name in the worker's secrets directory (no path).",
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> SecretLocation:
+        if (self.env is None) == (self.file is None):
+            raise ValueError("give exactly one of env and file")
+        return self
+
+    def describe(self) -> str:
+        """``env ALMANAC_SECRET_X`` or ``file x.key``: how errors and logs name it."""
+        return f"env {self.env}" if self.env is not None else f"file {self.file}"
+
+
+class SecretRef(BaseModel):
+    """A parameter value naming a secret: ``{secretRef: {env: …}}`` / ``{secretRef: {file: …}}``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    secret_ref: SecretLocation = Field(alias="secretRef", description="Where the secret is.")
+
+    def describe(self) -> str:
+        """How errors name this reference (never the value)."""
+        return f"secretRef({self.secret_ref.describe()})"
+
+
+class SecretUnavailable(ActionError):
+    """A referenced secret cannot be read: unset variable, missing or oversized file."""
+
+
+class SecretResolver:
+    """Reads referenced secrets from the worker's environment and secrets directory."""
+
+    def __init__(
+        self, secrets_dir: Path | None = None, environ: Mapping[str, str] | None = None
+    ) -> None:
+        """Build a resolver.
+
+        Args:
+            secrets_dir: where ``file`` references are read (``None``: they are refused).
+            environ: where ``env`` references are read (default ``os.environ``).
+        """
+        self._dir = secrets_dir
+        self._environ = os.environ if environ is None else environ
+
+    def resolve(self, ref: SecretRef) -> str:
+        """The secret's value.
+
+        Raises:
+            SecretUnavailable: naming the reference, never a value.
+        """
+        location = ref.secret_ref
+        if location.env is not None:
+            value = self._environ.get(location.env)
+            if not value:
+                raise SecretUnavailable(f"{ref.describe()}: not set in the worker's environment")
+            return value
+        assert location.file is not None
+        if self._dir is None:
+            raise SecretUnavailable(f"{ref.describe()}: the worker has no secrets directory")
+        base = self._dir.resolve()
+        path = (base / location.file).resolve()
+        if not path.is_relative_to(base) or path == base:
+            raise SecretUnavailable(f"{ref.describe()}: outside the secrets directory")
+        try:
+            with path.open("rb") as file:
+                raw = file.read(MAX_SECRET_BYTES + 1)
+        except OSError as exc:
+            raise SecretUnavailable(f"{ref.describe()}: {exc.strerror or 'cannot read'}") from None
+        if len(raw) > MAX_SECRET_BYTES:
+            raise SecretUnavailable(f"{ref.describe()}: larger than {MAX_SECRET_BYTES} bytes")
+        try:
+            value = raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError:
+            raise SecretUnavailable(f"{ref.describe()}: not UTF-8 text") from None
+        if not value:
+            raise SecretUnavailable(f"{ref.describe()}: empty")
+        return value
+
+
+class Scrubber:
+    """Replaces the secrets one call used with ``<secret>`` in any text it returns."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        """Scrub each of ``secrets`` (and its parts after a scheme word like ``Bearer``)."""
+        words: set[str] = set()
+        for secret in secrets:
+            words.add(secret)
+            words.update(part for part in secret.split() if len(part) >= 8)
+        ordered = sorted((w for w in words if w), key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every secret replaced."""
+        return self._pattern.sub(SCRUBBED, text) if self._pattern is not None else text
+
+    def data(self, value: Any) -> Any:
+        """JSON data with every string scrubbed."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {self(str(k)): self.data(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.data(v) for v in value]
+        return value

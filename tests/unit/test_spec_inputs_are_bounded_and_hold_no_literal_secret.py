@@ -1,0 +1,113 @@
+"""Issue 11: a spec file is bounded (bytes, YAML aliases, expanded size) and never holds a secret.
+
+Each limit is a clear InvalidSpec naming a field and a value; a literal secret is named by its
+field and never repeated (``<redacted>``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from specdata import SEED_SPEC
+
+from timecontract import InvalidSpec, load_spec
+from timecontract.spec import MAX_SPEC_BYTES, MAX_SPEC_VALUES, MAX_YAML_ALIASES
+
+CANARY = "canary-4e1b9c"
+SEED_YAML = yaml.safe_dump(SEED_SPEC, sort_keys=False)
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "spec.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def problems(source: Any) -> list[tuple[str, Any, str]]:
+    with pytest.raises(InvalidSpec) as raised:
+        load_spec(source)
+    return [(p.field, p.value, p.problem) for p in raised.value.problems]
+
+
+def test_the_seed_example_as_yaml_is_within_every_bound(tmp_path: Path) -> None:
+    assert load_spec(write(tmp_path, SEED_YAML)).schedule_id == SEED_SPEC["scheduleId"]
+
+
+def test_a_billion_laughs_document_stops_at_the_alias_limit_quickly(tmp_path: Path) -> None:
+    # The 547-byte shape from the review: nine levels of nine aliases (9**9 leaves expanded).
+    levels = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for n in range(1, 9):
+        levels.append(f"a{n}: &a{n} [" + ",".join([f"*a{n - 1}"] * 9) + "]")
+    text = SEED_YAML + "\n".join(levels) + "\n"
+    started = time.monotonic()
+    [(field, value, problem)] = problems(write(tmp_path, text))
+    assert time.monotonic() - started < 2.0
+    assert field == "yaml alias"
+    assert value == "*a2"  # the 21st alias use: the third of a2's nine *a1
+    assert f"more than {MAX_YAML_ALIASES} YAML alias uses" in problem
+
+
+def test_a_few_aliases_are_fine(tmp_path: Path) -> None:
+    text = SEED_YAML + "action:\n  name: http\n  parameters:\n"
+    text += "    url: &u https://hooks.example.test/e\n    data: {again: *u, more: *u}\n"
+    spec = load_spec(write(tmp_path, text))
+    assert spec.action is not None
+    assert spec.action.parameters["data"] == {"again": "https://hooks.example.test/e"} | {
+        "more": "https://hooks.example.test/e"
+    }
+
+
+def test_a_spec_file_larger_than_the_byte_limit_is_refused_naming_the_file(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path, SEED_YAML + "#" + "x" * MAX_SPEC_BYTES + "\n")
+    [(field, value, problem)] = problems(path)
+    assert (field, value) == ("file", str(path))
+    assert str(MAX_SPEC_BYTES) in problem
+
+
+def test_spec_data_expanding_past_the_value_limit_names_where_it_ran_out() -> None:
+    data = {**SEED_SPEC, "action": {"name": "http", "parameters": {"data": list(range(20_000))}}}
+    [(field, _value, problem)] = problems(data)
+    assert field.startswith("action.parameters.data")
+    assert f"more than {MAX_SPEC_VALUES} values" in problem
+
+
+@pytest.mark.parametrize(
+    ("parameters", "field"),
+    [
+        ({"headers": {"Authorization": f"Bearer {CANARY}"}}, "headers.Authorization"),
+        ({"headers": {"x-api-key": CANARY}}, "headers.x-api-key"),
+        ({"password": CANARY}, "password"),
+        ({"signingSecret": CANARY}, "signingSecret"),
+        ({"data": {"nested": [{"clientSecret": CANARY}]}}, "data.nested.0.clientSecret"),
+    ],
+)
+def test_a_literal_secret_is_refused_naming_the_field_never_the_value(
+    parameters: dict[str, Any], field: str
+) -> None:
+    data = {**SEED_SPEC, "action": {"name": "http", "parameters": parameters}}
+    with pytest.raises(InvalidSpec) as raised:
+        load_spec(data)
+    [problem] = raised.value.problems
+    assert problem.field == f"action.parameters.{field}"
+    assert problem.value == "<redacted>"
+    assert "secretRef" in problem.problem
+    assert CANARY not in str(raised.value)
+
+
+def test_secret_references_and_harmless_names_are_accepted() -> None:
+    parameters = {
+        "headers": {
+            "Authorization": {"secretRef": {"env": "ALMANAC_SECRET_OPS"}},
+            "X-Team": "ops",
+        },
+        "signingSecret": {"secretRef": {"file": "ops.key"}},
+        "data": {"tokenCount": 3, "author": "ops"},
+    }
+    spec = load_spec({**SEED_SPEC, "action": {"name": "http", "parameters": parameters}})
+    assert spec.action is not None and spec.action.parameters == parameters

@@ -1,0 +1,103 @@
+"""Secrets in specs: only by reference, never as a literal value (DESIGN §10).
+
+A spec is data that reaches the ledger's revision JSON, Temporal history and the Web UI, so it must
+never hold a secret. Where an action needs one (an ``Authorization`` header, an SMTP password, a
+signing key) the spec names it instead::
+
+    headers:
+      Authorization: {secretRef: {env: ALMANAC_SECRET_OPS_TOKEN}}
+    signingSecret: {secretRef: {file: ops-webhook.key}}
+
+and the worker resolves the reference when it makes the call (``activities.actions.secrets``).
+
+The rule for what counts as secret-bearing, checked on every mapping key inside
+``action.parameters`` (header names included): the key, lowercased with ``-``, ``_`` and spaces
+removed, is ``authorization``, ``proxyauthorization`` or ``cookie``, or contains one of
+``token``, ``secret``, ``password``, ``passwd``, ``apikey``, ``accesskey``, ``privatekey``,
+``credential``. Such a key holding a literal string is refused, naming the field; its value is
+never repeated in the error (it shows as ``<redacted>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from timecontract.errors import SpecError
+
+SECRET_REF_KEY = "secretRef"
+REDACTED = "<redacted>"
+_SECRET_NAMES = frozenset({"authorization", "proxyauthorization", "cookie"})
+_SECRET_PARTS = (
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "credential",
+)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a parameter or header named ``name`` carries a secret (see the module docstring)."""
+    folded = name.lower().replace("-", "").replace("_", "").replace(" ", "")
+    return folded in _SECRET_NAMES or any(part in folded for part in _SECRET_PARTS)
+
+
+def is_secret_ref(value: Any) -> bool:
+    """Whether ``value`` has the shape of a reference: a mapping whose only key is ``secretRef``."""
+    return isinstance(value, Mapping) and set(value) == {SECRET_REF_KEY}
+
+
+def literal_secret_problems(value: Any, where: str) -> list[SpecError]:
+    """Every secret-bearing key under ``value`` that holds a literal string instead of a reference.
+
+    Args:
+        value: JSON data (an action's parameters).
+        where: the dotted path of ``value`` in the spec (``action.parameters``).
+    """
+    problems: list[SpecError] = []
+    if isinstance(value, Mapping):
+        if is_secret_ref(value):
+            return problems
+        for key, item in value.items():
+            path = f"{where}.{key}"
+            if is_secret_name(str(key)) and isinstance(item, str):
+                problems.append(
+                    SpecError(
+                        path,
+                        REDACTED,
+                        "holds a literal secret; name it instead: "
+                        "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}",
+                    )
+                )
+            else:
+                problems.extend(literal_secret_problems(item, path))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            problems.extend(literal_secret_problems(item, f"{where}.{index}"))
+    return problems
+
+
+def redact(value: Any) -> Any:
+    """``value`` with the literal string under every secret-bearing key replaced by ``<redacted>``.
+
+    For error messages that repeat what was given (a problem's value may be a whole mapping).
+    """
+    if isinstance(value, Mapping):
+        return {
+            key: REDACTED if is_secret_name(str(key)) and isinstance(item, str) else redact(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [redact(item) for item in value]
+    return value
+
+
+def redact_at(path: Iterable[Any], value: Any) -> Any:
+    """:func:`redact` for a value found at ``path`` (a string under a secret name is redacted)."""
+    if isinstance(value, str) and any(is_secret_name(str(part)) for part in path):
+        return REDACTED
+    return redact(value)
