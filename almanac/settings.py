@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-from temporalio.service import TLSConfig
 
-from activities.actions import EgressPolicy, SecretResolver
+if TYPE_CHECKING:
+    # Imported where used: settings load on every command, and these pull in temporalio/httpx.
+    from temporalio.service import TLSConfig
+
+    from activities.actions import EgressPolicy, SecretResolver
 
 
 def default_data_dir() -> Path:
@@ -65,6 +68,8 @@ class TemporalSettings(BaseSettings):
         ca = self.tls_server_ca_cert_path
         if cert is None and ca is None and self.tls_server_name is None:
             return self.tls
+
+        from temporalio.service import TLSConfig
 
         def read(path: Path | None, setting: str) -> bytes | None:
             if path is None:
@@ -132,7 +137,10 @@ class AlmanacSettings(BaseSettings):
     def _split_allowances(cls, value: Any) -> Any:
         if isinstance(value, str):
             value = [part for part in value.replace(" ", ",").split(",") if part]
-        EgressPolicy.allowing(value)  # a malformed entry is an error naming it
+        if value:
+            from activities.actions.egress import EgressPolicy
+
+            EgressPolicy.allowing(value)  # a malformed entry is an error naming it
         return value
 
     @property
@@ -145,11 +153,15 @@ class AlmanacSettings(BaseSettings):
     @property
     def egress_policy(self) -> EgressPolicy:
         """The egress policy ``ALMANAC_EGRESS_ALLOW`` describes."""
+        from activities.actions.egress import EgressPolicy
+
         return EgressPolicy.allowing(self.egress_allow)
 
     @property
     def secret_resolver(self) -> SecretResolver:
         """Resolves the secret references in specs (``ALMANAC_SECRET_*``, the secrets dir)."""
+        from activities.actions.secrets import SecretResolver
+
         return SecretResolver(self.secrets_dir or self.data_dir / "secrets")
 
     @property
