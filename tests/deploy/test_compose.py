@@ -472,12 +472,15 @@ def dashboard_queries(dashboard: dict[str, Any]) -> list[str]:
     return queries
 
 
-def test_every_metric_the_dashboard_queries_is_exported_by_activities_metrics() -> None:
+def test_every_almanac_metric_the_dashboard_queries_is_exported_by_activities_metrics() -> None:
+    # The other names are the Temporal SDK's and server's: test_dashboard_queries.py finds them
+    # (and these) in a real Prometheus scraping a running worker and dev server.
     exported = exposed_sample_names(populated_registry())
     dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
     used = set().union(*(promql_metric_names(query) for query in dashboard_queries(dashboard)))
-    assert used, "the dashboard queries nothing"
-    assert used <= exported, f"not exported: {sorted(used - exported)}"
+    almanac = {name for name in used if name.startswith("almanac_")}
+    assert almanac, "the dashboard queries no Almanac metric"
+    assert almanac <= exported, f"not exported: {sorted(almanac - exported)}"
 
 
 def test_the_dashboard_shows_every_metric_design_section_8_asks_for() -> None:

@@ -1,0 +1,334 @@
+"""The Grafana dashboard, proven: a real Prometheus answers every panel's PromQL with series.
+
+``deploy/grafana/dashboards/almanac.json`` is only worth shipping if its queries find data. Here a
+real Prometheus (Debian's ``prometheus``; see ``promkit``) scrapes, every second, on 127.0.0.1:
+
+- a running worker (``python -m worker --metrics-port … --sdk-metrics-port …``: the production
+  command and workflows) — Almanac's metrics (job ``almanac-worker``) and the Temporal SDK's
+  (``almanac-worker-sdk``);
+- the Temporal dev server's own metrics (``temporal``).
+
+The job names are ``deploy/prometheus/prometheus.yml``'s. Two schedules then run in real time
+against the sink, so that occurrences ran, were retried, misfired and went UNKNOWN_EFFECT:
+
+- ``dash-steady`` (every 5 s, cutover 30 s ago, lateness 2 s, CATCH_UP_BOUNDED of 1): the overdue
+  occurrences misfire (one caught up, the rest expired); the sink answers its first delivery 500
+  (a retry), then every occurrence succeeds;
+- ``dash-lost-ack`` (one occurrence, no result query): the sink records the effect and holds its
+  answer past the action's timeout, so the attempt ends UNKNOWN_EFFECT and a case stays open.
+
+Once the ledger shows all of that, every panel target (read from the dashboard JSON, Grafana
+variables substituted as "All" would) and the schedule variable's ``label_values`` must return at
+least one series with a number (not NaN) from ``/api/v1/query``. A panel that names a metric
+nobody exports, or a label nobody sets, fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from promkit import REQUIRE_ENV, Prometheus, expand, free_port, panel_queries, scrape_config, tool
+from temporal_env import binary, eventually, start_dev_server
+
+from devtools.sink import Sink
+from ledger import (
+    Ledger,
+    OccurrenceState,
+    counts_by_state,
+    list_occurrences,
+    open_cases,
+    show_occurrence,
+)
+from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY_PROMETHEUS = ROOT / "deploy" / "prometheus"
+DASHBOARD = ROOT / "deploy" / "grafana" / "dashboards" / "almanac.json"
+JOBS = ("almanac-worker", "almanac-worker-sdk", "temporal")
+STEADY = "dash-steady"
+LOST_ACK = "dash-lost-ack"
+# Grafana's values with the schedule variable on "All" (its allValue) and a recent time range. The
+# rate window spans a minute of one-second scrapes; the schedules run for longer than that.
+VARIABLES = {
+    "schedule_id": ".*",
+    "__rate_interval": "1m",
+    "__interval": "15s",
+    "__range": "10m",
+}
+# The same with both schedules picked (Grafana joins a multi-value as a regex alternation): ".*"
+# also matches a missing label, so only a real selection proves the panels' label names.
+SELECTED = {**VARIABLES, "schedule_id": f"({STEADY}|{LOST_ACK})"}
+
+
+def _promtool(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [tool("promtool"), *args], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_the_deploy_prometheus_config_and_its_rules_pass_promtool() -> None:
+    config = DEPLOY_PROMETHEUS / "prometheus.yml"
+    checked = _promtool("check", "config", str(config))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # Rules: those the config names and any rule file beside it (none yet; checked when added).
+    named = yaml.safe_load(config.read_text(encoding="utf-8")).get("rule_files") or []
+    rules = {DEPLOY_PROMETHEUS / name for name in named}
+    rules |= {p for p in DEPLOY_PROMETHEUS.rglob("*.yml") if p.name != "prometheus.yml"}
+    rules |= set(DEPLOY_PROMETHEUS.rglob("*.yaml"))
+    for path in sorted(rules):
+        checked = _promtool("check", "rules", str(path))
+        assert checked.returncode == 0, f"{path}: {checked.stdout}{checked.stderr}"
+
+
+def test_promtool_rejects_a_broken_config(tmp_path: Path) -> None:
+    # The check above can fail: an unknown field and a bad interval are refused.
+    broken = tmp_path / "prometheus.yml"
+    broken.write_text("global:\n  scrape_interval: soon\nscrape_configs: []\n")
+    assert _promtool("check", "config", str(broken)).returncode != 0
+
+
+def test_expand_substitutes_grafana_variables_in_both_spellings() -> None:
+    expr = 'rate(x{a=~"$schedule_id"}[$__rate_interval]) + y{b="${schedule_id}"}'
+    assert expand(expr, VARIABLES) == 'rate(x{a=~".*"}[1m]) + y{b=".*"}'
+    with pytest.raises(KeyError, match="unknown"):
+        expand("z[$unknown]", VARIABLES)
+
+
+def test_every_dashboard_variable_has_a_substitute() -> None:
+    dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    names = {variable["name"] for variable in dashboard["templating"]["list"]}
+    assert names <= set(VARIABLES), names - set(VARIABLES)
+    for query in panel_queries(dashboard):
+        expand(query.expr, VARIABLES)  # raises on a variable without a value
+
+
+def _spec(schedule_id: str, sink: Sink, now: datetime, **extra: Any) -> dict[str, Any]:
+    return {
+        "schema": "scheduleSpec.v1",
+        "scheduleId": schedule_id,
+        "revision": 1,
+        "timeZone": "Etc/UTC",
+        "tzdbVersion": "2026a",
+        "rule": "FREQ=SECONDLY;INTERVAL=5",
+        "lateness": "PT2S",
+        "misfirePolicy": "CATCH_UP_BOUNDED",
+        "maxCatchUp": 1,
+        "cutoverAt": f"{now - timedelta(seconds=30):%Y-%m-%dT%H:%M:%SZ}",
+        "action": {
+            "name": "http",
+            "parameters": {
+                "url": f"{sink.url}/effects",
+                "resultUrl": f"{sink.url}/effects/{{idempotencyKey}}",
+                "timeoutSeconds": 5,
+            },
+        },
+        **extra,
+    }
+
+
+@pytest.mark.anyio
+@pytest.mark.temporal
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+async def test_every_panel_query_returns_series_from_a_running_worker_and_server(
+    tmp_path: Path,
+) -> None:
+    tool("prometheus")
+    tool("promtool")
+    ports = {job: free_port() for job in JOBS}
+    env = await start_dev_server(dev_server_extra_args=["--metrics-port", str(ports["temporal"])])
+    ledger_url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    task_queue = "dashboard-proof"
+    worker_env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("ALMANAC_")},
+        "ALMANAC_DATA_DIR": str(tmp_path),
+        "ALMANAC_LEDGER_URL": ledger_url,
+        "ALMANAC_TEMPORAL_ADDRESS": env.client.service_client.config.target_host,
+        "ALMANAC_TEMPORAL_NAMESPACE": "default",
+        "ALMANAC_TEMPORAL_TASK_QUEUE": task_queue,
+        "PYTHONUNBUFFERED": "1",
+    }
+    config = tmp_path / "prometheus.yml"
+    config.write_text(
+        scrape_config({job: [f"127.0.0.1:{port}"] for job, port in ports.items()}),
+        encoding="utf-8",
+    )
+    checked = _promtool("check", "config", str(config))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert binary("temporal")  # the dev server above ran from the venv's binary, never a download
+
+    worker_log = tmp_path / "worker.log"
+    worker: subprocess.Popen[bytes] | None = None
+    prometheus: Prometheus | None = None
+    ledger_ = None
+    try:
+        with worker_log.open("ab") as log, Sink() as sink:
+            worker = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "worker",
+                    "--identity",
+                    "dashboard-proof-worker",
+                    "--metrics-port",
+                    str(ports["almanac-worker"]),
+                    "--sdk-metrics-port",
+                    str(ports["almanac-worker-sdk"]),
+                ],
+                cwd=ROOT,
+                env=worker_env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            await eventually(
+                lambda: _log_says(worker_log, worker, "worker dashboard-proof-worker "),
+                bool,
+                timeout=60,
+            )
+            prometheus = Prometheus.start(config, tmp_path / "tsdb", tmp_path / "prometheus.log")
+            await eventually(
+                lambda: _targets_up(prometheus), lambda up: up == set(JOBS), timeout=30
+            )
+
+            now = datetime.now(UTC)
+            # The first delivery of the steady schedule fails: one RETRY_WAIT, then success.
+            sink.add_fault(match=STEADY, failTimes=1, status=500)
+            mark = (now + timedelta(seconds=12)).replace(microsecond=0)
+            mark -= timedelta(seconds=mark.second % 5)
+            lost = _spec(LOST_ACK, sink, now, start=f"{mark:%Y-%m-%dT%H:%M:%S}")
+            lost["end"] = lost["start"]
+            lost["action"]["parameters"] = {"url": f"{sink.url}/effects", "timeoutSeconds": 1}
+            # Recorded, then answered only after the caller gave up: an unknown effect.
+            sink.add_fault(match=LOST_ACK, delay=20, delayTimes=1)
+            for spec in (_spec(STEADY, sink, now), lost):
+                await env.client.start_workflow(
+                    ScheduleWorkflow.run,
+                    ScheduleInput(
+                        schedule_id=spec["scheduleId"],
+                        initial_spec=spec,
+                        horizon_seconds=60.0,
+                        refresh_seconds=5.0,
+                        occurrence_first_retry_delay_seconds=1.0,
+                    ),
+                    id=schedule_workflow_id(spec["scheduleId"]),
+                    task_queue=task_queue,
+                )
+
+            ledger_ = Ledger.from_url(ledger_url)
+            await eventually(
+                lambda: _scenario(ledger_),
+                lambda seen: seen["ran"] and seen["retried"],
+                timeout=60,
+                interval=0.5,
+            )
+            # Misfire: disabled while two marks pass by more than the lateness, then enabled.
+            steady = env.client.get_workflow_handle(schedule_workflow_id(STEADY))
+            await steady.signal("disable", {"reason": "prove the misfire panel"})
+            await eventually(
+                lambda: _overdue(ledger_, STEADY), lambda n: n >= 2, timeout=60, interval=0.5
+            )
+            await steady.signal("enable", {})
+            await eventually(
+                lambda: _scenario(ledger_),
+                lambda seen: all(seen.values()),
+                timeout=60,
+                interval=0.5,
+            )
+
+            dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+            queries = panel_queries(dashboard)
+            assert queries, "the dashboard has no queries"
+            # Prometheus sees the ledger's state one scrape later; rates need a second sample.
+            empty = await eventually(
+                lambda: _empty_queries(prometheus, queries),
+                lambda missing: not missing,
+                timeout=30,
+                interval=1.0,
+            )
+            assert not empty
+            schedules = prometheus.api(
+                "label/schedule_id/values", **{"match[]": "almanac_occurrences"}
+            )
+            assert {STEADY, LOST_ACK} <= set(schedules)
+    except BaseException:
+        for name in ("worker.log", "prometheus.log"):  # shown with the failure (captured stdout)
+            if (tmp_path / name).exists():
+                print(f"--- {name} (last 4000 characters)")
+                print((tmp_path / name).read_text(errors="replace")[-4000:])
+        raise
+    finally:
+        if prometheus is not None:
+            prometheus.stop()
+        if worker is not None and worker.poll() is None:
+            worker.terminate()  # SIGTERM: the worker's graceful stop
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait(timeout=30)
+        if ledger_ is not None:
+            ledger_.dispose()
+        await env.shutdown()
+
+
+async def _log_says(log: Path, process: subprocess.Popen[bytes] | None, text: str) -> bool:
+    assert process is not None
+    if process.poll() is not None:
+        pytest.fail(f"the worker exited {process.returncode}:\n{log.read_text(errors='replace')}")
+    return text in log.read_text(errors="replace")
+
+
+async def _targets_up(prometheus: Prometheus) -> set[str]:
+    targets = prometheus.api("targets")["activeTargets"]
+    return {t["labels"]["job"] for t in targets if t["health"] == "up"}
+
+
+async def _scenario(ledger_: Ledger) -> dict[str, bool]:
+    """What the ledger shows happened so far (each must become true)."""
+    steady = counts_by_state(ledger_, STEADY)
+    lost = counts_by_state(ledger_, LOST_ACK)
+    return {
+        "ran": steady.get(OccurrenceState.SUCCEEDED, 0) >= 2,
+        "misfired": steady.get(OccurrenceState.MISFIRE_EXPIRED, 0) >= 1,
+        "retried": _retried(ledger_),
+        "unknown effect": lost.get(OccurrenceState.UNKNOWN_EFFECT, 0) == 1
+        and len(open_cases(ledger_, LOST_ACK)) == 1,
+    }
+
+
+async def _overdue(ledger_: Ledger, schedule_id: str) -> int:
+    """Occurrences not yet released whose instant is past by more than the 2 s lateness."""
+    before = datetime.now(UTC) - timedelta(seconds=3)
+    waiting = [OccurrenceState.PLANNED, OccurrenceState.DUE]
+    return len(list_occurrences(ledger_, schedule_id, to_utc=before, states=waiting))
+
+
+def _retried(ledger_: Ledger) -> bool:
+    rows = list_occurrences(ledger_, STEADY)
+    return any(len(show_occurrence(ledger_, row.occurrence_id).attempts) > 1 for row in rows)
+
+
+async def _empty_queries(prometheus: Prometheus, queries: list[Any]) -> list[str]:
+    """The panel targets whose query returns no series with a number (not NaN)."""
+    missing = []
+    for variables in (VARIABLES, SELECTED):
+        for query in queries:
+            series = prometheus.query(expand(query.expr, variables))
+            if not [s for s in series if not math.isnan(float(s["value"][1]))]:
+                missing.append(f"{query} (schedule_id={variables['schedule_id']}) -> {series}")
+    return missing
+
+
+def test_require_env_is_the_one_ci_sets() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"export {REQUIRE_ENV}=1" in ci
