@@ -276,17 +276,20 @@ def catch_up(folder: Path) -> Gate:
             ledger.materialize(store, parsed, start, start + downtime * 2, start, by="gate")
             now = start + downtime
             ledger.release_due(store, sid, now, by="gate")
-            overdue = [
-                o
+            overdue = {
+                o.occurrence_id: o.instant_utc
                 for o in ledger.list_occurrences(store, sid, to_utc=now + timedelta(microseconds=1))
                 if o.instant_utc is not None
-            ]
-            due_now = {o.occurrence_id for o in overdue if o.state is ledger.OccurrenceState.DUE}
-            missed = [o for o in overdue if now - o.instant_utc > parsed.lateness]  # type: ignore[operator]
-            on_time = [o for o in overdue if o not in missed]
-            caught_up = sum(o.occurrence_id in due_now for o in missed)
+            }
+            due_now = {
+                o.occurrence_id
+                for o in ledger.list_occurrences(store, sid, states=[ledger.OccurrenceState.DUE])
+            }
+            missed = [oid for oid, instant in overdue.items() if now - instant > parsed.lateness]
+            on_time = [oid for oid in overdue if oid not in missed]
+            caught_up = sum(oid in due_now for oid in missed)
             beyond += max(0, caught_up - bound)
-            held = sum(o.occurrence_id not in due_now for o in on_time)
+            held = sum(oid not in due_now for oid in on_time)
             if caught_up < min(bound, len(missed)) or held:
                 notes.append(
                     f"  catch-up {sid}: {caught_up} of {len(missed)} missed released "
