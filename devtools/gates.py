@@ -22,7 +22,7 @@ Each gate runs the check behind it here and now (no cached results):
    missed ones released beyond ``maxCatchUp``. A scenario that releases fewer than the rule
    allows (a catch-up that never runs, an on-time occurrence held back) fails it too.
 5. confirmed effects under 100 deliveries of one occurrence ID: the execute-attempt activity is
-   delivered once, and while that call is in flight at the sink (the sink answers a second late:
+   delivered once, and while that call is in flight at the sink (the sink answers it 2 s late:
    the occurrence is ``RUNNING``, as after a lost acknowledgement) 99 more times concurrently.
    Effects are counted at the sink, over every key: exactly one is required (zero means nothing was
    delivered), and the ledger must show the occurrence ``SUCCEEDED``.
@@ -309,9 +309,10 @@ def catch_up(folder: Path) -> Gate:
 def deliveries(folder: Path) -> Gate:
     """Gate 5: confirmed effects at the sink after 100 deliveries of one occurrence (exactly 1).
 
-    The first delivery's call is held at the sink for a second (the effect is recorded, the answer
-    comes late), so the other 99, delivered once the ledger shows it ``RUNNING``, find the call in
-    flight, as after a lost acknowledgement: an idempotent downstream gets the same key again.
+    The first delivery's call is held at the sink for two seconds (the effect is recorded, the
+    answer comes late), so the other 99, delivered once the ledger shows it ``RUNNING``, find the
+    call in flight, as after a lost acknowledgement: an idempotent downstream gets the same key
+    again.
     """
     from activities.actions import ActionRegistry
     from activities.ledger_activities import AlmanacActivities
@@ -323,7 +324,7 @@ def deliveries(folder: Path) -> Gate:
         acts = AlmanacActivities(store, ActionRegistry.default(), identity="gate")
         claim = acts.claim(io.ClaimOccurrenceInput(oid, view, at(9)))
         attempt = io.ExecuteAttemptInput(oid, claim.claim_generation, 1, 3, at(9))
-        sink.add_fault(match=oid, delay=1.0)
+        sink.add_fault(match=oid, delay=2.0, delayTimes=1)  # only the first answer is late
 
         async def hundred() -> None:
             first = asyncio.ensure_future(acts.execute_attempt(attempt))
