@@ -9,6 +9,7 @@ fencing token: a worker that lost its claim cannot record an outcome for a newer
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -89,16 +90,15 @@ def claim(
                 f"{occurrence.schedule_id!r}"
             )
         gate = lock_gate(connection, occurrence.schedule_id)
-        refusal = _gate_refusal(gate, gate_view, implementation_alias)
-        if refusal is not None:
-            return refusal
+        for check in GATE_CHECKS:
+            refusal = check(gate, gate_view, implementation_alias)
+            if refusal is not None:
+                return refusal
         if occurrence.state not in _CLAIMABLE:
             return _not_claimable(occurrence_id, occurrence.state)
-        owner = owning_revision(
-            occurrence.placed_at_utc, schedule_cutovers(connection, occurrence.schedule_id)
-        )
-        if owner != occurrence.revision:
-            return _not_owner(occurrence_id, f"revision {owner} owns its instant")
+        refusal = OWNERSHIP_CHECK(connection, occurrence)
+        if refusal is not None:
+            return refusal
         generation = occurrence.claim_generation + 1
         why = (
             f"attempt {generation} claimed by {worker_identity} "
@@ -144,32 +144,76 @@ def _attempt_values(attempt: AttemptView) -> dict[str, object]:
     return {name: getattr(attempt, name) for name in AttemptView.__slots__}
 
 
-def _gate_refusal(gate: GateView, view: GateView, alias: str) -> ClaimResult | None:
+def _disabled(gate: GateView, view: GateView, alias: str) -> ClaimResult | None:
     if gate.disabled:
         return ClaimResult(
             refusal=ClaimRefusal.DISABLED, detail=f"disabled: {gate.disabled_reason}"
         )
+    return None
+
+
+def _disable_generation(gate: GateView, view: GateView, alias: str) -> ClaimResult | None:
     if gate.disable_generation != view.disable_generation:
         return ClaimResult(
             refusal=ClaimRefusal.DISABLE_GENERATION_CHANGED,
             detail=f"disable generation {gate.disable_generation}, read {view.disable_generation}",
         )
+    return None
+
+
+def _execution_epoch(gate: GateView, view: GateView, alias: str) -> ClaimResult | None:
     if gate.execution_epoch != view.execution_epoch:
         return ClaimResult(
             refusal=ClaimRefusal.EXECUTION_EPOCH_CHANGED,
             detail=f"execution epoch {gate.execution_epoch}, read {view.execution_epoch}",
         )
+    return None
+
+
+def _implementation_alias(gate: GateView, view: GateView, alias: str) -> ClaimResult | None:
     if gate.implementation_alias != alias:
         return ClaimResult(
             refusal=ClaimRefusal.IMPLEMENTATION_ALIAS_MISMATCH,
             detail=f"gate alias {gate.implementation_alias!r}, worker runs {alias!r}",
         )
+    return None
+
+
+def _active_revision(gate: GateView, view: GateView, alias: str) -> ClaimResult | None:
     if gate.active_revision != view.active_revision:
         return ClaimResult(
             refusal=ClaimRefusal.REVISION_CHANGED,
             detail=f"active revision {gate.active_revision}, read {view.active_revision}",
         )
     return None
+
+
+GATE_CHECKS: tuple[Callable[[GateView, GateView, str], ClaimResult | None], ...] = (
+    _disabled,
+    _disable_generation,
+    _execution_epoch,
+    _implementation_alias,
+    _active_revision,
+)
+"""The claim's gate checks, in order: each compares the locked gate with the claimer's view (and
+the worker's alias) and returns a refusal or ``None``. A tuple so that the acceptance-point gate's
+mutation test (``tests/faults/test_gate_mutants.py``) can drop each one in turn and see the gate
+fail."""
+
+
+def _owning_revision(connection: Connection, occurrence: OccurrenceView) -> ClaimResult | None:
+    """Refuse a claim of an occurrence whose revision no longer owns its instant (cutovers)."""
+    owner = owning_revision(
+        occurrence.placed_at_utc, schedule_cutovers(connection, occurrence.schedule_id)
+    )
+    if owner != occurrence.revision:
+        return _not_owner(occurrence.occurrence_id, f"revision {owner} owns its instant")
+    return None
+
+
+OWNERSHIP_CHECK: Callable[[Connection, OccurrenceView], ClaimResult | None] = _owning_revision
+"""The claim's cutover check, after the gate checks and the state check (a seam like
+:data:`GATE_CHECKS`, for the same mutation test)."""
 
 
 def _owns_slot() -> Exists:

@@ -51,7 +51,9 @@ def gates(
         print_json(
             {
                 "passed": report.passed,
-                "gates": [asdict(g) for g in report.gates],
+                "gates": [
+                    {k: v for k, v in asdict(g).items() if k != "notes"} for g in report.gates
+                ],
                 "notes": report.notes,
                 "seconds": report.seconds,
             }
