@@ -26,6 +26,9 @@ Each gate runs the check behind it here and now (no cached results):
    named in :data:`PROOFS` by a test that exists; and ``ledger.claim`` itself must compare
    ``active_revision`` and ``disable_generation``. ``ledger.redeliver`` sites are listed but not
    counted: a redelivery continues a dispatch that already won (seed: it cannot be cancelled).
+8. claims accepted after an execution-epoch bump: twenty alternating rollouts and rollbacks of
+   one schedule, stale gate views of both aliases and claims racing each switch
+   (:mod:`devtools.rollback_gate`).
 """
 
 from __future__ import annotations
@@ -469,6 +472,16 @@ def _test_exists(node_id: str) -> bool:
     return file.exists() and f"def {name}(" in file.read_text(encoding="utf-8")
 
 
+def rollback(folder: Path) -> Gate:
+    """Gate 8: claims accepted after a rollback's epoch bump (must be 0)."""
+    from devtools.rollback_gate import claims_after_epoch_bump
+
+    accepted, tried = claims_after_epoch_bump(folder)
+    return Gate(
+        f"claims accepted after the epoch bump (of {tried})", accepted, "", "0", accepted == 0
+    )
+
+
 GATES: dict[str, Callable[[Path], Gate]] = {
     "golden": lambda _: golden(),
     "duplicates": lambda _: duplicates(),
@@ -476,6 +489,7 @@ GATES: dict[str, Callable[[Path], Gate]] = {
     "catch-up": catch_up,
     "deliveries": deliveries,
     "unknown-effect": unknown_effect,
+    "rollback": rollback,
 }
 """The measured gates by short name, in report order (``acceptance-points`` comes last)."""
 NAMES = (*GATES, "acceptance-points")
