@@ -9,8 +9,8 @@ from ledger.db import Ledger, create_ledger_engine
 from ledger.errors import (
     CaseNotFound,
     ClaimLost,
-    ImplementationNotRegistered,
     IllegalTransition,
+    ImplementationNotRegistered,
     InvalidLedgerUrl,
     LedgerError,
     LedgerIntegrityError,

@@ -277,7 +277,9 @@ class ScheduleWorkflow:
         # Canary routing (issue 12): an occurrence runs on the task queue of the implementation
         # alias its gate names. Only a non-default alias asks for the patch, so histories of
         # single-implementation deployments are unchanged.
-        if alias != io.DEFAULT_IMPLEMENTATION_ALIAS and workflow.patched("almanac-alias-task-queue"):
+        if alias != io.DEFAULT_IMPLEMENTATION_ALIAS and workflow.patched(
+            "almanac-alias-task-queue"
+        ):
             task_queue = io.alias_task_queue(task_queue or workflow.info().task_queue, alias)
         try:
             await workflow.start_child_workflow(

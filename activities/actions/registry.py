@@ -42,7 +42,7 @@ class ActionRegistry:
         egress: EgressPolicy | None = None,
         secrets: SecretResolver | None = None,
     ) -> ActionRegistry:
-        """The built-in adapters: ``http``, ``temporal`` (on ``temporal_client``), ``smtp``, ``noop``.
+        """The built-in adapters: ``http``, ``temporal`` (on a client), ``smtp`` and ``noop``.
 
         Without a client the ``temporal`` adapter still validates parameters, but invoking it
         raises :class:`ActionNotConfigured`. ``egress`` bounds where ``http`` and ``smtp``

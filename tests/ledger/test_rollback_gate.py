@@ -1,4 +1,4 @@
-"""The rollback gate (``almanac gates rollback``) passes, and fails on a mutant without the epoch check.
+"""The rollback gate (``almanac gates rollback``) passes, and fails on a claim without epoch check.
 
 The mutant is the claim's gate comparison with its ``execution_epoch`` test removed: the ABA
 claimers (a view from before v1 → v2 → v1, running v1 again) then win, and the gate must say so.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import Connection, func, select
 
 from ledger import Ledger, materialize, publish_revision
 from ledger.events import ATTEMPTS, EVENTS, GATES, OCCURRENCES, SLOTS
@@ -45,15 +45,12 @@ def _live(ledger: Ledger) -> ScheduleSpecV1:
 
 
 def _live_tables(ledger: Ledger) -> tuple[int, ...]:
-    return ledger.read(
-        lambda c: (
-            tuple(
-                c.execute(select(func.count()).select_from(t)).scalar_one()
-                for t in (OCCURRENCES, EVENTS, ATTEMPTS, SLOTS)
-            )
-            + (c.execute(select(GATES.c.execution_epoch)).scalar_one(),)
-        )
-    )
+    def counts(c: Connection) -> tuple[int, ...]:
+        tables = (OCCURRENCES, EVENTS, ATTEMPTS, SLOTS)
+        rows = [c.execute(select(func.count()).select_from(t)).scalar_one() for t in tables]
+        return (*rows, c.execute(select(GATES.c.execution_epoch)).scalar_one())
+
+    return ledger.read(counts)
 
 
 def test_same_code_under_two_aliases_over_four_weeks_across_fall_back_agrees(
@@ -87,7 +84,7 @@ def test_a_candidate_with_another_fold_policy_is_reported_and_dispatches_nothing
         ledger, "v-fold", SCHEDULE, FROM, TO, TO, by="shadow", compute=_second_only
     )
     report = shadow_report(ledger, "v-fold")
-    # The only affected nominal time: 2026-11-01 01:30, fold 0 (05:30Z) live, fold 1 (06:30Z) shadow.
+    # The only affected nominal time: 2026-11-01 01:30 — fold 0 (05:30Z) live, fold 1 shadow.
     assert report.only_live == [f"{SCHEDULE}.r1.20261101T013000.f0"]
     assert report.only_shadow == [f"{SCHEDULE}.r1.20261101T013000.f1"]
     assert report.differing == [] and report.matched == LIVE - 1
