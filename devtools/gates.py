@@ -76,6 +76,14 @@ PROOFS = {
         "tests/faults/test_disable_racing_start.py::"
         "test_disable_racing_start_either_runs_or_cancels_each_occurrence",
     ],
+    # The rollback gate's own claimer (a measuring harness, not production): it calls
+    # ledger.claim with stale views, and its tests show the epoch refusal is what stops them.
+    "devtools/rollback_gate.py:_claim": [
+        "tests/ledger/test_rollback_gate.py::"
+        "test_rollback_gate_fails_on_a_claim_that_skips_the_epoch_check",
+        "tests/ledger/test_rollout_rollback.py::"
+        "test_epoch_refuses_a_view_from_before_a_rollout_and_rollback_same_alias",
+    ],
 }
 
 
