@@ -23,6 +23,20 @@ EXECUTE_ATTEMPT = "almanac.execute_attempt"
 QUERY_EFFECT = "almanac.query_effect"
 ESCALATE = "almanac.escalate"
 
+DEFAULT_IMPLEMENTATION_ALIAS = "default"
+"""``ledger.DEFAULT_IMPLEMENTATION_ALIAS`` (repeated here: workflows see only this module)."""
+
+
+def alias_task_queue(base: str, alias: str) -> str:
+    """The task queue of an implementation alias's occurrence workflows (canary routing).
+
+    ``base`` itself for the default alias (so a single-implementation deployment has one queue),
+    else ``<base>.<alias>`` (``almanac.v2``): workers of alias ``v2`` poll it, nobody else does.
+    The schedule workflow starts each occurrence on the queue of the alias its gate names; the
+    claim checks the alias again (a worker of another alias is refused).
+    """
+    return base if alias == DEFAULT_IMPLEMENTATION_ALIAS else f"{base}.{alias}"
+
 
 @dataclass(frozen=True)
 class GateSnapshot:

@@ -225,7 +225,14 @@ class AlmanacActivities:
             return io.PublishRevisionResult(False, spec.revision, "action: required to apply")
         try:
             self._actions.validate(spec.action.name, spec.action.parameters)
-            result = ledger.publish_revision(self._ledger, spec, params.now_utc, by=self._identity)
+            # A new schedule's gate starts on this worker's alias (the alias serving schedules).
+            result = ledger.publish_revision(
+                self._ledger,
+                spec,
+                params.now_utc,
+                by=self._identity,
+                implementation_alias=self._alias,
+            )
         except (ActionError, ledger.RevisionRejected) as exc:
             return io.PublishRevisionResult(False, spec.revision, str(exc))
         note = "published" if result.created else "already published (same digest)"

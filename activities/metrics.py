@@ -231,6 +231,10 @@ class LedgerSnapshot:
     """Per schedule_id: ``(open UNKNOWN_EFFECT cases, age in seconds of the oldest open one)``.
     A schedule with no open case may be left out (it is exported as 0, 0 only if present)."""
 
+    shadow_mismatches: Mapping[str, int] = field(default_factory=dict)
+    """Per candidate alias: mismatches with the live ledger, summed over each schedule's latest
+    shadow run (``ledger.shadow``)."""
+
 
 class LedgerCollector(Collector):
     """Exports the ledger's state on every scrape, from a callable (no ledger import here).
@@ -240,6 +244,7 @@ class LedgerCollector(Collector):
     - ``almanac_occurrences`` (``schedule_id``, ``state``): occurrences in each state.
     - ``almanac_unknown_effects_open`` (``schedule_id``): open UNKNOWN_EFFECT cases.
     - ``almanac_unknown_effects_oldest_age_seconds`` (``schedule_id``): age of the oldest open case.
+    - ``almanac_shadow_mismatches`` (``alias``): a candidate's mismatches with the live ledger.
     - ``almanac_ledger_snapshot_up``: 1 if the last read succeeded, 0 if it raised.
     - ``almanac_ledger_snapshot_duration_seconds``: how long the read took.
 
@@ -283,6 +288,11 @@ class LedgerCollector(Collector):
             "Age in seconds of the oldest open UNKNOWN_EFFECT case by schedule.",
             labels=["schedule_id"],
         )
+        shadow = GaugeMetricFamily(
+            "almanac_shadow_mismatches",
+            "Shadow-mode mismatches with the live ledger by candidate alias (latest runs).",
+            labels=["alias"],
+        )
         up = GaugeMetricFamily(
             "almanac_ledger_snapshot_up", "1 if the last ledger read for metrics succeeded."
         )
@@ -295,9 +305,11 @@ class LedgerCollector(Collector):
             for schedule_id, (count, oldest_age) in sorted(snapshot.open_unknown.items()):
                 unknown_open.add_metric([schedule_id], count)
                 unknown_age.add_metric([schedule_id], max(oldest_age, 0.0) if count else 0.0)
+            for alias, mismatches in sorted(snapshot.shadow_mismatches.items()):
+                shadow.add_metric([alias], mismatches)
         up.add_metric([], 1.0 if snapshot is not None else 0.0)
         duration.add_metric([], seconds)
-        yield from (occurrences, unknown_open, unknown_age, up, duration)
+        yield from (occurrences, unknown_open, unknown_age, shadow, up, duration)
 
 
 def start_metrics_server(

@@ -10,6 +10,7 @@ from datetime import datetime
 
 import ledger
 from activities.metrics import LedgerSnapshot
+from ledger.shadow import latest_mismatches
 from timecontract import parse_occurrence_id
 
 
@@ -25,4 +26,8 @@ def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot
         count, oldest = open_unknown.get(schedule_id, (0, 0.0))
         age = (now_utc - case.opened_at_utc).total_seconds()
         open_unknown[schedule_id] = (count + 1, max(oldest, age))
-    return LedgerSnapshot(counts=counts, open_unknown=open_unknown)
+    return LedgerSnapshot(
+        counts=counts,
+        open_unknown=open_unknown,
+        shadow_mismatches=latest_mismatches(ledger_),
+    )

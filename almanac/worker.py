@@ -17,6 +17,7 @@ period) and returns; the command then exits 0. Its metrics endpoints listen on 1
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -32,12 +33,14 @@ from temporalio.worker import Worker
 
 import ledger
 from activities.actions import ActionRegistry
+from activities.io import alias_task_queue
 from activities.ledger_activities import AlmanacActivities
 from activities.metrics import DEFAULT_REGISTRY, LedgerCollector, start_metrics_server
 from activities.snapshot import ledger_snapshot
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings
 from ledger import migrate
+from timecontract.ids import ID_FORMAT_VERSION
 from workflows import OccurrenceWorkflow, ScheduleWorkflow
 
 log = logging.getLogger("almanac.worker")
@@ -55,6 +58,21 @@ class WorkerOptions:
     max_concurrent_activities: int = 32
     metrics_host: str | None = None
     """Interface of both metrics endpoints (default: the settings' ``metrics_host``, loopback)."""
+    serve_schedules: bool = True
+    """Poll the settings' task queue (schedule workflows: materialize, release, publish) as well
+    as this alias's occurrence queue. A candidate pool (canary) runs with ``False``: it claims and
+    dispatches only the occurrences of the schedules rolled out to its alias."""
+
+
+def task_queues(settings: AlmanacSettings, options: WorkerOptions) -> list[str]:
+    """The task queues a worker polls: the schedule queue (unless told not to) and its alias's.
+
+    For the default alias the two are one (``activities.io.alias_task_queue``).
+    """
+    base = settings.temporal.task_queue
+    own = alias_task_queue(base, settings.implementation_alias)
+    queues = [base] if options.serve_schedules else []
+    return queues if own in queues else [*queues, own]
 
 
 def default_identity() -> str:
@@ -104,8 +122,9 @@ def build_worker(
     executor: ThreadPoolExecutor,
     *,
     workflows: Sequence[type] = WORKFLOWS,
+    task_queue: str | None = None,
 ) -> Worker:
-    """Register both workflows and every activity on the settings' task queue.
+    """Register both workflows and every activity on ``task_queue`` (default: the settings').
 
     ``workflows``: the production ones; a simulation passes its own (``devtools.simulation``).
     """
@@ -122,7 +141,7 @@ def build_worker(
     )
     return Worker(
         client,
-        task_queue=settings.temporal.task_queue,
+        task_queue=task_queue or settings.temporal.task_queue,
         workflows=workflows,
         activities=activities.all(),
         activity_executor=executor,
@@ -152,24 +171,43 @@ async def run(
         DEFAULT_REGISTRY.register(LedgerCollector(snapshot))
         host = options.metrics_host or settings.metrics_host
         start_metrics_server(options.metrics_port, DEFAULT_REGISTRY, addr=host)
+    # The worker's start is an edge: it registers the ID formats its alias recognises.
+    ledger.register_implementation(
+        ledger_,
+        settings.implementation_alias,
+        [ID_FORMAT_VERSION],
+        datetime.now(UTC),
+        by=options.identity,
+    )
     client = await connect(settings, options.sdk_metrics_port, options.metrics_host)
     added = await register_search_attributes(client)
     if added:
         log.info("registered search attributes %s", ", ".join(added))
+    queues = task_queues(settings, options)
     log.info(
-        "worker %s (implementation alias %s) on %s/%s, task queue %s, ledger %s",
+        "worker %s (implementation alias %s) on %s/%s, task queues %s, ledger %s",
         options.identity,
         settings.implementation_alias,
         settings.temporal.address,
         settings.temporal.namespace,
-        settings.temporal.task_queue,
+        ", ".join(queues),
         ledger_.dialect,
     )
     try:
         with ThreadPoolExecutor(max_workers=options.max_concurrent_activities) as executor:
-            async with build_worker(
-                client, settings, ledger_, options, executor, workflows=workflows
-            ):
+            async with contextlib.AsyncExitStack() as running:
+                for queue in queues:
+                    await running.enter_async_context(
+                        build_worker(
+                            client,
+                            settings,
+                            ledger_,
+                            options,
+                            executor,
+                            workflows=workflows,
+                            task_queue=queue,
+                        )
+                    )
                 await stop.wait()
                 log.info("stopping: letting running activities finish")
     finally:

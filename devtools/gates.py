@@ -38,9 +38,12 @@ Each gate runs the check behind it here and now (no cached results):
    every one was refused by its own check, and the control claims (current view) were accepted.
    Callers of ``ledger.claim`` outside ``ledger/`` are found with ``ast``: one that the gate does
    not drive is a FAIL (the inventory can only fail the gate, never pass it).
+8. claims accepted after an execution-epoch bump: twenty alternating rollouts and rollbacks of
+   one schedule, stale gate views of both aliases and claims racing each switch
+   (:mod:`devtools.rollback_gate`).
 
 Each gate is shown to fail on a mutant of the code it checks: see
-``tests/faults/test_gate_mutants.py``.
+``tests/faults/test_gate_mutants.py`` and ``tests/ledger/test_rollback_gate.py``.
 """
 
 from __future__ import annotations
@@ -503,6 +506,16 @@ def acceptance_points(folder: Path) -> Gate:
     )
 
 
+def rollback(folder: Path) -> Gate:
+    """Gate 8: claims accepted after a rollback's epoch bump (must be 0)."""
+    from devtools.rollback_gate import claims_after_epoch_bump
+
+    accepted, tried = claims_after_epoch_bump(folder)
+    return Gate(
+        f"claims accepted after the epoch bump (of {tried})", accepted, "", "0", accepted == 0
+    )
+
+
 GATES: dict[str, Callable[[Path], Gate]] = {
     "golden": lambda _: golden(),
     "duplicates": lambda _: duplicates(),
@@ -511,6 +524,7 @@ GATES: dict[str, Callable[[Path], Gate]] = {
     "deliveries": deliveries,
     "unknown-effect": unknown_effect,
     "acceptance-points": acceptance_points,
+    "rollback": rollback,
 }
 """The measured gates by short name, in report order."""
 NAMES = tuple(GATES)

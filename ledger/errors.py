@@ -108,6 +108,17 @@ class CaseNotFound(LedgerError, LookupError):
         super().__init__(f"no open reconciliation case for occurrence {occurrence_id!r}")
 
 
+class ImplementationNotRegistered(LedgerError, LookupError):
+    """No worker of this implementation alias has registered the ID formats it recognises."""
+
+    def __init__(self, alias: str) -> None:
+        self.alias = alias
+        super().__init__(
+            f"implementation alias not registered: {alias!r} (start one of its workers, "
+            "or name the ID formats it recognises)"
+        )
+
+
 _TRANSIENT_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
 """serialization_failure, deadlock_detected, lock_not_available (PostgreSQL)."""
 

@@ -16,12 +16,16 @@ from sqlalchemy.dialects import postgresql, sqlite
 from ledger.errors import OccurrenceNotFound
 from ledger.models import (
     Attempt,
+    ImplementationAlias,
+    ImplementationSwitch,
     LogicalSlot,
     Occurrence,
     OccurrenceEvent,
     ReconciliationCase,
     Revision,
     ScheduleGate,
+    ShadowOccurrence,
+    ShadowRun,
 )
 from ledger.states import OccurrenceState
 from ledger.views import OccurrenceView
@@ -33,6 +37,10 @@ SLOTS = cast(Table, LogicalSlot.__table__)
 ATTEMPTS = cast(Table, Attempt.__table__)
 EVENTS = cast(Table, OccurrenceEvent.__table__)
 CASES = cast(Table, ReconciliationCase.__table__)
+ALIASES = cast(Table, ImplementationAlias.__table__)
+SWITCHES = cast(Table, ImplementationSwitch.__table__)
+SHADOW_RUNS = cast(Table, ShadowRun.__table__)
+SHADOW_OCCURRENCES = cast(Table, ShadowOccurrence.__table__)
 
 
 @dataclass(frozen=True, slots=True)

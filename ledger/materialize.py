@@ -36,7 +36,7 @@ from timecontract import (
     parse_spec,
     plan_misfires,
 )
-from timecontract.ids import OccurrenceId
+from timecontract.ids import ID_FORMAT_VERSION, OccurrenceId
 
 MATERIALIZER = "materializer"
 
@@ -165,6 +165,7 @@ _OCCURRENCE_COLUMNS = (
     "next_attempt_at_utc",
     "created_at_utc",
     "updated_at_utc",
+    "id_format",
 )
 _STATE = _OCCURRENCE_COLUMNS.index("state")
 _SLOT_COLUMNS = (
@@ -218,6 +219,7 @@ def _occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any
         None,
         now_utc,
         now_utc,
+        ID_FORMAT_VERSION,
     )
 
 
@@ -246,6 +248,7 @@ def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
         next_attempt_at_utc,
         created_at_utc,
         updated_at_utc,
+        _id_format,
     ) = row
     if cancelled_why is not None:
         state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why

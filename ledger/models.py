@@ -179,6 +179,8 @@ class Occurrence(Base):
     next_attempt_at_utc: Mapped[datetime | None]
     created_at_utc: Mapped[datetime]
     updated_at_utc: Mapped[datetime]
+    id_format: Mapped[int] = mapped_column(SmallInteger, server_default=text("1"))
+    """The occurrence-ID format version the row was written with (migration 0004)."""
 
     attempts: Mapped[list[Attempt]] = relationship(
         lazy="raise", order_by="Attempt.claim_generation", viewonly=True
@@ -301,3 +303,83 @@ class ReconciliationCase(Base):
     resolved_by: Mapped[str | None] = mapped_column(String(200))
     resolved_at_utc: Mapped[datetime | None]
     note: Mapped[str | None] = mapped_column(Text)
+
+
+class ImplementationAlias(Base):
+    """An implementation alias a worker ran, and the occurrence-ID formats it recognises."""
+
+    __tablename__ = "implementation_aliases"
+
+    alias: Mapped[str] = mapped_column(String(128), primary_key=True)
+    id_formats: Mapped[str] = mapped_column(String(64))
+    """Comma-separated format versions, ascending (``"1"``, ``"1,2"``)."""
+    registered_at_utc: Mapped[datetime]
+    registered_by: Mapped[str] = mapped_column(String(200))
+
+
+class ImplementationSwitch(Base):
+    """One rollout or rollback of one schedule's gate: alias flipped, execution epoch bumped."""
+
+    __tablename__ = "implementation_switches"
+    __table_args__ = (
+        CheckConstraint("kind IN ('ROLLOUT', 'ROLLBACK')", name="kind_valid"),
+        CheckConstraint("epoch_after = epoch_before + 1", name="epoch_bumped"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    schedule_id: Mapped[str] = mapped_column(String(63), ForeignKey("schedule_gates.schedule_id"))
+    kind: Mapped[str] = mapped_column(String(16))
+    from_alias: Mapped[str] = mapped_column(String(128))
+    to_alias: Mapped[str] = mapped_column(String(128))
+    epoch_before: Mapped[int] = mapped_column(Integer)
+    epoch_after: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(Text)
+    at_utc: Mapped[datetime]
+    by: Mapped[str] = mapped_column(String(200))
+
+
+class ShadowRun(Base):
+    """One shadow computation of one schedule's window ``[from, to)`` by a candidate alias."""
+
+    __tablename__ = "shadow_runs"
+    __table_args__ = (
+        CheckConstraint("from_utc < to_utc", name="window_ordered"),
+        Index("ix_shadow_runs_alias_schedule", "alias", "schedule_id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    alias: Mapped[str] = mapped_column(String(128))
+    schedule_id: Mapped[str] = mapped_column(String(63))
+    from_utc: Mapped[datetime]
+    to_utc: Mapped[datetime]
+    run_at_utc: Mapped[datetime]
+    by: Mapped[str] = mapped_column(String(200))
+    records: Mapped[int] = mapped_column(Integer)
+    mismatches: Mapped[int] = mapped_column(Integer)
+    """Mismatches with the live ledger over the run's window when it ran (the metric's source)."""
+
+
+class ShadowOccurrence(Base):
+    """An occurrence as a candidate implementation computed it: comparison only, never dispatched.
+
+    The same evidence columns as :class:`Occurrence`, keyed by ``(alias, occurrence_id)``; no state,
+    no slot claim, no attempts, no events.
+    """
+
+    __tablename__ = "shadow_occurrences"
+    __table_args__ = (Index("ix_shadow_occurrences_alias_schedule", "alias", "schedule_id"),)
+
+    alias: Mapped[str] = mapped_column(String(128), primary_key=True)
+    occurrence_id: Mapped[str] = mapped_column(String(120), primary_key=True)
+    schedule_id: Mapped[str] = mapped_column(String(63))
+    revision: Mapped[int] = mapped_column(Integer)
+    logical_slot_id: Mapped[str | None] = mapped_column(String(90))
+    nominal_local: Mapped[datetime] = mapped_column(NominalLocal())
+    fold: Mapped[int] = mapped_column(SmallInteger)
+    instant_utc: Mapped[datetime | None]
+    gap_at_utc: Mapped[datetime | None]
+    utc_offset_seconds: Mapped[int | None] = mapped_column(Integer)
+    tzdb_version: Mapped[str] = mapped_column(String(16))
+    disposition: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str] = mapped_column(String(32))
+    computed_at_utc: Mapped[datetime]

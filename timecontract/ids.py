@@ -18,6 +18,11 @@ import re
 from datetime import UTC, datetime
 from typing import NewType
 
+ID_FORMAT_VERSION = 1
+"""The version of the occurrenceId format above, recorded on every occurrence (ledger column
+``id_format``). Bump it when the format changes: a rollback requeues only occurrences whose
+format the implementation it returns to recognises."""
+
 OccurrenceId = NewType("OccurrenceId", str)
 LogicalSlotId = NewType("LogicalSlotId", str)
 

@@ -272,12 +272,21 @@ class ScheduleWorkflow:
 
     async def _start_child(self, occurrence: io.UpcomingOccurrence, gate: io.GateSnapshot) -> None:
         self._started.add(occurrence.occurrence_id)
+        task_queue = self._params.occurrence_task_queue
+        alias = gate.implementation_alias
+        # Canary routing (issue 12): an occurrence runs on the task queue of the implementation
+        # alias its gate names. Only a non-default alias asks for the patch, so histories of
+        # single-implementation deployments are unchanged.
+        if alias != io.DEFAULT_IMPLEMENTATION_ALIAS and workflow.patched(
+            "almanac-alias-task-queue"
+        ):
+            task_queue = io.alias_task_queue(task_queue or workflow.info().task_queue, alias)
         try:
             await workflow.start_child_workflow(
                 OccurrenceWorkflow.run,
                 self._occurrence_input(occurrence, gate),
                 id=occurrence.occurrence_id,
-                task_queue=self._params.occurrence_task_queue,
+                task_queue=task_queue,
                 # Children outlive this run's continue-as-new; a completed occurrence is never
                 # started again (REJECT_DUPLICATE refuses a closed ID, running or not).
                 parent_close_policy=workflow.ParentClosePolicy.ABANDON,

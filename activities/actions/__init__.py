@@ -24,6 +24,7 @@ from activities.actions.base import (
 )
 from activities.actions.egress import EgressPolicy, EgressRefused
 from activities.actions.http_action import HttpAction, HttpParameters, occurrence_body
+from activities.actions.noop_action import NoopAction, NoopParameters
 from activities.actions.registry import ActionRegistry
 from activities.actions.secrets import SecretRef, SecretResolver, SecretUnavailable
 from activities.actions.smtp_action import SmtpAction, SmtpParameters
@@ -45,6 +46,8 @@ __all__ = [
     "HttpAction",
     "HttpParameters",
     "InvalidActionParameters",
+    "NoopAction",
+    "NoopParameters",
     "Outcome",
     "OutcomeKind",
     "QueryOutcome",

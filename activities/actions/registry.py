@@ -18,6 +18,7 @@ from activities.actions.base import (
 )
 from activities.actions.egress import EgressPolicy
 from activities.actions.http_action import HttpAction
+from activities.actions.noop_action import NoopAction
 from activities.actions.secrets import SecretResolver
 from activities.actions.smtp_action import SmtpAction
 from activities.actions.temporal_action import TemporalAction
@@ -41,7 +42,7 @@ class ActionRegistry:
         egress: EgressPolicy | None = None,
         secrets: SecretResolver | None = None,
     ) -> ActionRegistry:
-        """The built-in adapters: ``http``, ``temporal`` (on ``temporal_client``) and ``smtp``.
+        """The built-in adapters: ``http``, ``temporal`` (on a client), ``smtp`` and ``noop``.
 
         Without a client the ``temporal`` adapter still validates parameters, but invoking it
         raises :class:`ActionNotConfigured`. ``egress`` bounds where ``http`` and ``smtp``
@@ -53,6 +54,7 @@ class ActionRegistry:
                 HttpAction(http_transport, egress=egress, secrets=secrets),
                 TemporalAction(temporal_client),
                 SmtpAction(egress=egress, secrets=secrets),
+                NoopAction(),
             ]
         )
 

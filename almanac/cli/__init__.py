@@ -6,6 +6,8 @@ One module per command group, each a parse → call → render layer:
 - ``control``: ``apply``, ``disable``, ``enable``, ``status``, ``upcoming`` (``almanac.client``);
 - ``ledger``: ``ledger list|show|materialize|unknown|resolve``; ``db``: ``db upgrade``;
 - ``tzdb``: ``tzdb list|add|diff`` (``almanac.tzdb``);
+- ``rollout``: ``rollout``, ``rollback`` (``almanac.rollout`` over the ledger and Temporal);
+- ``shadow``: ``shadow run|report`` (``ledger.shadow``: comparison only, never dispatched);
 - ``worker``: ``worker`` (``almanac.worker``; ``python -m worker`` runs the same command);
 - ``dev``, ``sink``, ``gates``: tooling from ``devtools`` (the only modules that import it).
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from almanac.cli import control, db, dev, gates, ledger, sink, spec, tzdb, worker
+from almanac.cli import control, db, dev, gates, ledger, rollout, shadow, sink, spec, tzdb, worker
 from almanac.cli.output import new_app, run
 
 app = new_app(
@@ -27,7 +29,7 @@ app = new_app(
     name="almanac",
     no_args_is_help=True,
 )
-for _group in (control, worker, dev, gates, spec, sink, tzdb, db, ledger):
+for _group in (control, worker, dev, gates, spec, sink, tzdb, db, ledger, rollout, shadow):
     _group.mount(app)
 
 

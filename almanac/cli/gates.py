@@ -20,6 +20,7 @@ GATE_NAMES = (
     "catch-up",
     "deliveries",
     "unknown-effect",
+    "rollback",
     "acceptance-points",
 )
 """``devtools.gates.NAMES``, spelled out so that ``almanac --help`` need not import the harness

@@ -424,3 +424,8 @@ def resolve_command(
         )
         return
     out().print(f"{occurrence_id}: {case.resolution.value if case.resolution else 'open'}")
+
+
+open_ledger = _ledger
+"""Open the ledger for a command (exit 1 when unreachable or not migrated); other command
+modules (``rollout``, ``shadow``) use it."""

@@ -23,6 +23,13 @@ def worker(
         str | None,
         typer.Option(help="Interface of the metrics endpoints (default ALMANAC_METRICS_HOST)."),
     ] = None,
+    schedules: Annotated[
+        bool,
+        typer.Option(
+            help="Also serve schedule workflows (the base task queue). A canary pool of another "
+            "implementation alias runs with --no-schedules: it serves only its alias's queue."
+        ),
+    ] = True,
 ) -> None:
     """Run a worker (schedule and occurrence workflows, activities) until SIGTERM or SIGINT."""
     import logging
@@ -36,6 +43,7 @@ def worker(
         metrics_port=metrics_port,
         sdk_metrics_port=sdk_metrics_port,
         metrics_host=metrics_host,
+        serve_schedules=schedules,
     )
     run_async(worker_process.run(AlmanacSettings(), options))
 

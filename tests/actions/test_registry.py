@@ -22,14 +22,14 @@ from timecontract import AlmanacError, SpecError
 
 
 def test_default_registry_names() -> None:
-    assert ActionRegistry.default().names() == ["http", "smtp", "temporal"]
+    assert ActionRegistry.default().names() == ["http", "noop", "smtp", "temporal"]
 
 
 def test_unknown_action_is_a_lookup_error_naming_it_and_the_known_ones() -> None:
     with pytest.raises(UnknownAction) as raised:
         ActionRegistry.default().get("webhook")
     assert isinstance(raised.value, LookupError)
-    assert "'webhook'" in str(raised.value) and "http, smtp, temporal" in str(raised.value)
+    assert "'webhook'" in str(raised.value) and "http, noop, smtp, temporal" in str(raised.value)
 
 
 def test_duplicate_registration_is_refused() -> None:
@@ -102,3 +102,18 @@ async def test_payloads_round_trip_through_the_default_data_converter(value: obj
 
 
 pytestmark = pytest.mark.anyio
+
+
+def test_noop_action_confirms_without_any_downstream() -> None:
+    import asyncio
+
+    from activities.actions import ActionContext, OutcomeKind, QueryOutcomeKind
+
+    registry = ActionRegistry.default()
+    caps = registry.validate("noop", {"note": "canary"})
+    assert caps.accepts_idempotency_key and caps.can_query_result
+    ctx = ActionContext("s.r1.20261101T023000.f0", "s", 1, "2026-11-01T02:30:00", "x", 1, {})
+    outcome = asyncio.run(registry.invoke("noop", ctx))
+    assert outcome.kind is OutcomeKind.CONFIRMED and outcome.result is not None
+    assert outcome.result["occurrenceId"] == ctx.occurrence_id
+    assert asyncio.run(registry.query_result("noop", ctx)).kind is QueryOutcomeKind.FOUND

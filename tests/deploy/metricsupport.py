@@ -27,6 +27,7 @@ def populated_registry() -> CollectorRegistry:
     snapshot = LedgerSnapshot(
         counts={("daily-ops-summary", "SUCCEEDED"): 4},
         open_unknown={"daily-ops-summary": (1, 60.0)},
+        shadow_mismatches={"v2": 0},
     )
     registry.register(LedgerCollector(lambda: snapshot))
     return registry

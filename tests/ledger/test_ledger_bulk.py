@@ -103,7 +103,7 @@ def test_bulk_insert_rejects_an_overlong_key_instead_of_truncating(ledger: Ledge
     row = (
         "x" * 200,  # occurrence_id is String(120); PostgreSQL must not truncate it
         spec.schedule_id, 1, None, datetime(2026, 11, 2), 0, None, T0, None, "2026a",
-        "GAP_SKIPPED", "SKIPPED_GAP", None, 0, None, T0, T0,
+        "GAP_SKIPPED", "SKIPPED_GAP", None, 0, None, T0, T0, 1,
     )  # fmt: skip
     columns = [c.name for c in OCCURRENCES.columns]
     if ledger.dialect == "postgresql":

@@ -11,6 +11,7 @@ nothing, so the committed files change only on purpose."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 from collections.abc import AsyncIterator
@@ -106,12 +107,14 @@ async def running_stack(
     *,
     ledger_url: str | None = None,
     sink_signing_secret: str | None = None,
+    extra_task_queues: tuple[str, ...] = (),
 ) -> AsyncIterator[Stack]:
     """A worker on ``env`` with a fresh ledger and a sink, stopped on exit.
 
     ``ledger_url``: a migrated ledger to use (default: a fresh SQLite file in ``tmp_path``).
     ``sink_signing_secret``: the sink verifies Standard Webhooks signatures with this key.
     The worker's secrets directory is ``tmp_path / "secrets"``.
+    ``extra_task_queues``: the same worker (alias ``default``) also polls these queues.
     """
     url = ledger_url or f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     if ledger_url is None:
@@ -131,10 +134,19 @@ async def running_stack(
         Sink(signing_secret=sink_signing_secret) as sink,
         ThreadPoolExecutor(max_workers=8) as executor,
     ):
-        running = worker.build_worker(
-            env.client, settings, ledger_, options, executor, workflows=simulation.WORKFLOWS
-        )
-        async with running:
+        async with contextlib.AsyncExitStack() as running:
+            for queue in (task_queue, *extra_task_queues):
+                await running.enter_async_context(
+                    worker.build_worker(
+                        env.client,
+                        settings,
+                        ledger_,
+                        options,
+                        executor,
+                        workflows=simulation.WORKFLOWS,
+                        task_queue=queue,
+                    )
+                )
             yield Stack(env, env.client, ledger_, sink, task_queue)
     ledger_.dispose()
 

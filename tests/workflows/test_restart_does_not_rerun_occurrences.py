@@ -1,8 +1,10 @@
 """Restarting a schedule workflow (terminate, start again on the same ledger) re-runs nothing.
 
 Hourly UTC from 00:30Z. 01:00 runs and SUCCEEDS. At 01:30Z a rollback moves the gate to an
-implementation alias no worker runs, so the 02:00 occurrence's workflow is refused its claim and
-completes, leaving the row DUE (DESIGN §5: a rollback stops new claims). Then the schedule workflow
+implementation alias no worker runs, so the 02:00 occurrence's workflow goes to that alias's task
+queue (``activities.io.alias_task_queue``); a misrouted worker of the default alias polls it and
+is refused its claim (the claim checks the alias), so it completes, leaving the row DUE (DESIGN §5:
+a rollback stops new claims). Then the schedule workflow
 is terminated and started again: the ledger never releases the SUCCEEDED 01:00 again, and the DUE
 02:00 — whose workflow already completed — is not started again either (REJECT_DUPLICATE: the start
 is refused, counted as a duplicate start, and the occurrence keeps its single run).
@@ -18,6 +20,7 @@ from stack import running_stack, wait_until_sleeping
 from temporal_env import eventually, start_time_skipping
 from temporalio.client import WorkflowExecutionStatus
 
+from activities.io import alias_task_queue
 from ledger import OccurrenceState, rollback, show_occurrence
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
@@ -41,7 +44,8 @@ TWO = f"{SCHEDULE_ID}.r1.20261201T020000.f0"
 async def test_restarted_schedule_reruns_no_occurrence(tmp_path: Path) -> None:
     env = await start_time_skipping()
     try:
-        async with running_stack(env, tmp_path, "restart") as stack:
+        phantom = alias_task_queue("restart", "nobody-runs-this")
+        async with running_stack(env, tmp_path, "restart", extra_task_queues=(phantom,)) as stack:
             horizon = timedelta(hours=6).total_seconds()
             first = await stack.start_schedule(
                 stack.spec(SPEC),

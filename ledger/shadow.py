@@ -1,0 +1,357 @@
+"""Shadow mode: a candidate implementation's occurrences, computed for comparison only (seed).
+
+"Begin rollout by having the new materializer perform shadow calculations for four weeks,
+comparing only occurrence IDs and policy reasons without dispatching tasks."
+
+:func:`shadow_materialize` computes what a candidate (``compute``, by default this build's
+``timecontract.occurrences``) makes of a schedule's published revisions over a window, with the
+live materializer's ownership rule (each revision owns ``[max(cutoverAt, publishedAt), next
+cutoverAt)``), and writes the records to ``shadow_occurrences`` keyed by ``(alias,
+occurrence_id)``. It never writes ``occurrences``, ``logical_slots``, ``attempts``,
+``occurrence_events`` or a gate: nothing it writes can be claimed or dispatched. Each run is
+recorded in ``shadow_runs`` with its window and its mismatch count at the time (the metric's
+source).
+
+:func:`shadow_report` compares, for each schedule, the shadow rows of an alias with the live
+occurrences over the windows the alias computed: by occurrence ID, then reason, disposition
+(``PLANNED`` / ``SKIPPED_GAP``, what the time contract decided), instant and gapAt. Live rows
+whose revision no longer owns their instant (superseded by a later cutover) are left out, as the
+candidate would not produce them either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from ledger.db import Ledger
+from ledger.events import (
+    OCCURRENCES,
+    REVISIONS,
+    SHADOW_OCCURRENCES,
+    SHADOW_RUNS,
+    insert_ignore,
+    require_aware,
+)
+from ledger.gate import schedule_cutovers
+from ledger.queries import published_specs
+from timecontract import (
+    OccurrenceRecord,
+    ScheduleSpecV1,
+    format_instant,
+    occurrences,
+    owned_interval,
+    owning_revision,
+)
+
+Compute = Callable[[ScheduleSpecV1, datetime, datetime], list[OccurrenceRecord]]
+"""A candidate materializer: a spec and ``[from, to)`` → its records (pure)."""
+
+COMPARED = ("reason", "disposition", "instant", "gapAt")
+"""What is compared besides the occurrence ID (seed: IDs and policy reasons; plus the rest)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowRunResult:
+    """One shadow run: the window, how many records the candidate computed, mismatches then."""
+
+    alias: str
+    schedule_id: str
+    from_utc: datetime
+    to_utc: datetime
+    records: int
+    mismatches: int
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One occurrence ID both sides hold with different evidence: ``{field: (live, shadow)}``."""
+
+    occurrence_id: str
+    fields: dict[str, tuple[Any, Any]]
+
+
+@dataclass(slots=True)
+class ShadowReport:
+    """Live versus shadow for one alias (see the module docstring)."""
+
+    alias: str
+    matched: int = 0
+    only_live: list[str] = field(default_factory=list)
+    only_shadow: list[str] = field(default_factory=list)
+    differing: list[Difference] = field(default_factory=list)
+    schedules: list[str] = field(default_factory=list)
+
+    @property
+    def mismatches(self) -> int:
+        """Only-live + only-shadow + differing occurrences (0 means the candidate agrees)."""
+        return len(self.only_live) + len(self.only_shadow) + len(self.differing)
+
+    def to_json(self, examples: int = 10) -> dict[str, object]:
+        """The ``almanac shadow report --json`` object (counts, and up to ``examples`` of each)."""
+        return {
+            "alias": self.alias,
+            "schedules": self.schedules,
+            "matched": self.matched,
+            "mismatches": self.mismatches,
+            "onlyLive": {"count": len(self.only_live), "examples": self.only_live[:examples]},
+            "onlyShadow": {"count": len(self.only_shadow), "examples": self.only_shadow[:examples]},
+            "differing": {
+                "count": len(self.differing),
+                "examples": [
+                    {
+                        "occurrenceId": d.occurrence_id,
+                        "fields": {k: {"live": a, "shadow": b} for k, (a, b) in d.fields.items()},
+                    }
+                    for d in self.differing[:examples]
+                ],
+            },
+        }
+
+
+def _default_compute(tzdb_store: Path | None) -> Compute:
+    return lambda spec, low, high: occurrences(spec, low, high, tzdb_store=tzdb_store)
+
+
+def shadow_materialize(
+    ledger: Ledger,
+    alias: str,
+    schedule_id: str,
+    from_utc: datetime,
+    to_utc: datetime,
+    now_utc: datetime,
+    *,
+    by: str,
+    compute: Compute | None = None,
+    tzdb_store: Path | None = None,
+) -> ShadowRunResult:
+    """Compute a schedule's ``[from, to)`` with a candidate and store it as ``alias``'s shadow.
+
+    Idempotent per ``(alias, occurrence_id)``: a record computed before is kept as it was.
+
+    Args:
+        ledger: the ledger (only the shadow tables are written).
+        alias: the candidate's implementation alias.
+        schedule_id: the schedule (its published revisions are read).
+        from_utc: window start, aware UTC, inclusive.
+        to_utc: window end, aware UTC, exclusive.
+        now_utc: when (aware UTC).
+        by: who runs the shadow.
+        compute: the candidate materializer (default: this build's ``timecontract.occurrences``).
+        tzdb_store: the tz release store for the default ``compute``.
+
+    Returns:
+        The run, with the mismatches its window shows right after it.
+
+    Raises:
+        ScheduleNotFound: no such schedule. ValueError: a naive or empty window.
+
+    """
+    for name, value in (("from_utc", from_utc), ("to_utc", to_utc), ("now_utc", now_utc)):
+        require_aware(name, value)
+    if from_utc >= to_utc:
+        raise ValueError("the shadow window must not be empty")
+    compute = compute or _default_compute(tzdb_store)
+    specs = published_specs(ledger, schedule_id)
+    windows = ledger.read(lambda c: _owned_windows(c, schedule_id, from_utc, to_utc))
+    records = [
+        record
+        for spec in specs
+        if spec.revision in windows
+        for record in compute(spec, *windows[spec.revision])
+        if windows[spec.revision][0] <= record.placed_at_utc < windows[spec.revision][1]
+    ]
+
+    def work(connection: Connection) -> None:
+        rows = [_shadow_row(alias, r, now_utc) for r in records]
+        if rows:
+            connection.execute(insert_ignore(connection, SHADOW_OCCURRENCES), rows)
+
+    ledger.write(work)
+    report = shadow_report(ledger, alias, schedule_id=schedule_id, since=from_utc, until=to_utc)
+    ledger.write(
+        lambda c: c.execute(
+            SHADOW_RUNS.insert().values(
+                alias=alias,
+                schedule_id=schedule_id,
+                from_utc=from_utc,
+                to_utc=to_utc,
+                run_at_utc=now_utc,
+                by=by,
+                records=len(records),
+                mismatches=report.mismatches,
+            )
+        )
+    )
+    return ShadowRunResult(alias, schedule_id, from_utc, to_utc, len(records), report.mismatches)
+
+
+def _owned_windows(
+    connection: Connection, schedule_id: str, from_utc: datetime, to_utc: datetime
+) -> dict[int, tuple[datetime, datetime]]:
+    """Per revision, the part of ``[from, to)`` it owns, as live materialization clamps it."""
+    cutovers = schedule_cutovers(connection, schedule_id)
+    published = dict(
+        connection.execute(
+            select(REVISIONS.c.revision, REVISIONS.c.published_at_utc).where(
+                REVISIONS.c.schedule_id == schedule_id
+            )
+        ).all()
+    )
+    windows = {}
+    for revision, published_at in published.items():
+        owned_from, owned_to = owned_interval(revision, cutovers)
+        low = max(from_utc, owned_from, published_at)
+        high = to_utc if owned_to is None else min(to_utc, owned_to)
+        if low < high:
+            windows[revision] = (low, high)
+    return windows
+
+
+def _shadow_row(alias: str, record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any]:
+    offset = record.utc_offset
+    return {
+        "alias": alias,
+        "occurrence_id": record.occurrence_id,
+        "schedule_id": record.schedule_id,
+        "revision": record.revision,
+        "logical_slot_id": record.logical_slot_id,
+        "nominal_local": record.nominal_local,
+        "fold": record.fold,
+        "instant_utc": record.instant_utc,
+        "gap_at_utc": record.gap_at_utc,
+        "utc_offset_seconds": None if offset is None else int(offset.total_seconds()),
+        "tzdb_version": record.tzdb_version,
+        "disposition": record.disposition.value,
+        "reason": record.reason.value,
+        "computed_at_utc": now_utc,
+    }
+
+
+def _evidence(row: Any) -> dict[str, Any]:
+    """The compared fields of a live or shadow row (instants as canonical UTC text)."""
+    m = row._mapping
+    disposition = m.get("disposition") or ("SKIPPED_GAP" if m["instant_utc"] is None else "PLANNED")
+    return {
+        "reason": m["reason"],
+        "disposition": disposition,
+        "instant": None if m["instant_utc"] is None else format_instant(m["instant_utc"]),
+        "gapAt": None if m["gap_at_utc"] is None else format_instant(m["gap_at_utc"]),
+    }
+
+
+def shadow_report(
+    ledger: Ledger,
+    alias: str,
+    *,
+    schedule_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> ShadowReport:
+    """Compare ``alias``'s shadow rows with the live ledger (module docstring).
+
+    Args:
+        ledger: the ledger.
+        alias: the candidate alias.
+        schedule_id: one schedule (default: every schedule the alias shadowed).
+        since: compare only occurrences placed at or after this (aware UTC).
+        until: compare only occurrences placed before this (aware UTC).
+
+    Returns:
+        Matched count, only-live, only-shadow and differing occurrences (IDs sorted).
+
+    """
+
+    def work(connection: Connection) -> ShadowReport:
+        report = ShadowReport(alias)
+        runs = select(
+            SHADOW_RUNS.c.schedule_id,
+            func.min(SHADOW_RUNS.c.from_utc).label("low"),
+            func.max(SHADOW_RUNS.c.to_utc).label("high"),
+        ).where(SHADOW_RUNS.c.alias == alias)
+        if schedule_id is not None:
+            runs = runs.where(SHADOW_RUNS.c.schedule_id == schedule_id)
+        spans = {
+            row.schedule_id: (row.low, row.high)
+            for row in connection.execute(runs.group_by(SHADOW_RUNS.c.schedule_id))
+        }
+        if schedule_id is not None and schedule_id not in spans:
+            spans[schedule_id] = (since, until) if since and until else (None, None)
+        for sid in sorted(spans):
+            low, high = spans[sid]
+            low = max(x for x in (low, since) if x is not None) if (low or since) else None
+            high = min(x for x in (high, until) if x is not None) if (high or until) else None
+            report.schedules.append(sid)
+            _compare(connection, report, sid, low, high)
+        report.only_live.sort()
+        report.only_shadow.sort()
+        report.differing.sort(key=lambda d: d.occurrence_id)
+        return report
+
+    return ledger.read(work)
+
+
+def _compare(
+    connection: Connection,
+    report: ShadowReport,
+    schedule_id: str,
+    low: datetime | None,
+    high: datetime | None,
+) -> None:
+    cutovers = schedule_cutovers(connection, schedule_id)
+
+    def in_window(table: Any) -> Sequence[Any]:
+        placed = func.coalesce(table.c.instant_utc, table.c.gap_at_utc)
+        statement = select(table).where(table.c.schedule_id == schedule_id)
+        if table is SHADOW_OCCURRENCES:
+            statement = statement.where(table.c.alias == report.alias)
+        if low is not None:
+            statement = statement.where(placed >= low)
+        if high is not None:
+            statement = statement.where(placed < high)
+        return connection.execute(statement).all()
+
+    live = {}
+    for row in in_window(OCCURRENCES):
+        placed = row.instant_utc if row.instant_utc is not None else row.gap_at_utc
+        if owning_revision(placed, cutovers) == row.revision:
+            live[row.occurrence_id] = _evidence(row)
+    shadow = {row.occurrence_id: _evidence(row) for row in in_window(SHADOW_OCCURRENCES)}
+    for occurrence_id in live.keys() - shadow.keys():
+        report.only_live.append(occurrence_id)
+    for occurrence_id in shadow.keys() - live.keys():
+        report.only_shadow.append(occurrence_id)
+    for occurrence_id in live.keys() & shadow.keys():
+        a, b = live[occurrence_id], shadow[occurrence_id]
+        fields = {k: (a[k], b[k]) for k in COMPARED if a[k] != b[k]}
+        if fields:
+            report.differing.append(Difference(occurrence_id, fields))
+        else:
+            report.matched += 1
+
+
+def latest_mismatches(ledger: Ledger) -> dict[str, int]:
+    """Per alias: mismatches summed over each schedule's latest shadow run (the metric)."""
+
+    def work(connection: Connection) -> dict[str, int]:
+        latest = (
+            select(func.max(SHADOW_RUNS.c.id))
+            .group_by(SHADOW_RUNS.c.alias, SHADOW_RUNS.c.schedule_id)
+            .scalar_subquery()
+        )
+        totals: dict[str, int] = {}
+        rows = connection.execute(
+            select(SHADOW_RUNS.c.alias, SHADOW_RUNS.c.mismatches).where(
+                SHADOW_RUNS.c.id.in_(latest)
+            )
+        )
+        for row in rows:
+            totals[row.alias] = totals.get(row.alias, 0) + row.mismatches
+        return totals
+
+    return ledger.read(work)

@@ -1,0 +1,102 @@
+"""Shadow mode on both backends: a candidate computes, the live ledger is compared, never touched.
+
+Four weeks of an hourly America/New_York schedule (xx:30) across the fall-back of 2026-11-01, when
+01:30 happens twice: 01:30 EDT = 05:30Z (fold 0) and 01:30 EST = 06:30Z (fold 1) (tz database
+2026a; US rule: first Sunday of November, 02:00 local). The live revision keeps FIRST_ONLY.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, func, select
+
+from ledger import Ledger, materialize, publish_revision
+from ledger.events import ATTEMPTS, EVENTS, GATES, OCCURRENCES, SLOTS
+from ledger.shadow import latest_mismatches, shadow_materialize, shadow_report
+from timecontract import FoldPolicy, OccurrenceRecord, ScheduleSpecV1, occurrences, parse_spec
+
+pytest_plugins = ["ledger_fixtures"]
+
+SCHEDULE = "hourly-ny"
+PUBLISHED = datetime(2026, 10, 14, tzinfo=UTC)
+FROM = datetime(2026, 10, 15, tzinfo=UTC)
+TO = datetime(2026, 11, 12, tzinfo=UTC)  # four weeks
+LIVE = 28 * 24 - 1
+SPEC = {
+    "schema": "scheduleSpec.v1",
+    "scheduleId": SCHEDULE,
+    "revision": 1,
+    "timeZone": "America/New_York",
+    "tzdbVersion": "2026a",
+    "rule": "FREQ=HOURLY;BYMINUTE=30",
+    "gapPolicy": "SKIP",
+    "foldPolicy": "FIRST_ONLY",
+    "misfirePolicy": "SKIP",
+    "cutoverAt": "2026-10-01T00:00:00Z",
+}
+
+
+def _live(ledger: Ledger) -> ScheduleSpecV1:
+    spec = parse_spec(SPEC)
+    publish_revision(ledger, spec, PUBLISHED, by="t")
+    materialize(ledger, spec, FROM, TO, PUBLISHED)
+    return spec
+
+
+def _live_tables(ledger: Ledger) -> tuple[int, ...]:
+    def counts(c: Connection) -> tuple[int, ...]:
+        tables = (OCCURRENCES, EVENTS, ATTEMPTS, SLOTS)
+        rows = [c.execute(select(func.count()).select_from(t)).scalar_one() for t in tables]
+        return (*rows, c.execute(select(GATES.c.execution_epoch)).scalar_one())
+
+    return ledger.read(counts)
+
+
+def test_same_code_under_two_aliases_over_four_weeks_across_fall_back_agrees(
+    ledger: Ledger,
+) -> None:
+    _live(ledger)
+    before = _live_tables(ledger)
+    # One xx:30 instant per UTC hour of the 672-hour window, except 06:30Z on 2026-11-01: the
+    # second 01:30, which FIRST_ONLY drops → 671 live rows.
+    assert before[0] == LIVE
+    for alias in ("v1", "v2"):
+        run = shadow_materialize(ledger, alias, SCHEDULE, FROM, TO, TO, by="shadow")
+        assert run.records == LIVE and run.mismatches == 0
+        report = shadow_report(ledger, alias)
+        assert report.mismatches == 0 and report.matched == LIVE
+    assert _live_tables(ledger) == before
+    assert latest_mismatches(ledger) == {"v1": 0, "v2": 0}
+
+
+def _second_only(spec: ScheduleSpecV1, low: datetime, high: datetime) -> list[OccurrenceRecord]:
+    """A test-only candidate that (wrongly) keeps the later instant of a fold."""
+    return occurrences(spec.model_copy(update={"fold_policy": FoldPolicy.SECOND_ONLY}), low, high)
+
+
+def test_a_candidate_with_another_fold_policy_is_reported_and_dispatches_nothing(
+    ledger: Ledger,
+) -> None:
+    _live(ledger)
+    before = _live_tables(ledger)
+    run = shadow_materialize(
+        ledger, "v-fold", SCHEDULE, FROM, TO, TO, by="shadow", compute=_second_only
+    )
+    report = shadow_report(ledger, "v-fold")
+    # The only affected nominal time: 2026-11-01 01:30 — fold 0 (05:30Z) live, fold 1 shadow.
+    assert report.only_live == [f"{SCHEDULE}.r1.20261101T013000.f0"]
+    assert report.only_shadow == [f"{SCHEDULE}.r1.20261101T013000.f1"]
+    assert report.differing == [] and report.matched == LIVE - 1
+    assert run.mismatches == report.mismatches == 2
+    assert latest_mismatches(ledger) == {"v-fold": 2}
+    assert _live_tables(ledger) == before
+    payload = report.to_json()
+    assert payload["onlyShadow"] == {"count": 1, "examples": report.only_shadow}
+
+
+def test_report_since_narrows_the_comparison(ledger: Ledger) -> None:
+    _live(ledger)
+    shadow_materialize(ledger, "v-fold", SCHEDULE, FROM, TO, TO, by="s", compute=_second_only)
+    after_fold = datetime(2026, 11, 2, tzinfo=UTC)
+    assert shadow_report(ledger, "v-fold", since=after_fold).mismatches == 0
