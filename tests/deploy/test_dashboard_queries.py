@@ -48,6 +48,7 @@ from ledger import (
     open_cases,
     show_occurrence,
 )
+from ledger.shadow import shadow_materialize
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,6 +156,7 @@ async def test_every_panel_query_returns_series_from_a_running_worker_and_server
         "ALMANAC_TEMPORAL_ADDRESS": env.client.service_client.config.target_host,
         "ALMANAC_TEMPORAL_NAMESPACE": "default",
         "ALMANAC_TEMPORAL_TASK_QUEUE": task_queue,
+        "ALMANAC_EGRESS_ALLOW": "127.0.0.1",  # the sink listens on loopback
         "PYTHONUNBUFFERED": "1",
     }
     config = tmp_path / "prometheus.yml"
@@ -243,6 +245,11 @@ async def test_every_panel_query_returns_series_from_a_running_worker_and_server
                 lambda seen: all(seen.values()),
                 timeout=60,
                 interval=0.5,
+            )
+
+            # Rollout row: a candidate implementation's shadow run of the steady schedule.
+            shadow_materialize(
+                ledger_, "candidate", STEADY, now, now + timedelta(minutes=5), now, by="dashboard"
             )
 
             dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
