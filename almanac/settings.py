@@ -7,17 +7,12 @@ Nothing here reads the clock.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-
-def default_data_dir() -> Path:
-    """``$XDG_DATA_HOME/almanac``, else ``~/.local/share/almanac``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "almanac"
+from almanac.paths import default_data_dir
 
 
 class TemporalSettings(BaseSettings):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
@@ -112,7 +113,7 @@ class ActionSpec(BaseModel):
     exist and what parameters they take is checked by the worker's adapter registry, not here.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: Annotated[str, Field(pattern=ACTION_NAME_PATTERN, description="Adapter name, e.g. http")]
     parameters: dict[str, JsonValue] = Field(
@@ -131,7 +132,10 @@ class ScheduleSpecV1(BaseModel):
     # Only the camelCase keys are accepted in data (validate_by_name stays off: `gap_policy`
     # in a spec file is an unknown key, not a synonym).
     model_config = ConfigDict(
-        extra="forbid", frozen=True, json_schema_extra={"title": "scheduleSpec.v1"}
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={"title": "scheduleSpec.v1"},
+        defer_build=True,  # built below, without pydantic plugins (see _build_models)
     )
 
     schema_: Literal["scheduleSpec.v1"] = Field(
@@ -409,3 +413,28 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             value = None
         problems.append(SpecError(field, value, message))
     return problems
+
+
+def _build_models() -> None:
+    """Build the spec models' validators now, with pydantic's plugins switched off.
+
+    A model built with plugins on makes pydantic scan every installed distribution's entry points
+    for plugins (observability hooks such as logfire's) — once per process, and on the command
+    line that scan costs about half of ``python -c "import pydantic"`` again
+    (``bench/cli_startup.py``). The time contract is pure and needs no hook on its validation;
+    Typer builds its parameter adapters the same way. The variable is restored afterwards, so
+    other models in the process still see the plugins.
+    """
+    previous = os.environ.get("PYDANTIC_DISABLE_PLUGINS")
+    os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
+    try:
+        ActionSpec.model_rebuild(force=True)
+        ScheduleSpecV1.model_rebuild(force=True)
+    finally:
+        if previous is None:
+            del os.environ["PYDANTIC_DISABLE_PLUGINS"]
+        else:
+            os.environ["PYDANTIC_DISABLE_PLUGINS"] = previous
+
+
+_build_models()

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
-from almanac.cli.output import JsonOption, out, print_json, run_async
+from almanac.cli.output import JsonOption, escape, out, print_json, run_async
 
 if TYPE_CHECKING:
     from rich.table import Table

@@ -10,30 +10,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from almanac.cli.output import (
     EXIT_INVALID,
     JsonOption,
-    err,
+    PlainTable,
     fail,
-    out,
     parse_instant,
     print_json,
+    say,
 )
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from timecontract import OccurrenceRecord, ScheduleSpecV1
 
 PREVIEW_PERIODS = 2000
 
 
 def _tzdb_store() -> Path:
-    from almanac.settings import AlmanacSettings
+    # Not AlmanacSettings: pydantic-settings alone costs about the whole start-up baseline.
+    from almanac.paths import tzdb_store_from_environment
 
-    return AlmanacSettings().tzdb_store
+    return tzdb_store_from_environment()
 
 
 def validate(
@@ -57,7 +55,7 @@ def validate(
             bad += 1
             results.append(_invalid_json(path, exc))
             if not as_json:
-                err().print(f"[red]✗[/red] {escape(str(exc))}", soft_wrap=True)
+                say(str(exc), mark="✗", color="red", stderr=True)
             continue
         results.append(
             {
@@ -71,8 +69,7 @@ def validate(
         )
         if not as_json:
             note = "" if spec.action else " (no action: can be previewed, not applied)"
-            line = escape(f"{path}: {spec.schedule_id} r{spec.revision}{note}")
-            out().print(f"[green]✓[/green] {line}")
+            say(f"{path}: {spec.schedule_id} r{spec.revision}{note}", mark="✓")
     if as_json:
         print_json(results)
     if bad:
@@ -150,7 +147,7 @@ def preview(
     if as_json:
         print_json([r.to_json() for r in records])
         return
-    out().print(preview_table(spec, records, start, end, ids=ids))
+    preview_table(spec, records, start, end, ids=ids).print()
 
 
 def default_window(spec: ScheduleSpecV1) -> timedelta:
@@ -167,25 +164,24 @@ def preview_table(
     end: datetime,
     *,
     ids: bool = False,
-) -> Table:
-    """A Rich table: local time, offset, UTC instant, disposition, reason; DST rows in color."""
-    from rich.table import Table
+) -> PlainTable:
+    """A table: local time, offset, UTC instant, disposition, reason; DST rows in color.
 
+    A plain table, not Rich's: ``preview`` is one of the commands whose start-up is measured
+    (``bench/cli_startup.py``), and importing Rich costs about half the baseline.
+    """
     from timecontract import Reason, format_instant, format_offset
 
     title = (
         f"{spec.schedule_id} r{spec.revision} · {spec.rule} · {spec.time_zone} "
         f"(tzdb {spec.tzdb_version}) · {format_instant(start)} → {format_instant(end)}"
     )
-    table = Table(title=title, title_justify="left")
-    for column in ("nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"):
-        table.add_column(column, no_wrap=True)
-    if ids:
-        table.add_column("occurrenceId", no_wrap=True)
+    columns = ["nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"]
+    table = PlainTable(title, columns + (["occurrenceId"] if ids else []))
     for r in records:
-        style = "" if r.reason is Reason.UNAMBIGUOUS else "bold yellow"
+        color = "" if r.reason is Reason.UNAMBIGUOUS else "yellow"
         if r.disposition.value == "SKIPPED_GAP":
-            style = "bold red"
+            color = "red"
         if r.instant_utc:
             instant = format_instant(r.instant_utc)
         else:
@@ -193,7 +189,7 @@ def preview_table(
         offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
         cells = [r.nominal_local.isoformat(), str(r.fold), offset, instant]
         cells += [r.disposition.value, r.reason.value] + ([r.occurrence_id] if ids else [])
-        table.add_row(*cells, style=style)
+        table.add_row(*cells, color=color)
     dst = sum(1 for r in records if r.reason is not Reason.UNAMBIGUOUS)
     table.caption = f"{len(records)} records, {dst} decided by a DST policy (highlighted)"
     return table
