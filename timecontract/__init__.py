@@ -3,6 +3,7 @@
 Public surface; everything else is an implementation detail of this package.
 """
 
+from timecontract.advisories import SpecWarning, WarningCode, spec_warnings
 from timecontract.cutover import Cutover, owned_interval, owning_revision, owns
 from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
 from timecontract.expand import Rule, RuleError, nominal_period, parse_rule
@@ -55,7 +56,9 @@ __all__ = [
     "RuleError",
     "ScheduleSpecV1",
     "SpecError",
+    "SpecWarning",
     "TzdbReleaseNotFound",
+    "WarningCode",
     "ZoneNotFound",
     "format_instant",
     "format_offset",
@@ -72,4 +75,5 @@ __all__ = [
     "parse_spec",
     "plan_misfires",
     "resolve_local",
+    "spec_warnings",
 ]

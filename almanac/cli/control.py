@@ -63,11 +63,15 @@ def apply(
     """Start a schedule, or publish its next revision by signal (refused unless it increases)."""
 
     async def work() -> None:
+        from almanac.cli.spec import print_warnings
         from almanac.client import check_applicable
-        from timecontract import load_spec
+        from timecontract import load_spec, spec_warnings
 
-        spec = load_spec(spec_file, _settings().tzdb_store)
+        store = _settings().tzdb_store
+        spec = load_spec(spec_file, store)
         check_applicable(spec)
+        warnings = spec_warnings(spec, tzdb_store=store)
+        print_warnings(spec_file, warnings)
         client = await _connect()
         horizon = timedelta(hours=horizon_hours) if horizon_hours else None
         result = await client.apply(spec, horizon=horizon)
@@ -77,7 +81,14 @@ def apply(
                 spec.schedule_id, spec.revision, timedelta(seconds=wait)
             )
         if as_json:
-            print_json({**asdict(result), "active": status is not None, "status": status})
+            print_json(
+                {
+                    **asdict(result),
+                    "active": status is not None,
+                    "status": status,
+                    "warnings": [w.to_json() for w in warnings],
+                }
+            )
             return
         verb = "started" if result.action == "started" else "published revision"
         line = f"{result.schedule_id}: {verb} r{result.revision} (workflow {result.workflow_id})"

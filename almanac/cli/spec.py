@@ -19,10 +19,11 @@ from almanac.cli.output import (
     parse_instant,
     print_json,
     say,
+    warn,
 )
 
 if TYPE_CHECKING:
-    from timecontract import OccurrenceRecord, ScheduleSpecV1
+    from timecontract import OccurrenceRecord, ScheduleSpecV1, SpecWarning
 
 PREVIEW_PERIODS = 2000
 
@@ -41,9 +42,11 @@ def validate(
     """Validate spec files; print every problem. Exit 0 if all are valid, 2 otherwise.
 
     With ``--json``: an array, one object per file in argument order, with the keys file, valid,
-    scheduleId, revision, applicable (it names an action) and problems (field, value, problem).
+    scheduleId, revision, applicable (it names an action), problems (field, value, problem) and
+    warnings (code, field, value, message). Warnings (a valid spec that would surprise on a DST
+    night: ``timecontract.spec_warnings``) go to stderr too and never change the exit code.
     """
-    from timecontract import InvalidSpec, load_spec
+    from timecontract import InvalidSpec, load_spec, spec_warnings
 
     store = _tzdb_store()
     bad = 0
@@ -57,6 +60,7 @@ def validate(
             if not as_json:
                 say(str(exc), mark="✗", color="red", stderr=True)
             continue
+        warnings = spec_warnings(spec, tzdb_store=store)
         results.append(
             {
                 "file": str(path),
@@ -65,11 +69,13 @@ def validate(
                 "revision": spec.revision,
                 "applicable": spec.action is not None,
                 "problems": [],
+                "warnings": [w.to_json() for w in warnings],
             }
         )
         if not as_json:
             note = "" if spec.action else " (no action: can be previewed, not applied)"
             say(f"{path}: {spec.schedule_id} r{spec.revision}{note}", mark="✓")
+        print_warnings(path, warnings)
     if as_json:
         print_json(results)
     if bad:
@@ -86,7 +92,18 @@ def _invalid_json(path: Path, exc: Any) -> dict[str, Any]:
         "problems": [
             {"field": p.field, "value": _plain(p.value), "problem": p.problem} for p in exc.problems
         ],
+        "warnings": [],
     }
+
+
+def print_warnings(source: object, warnings: list[SpecWarning]) -> None:
+    """Print each warning as one ``warning: <source>: field=value: … [CODE]`` line on stderr.
+
+    Warnings never change the exit code; with ``--json`` they are also in the JSON output
+    (except ``preview``'s, whose JSON array is a contract: there they are on stderr only).
+    """
+    for warning in warnings:
+        warn(f"{source}: {warning}")
 
 
 def _plain(value: Any) -> Any:
@@ -132,13 +149,14 @@ def preview(
     objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
     fold, instant, gapAt, utcOffset, tzdbVersion, disposition and reason.
     """
-    from timecontract import InvalidSpec, load_spec, occurrences
+    from timecontract import InvalidSpec, load_spec, occurrences, spec_warnings
 
     store = _tzdb_store()
     try:
         spec = load_spec(spec_file, store)
     except InvalidSpec as exc:
         fail(str(exc))
+    print_warnings(spec_file, spec_warnings(spec, tzdb_store=store))
     start = parse_instant("--from", from_) if from_ else spec.cutover_at
     end = parse_instant("--to", to) if to else start + default_window(spec)
     if end < start:
