@@ -70,8 +70,8 @@ def apply(
         store = _settings().tzdb_store
         spec = load_spec(spec_file, store)
         check_applicable(spec)
+        # Printed once the spec is applied: a failure stays the one line on stderr.
         warnings = spec_warnings(spec, tzdb_store=store)
-        print_warnings(spec_file, warnings)
         client = await _connect()
         horizon = timedelta(hours=horizon_hours) if horizon_hours else None
         result = await client.apply(spec, horizon=horizon)
@@ -80,6 +80,7 @@ def apply(
             status = await client.wait_active(
                 spec.schedule_id, spec.revision, timedelta(seconds=wait)
             )
+        print_warnings(spec_file, warnings)
         if as_json:
             print_json(
                 {
@@ -179,6 +180,13 @@ def status(
         )
         counts = _counts(state.counts_by_state)
         console.print(f"counts: {counts or '—'}")
+        if state.source == "ledger":
+            console.print(f"[dim]read from the ledger at {_z(state.read_at_utc)}[/dim]")
+        else:
+            console.print(
+                "[yellow]as of the schedule's last wake-up[/yellow] (the ledger was not read: "
+                f"{escape(state.ledger_problem)})"
+            )
         for label, value in (
             ("last error", state.last_error),
             ("last rejected signal", state.last_rejected_signal),
@@ -196,7 +204,11 @@ def upcoming(
     n: Annotated[int, typer.Option("-n", min=1, max=20, help="How many (at most 20).")] = 10,
     as_json: JsonOption = False,
 ) -> None:
-    """List a schedule's next occurrences: local time, UTC instant, state."""
+    """List a schedule's next occurrences: local time, UTC instant, state (from the ledger).
+
+    Beyond the materialized horizon the rest come from the published spec, marked "not yet
+    materialized" (``materialized: false``, ``state: null`` in ``--json``).
+    """
 
     async def work() -> None:
         client = await _connect()
@@ -212,6 +224,7 @@ def upcoming(
                         "fold": o.fold,
                         "instant": _z(o.instant_utc),
                         "state": o.state,
+                        "materialized": o.materialized,
                     }
                     for o in rows
                 ]
@@ -238,9 +251,11 @@ def _upcoming_table(title: str, rows: list[Any]) -> Table:
             str(o.fold),
             _z(o.instant_utc),
             str(o.revision),
-            o.state,
+            o.state if o.materialized else "[dim]not yet materialized[/dim]",
             o.occurrence_id,
         )
+    if not rows:
+        table.caption = "no upcoming occurrence (the rule has ended, or the schedule has none)"
     return table
 
 
