@@ -268,13 +268,34 @@ class InvalidSpec(AlmanacError, ValueError):
         self.source = source
         where = f"{source}: " if source else ""
         lines = "\n".join(f"  - {problem}" for problem in problems)
-        super().__init__(f"{where}invalid scheduleSpec ({len(problems)} problem(s)):\n{lines}")
+        count = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
+        super().__init__(f"{where}invalid scheduleSpec ({count}):\n{lines}")
 
 
 def format_instant(instant_utc: datetime) -> str:
     """Format an aware instant as ISO 8601 UTC with a ``Z`` suffix (``2026-11-01T06:00:00Z``)."""
     text = instant_utc.astimezone(UTC).isoformat()
     return text.removesuffix("+00:00") + "Z"
+
+
+def format_duration(duration: timedelta) -> str:
+    """Format a duration as ISO 8601 (``PT5S``, ``PT1H30M``, ``P1DT2H``, ``PT0.5S``, ``-PT5S``).
+
+    Days are whole days (``P1D`` is 24 hours here, as in the spec's ``lateness``); no months or
+    years, which have no fixed length.
+    """
+    sign = "-" if duration < timedelta(0) else ""
+    duration = abs(duration)
+    days, seconds, micros = duration.days, duration.seconds, duration.microseconds
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{sign}P" + (f"{days}D" if days else "")
+    clock = (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    if secs or micros:
+        clock += f"{secs}.{micros:06d}".rstrip("0") + "S" if micros else f"{secs}S"
+    if clock:
+        text += "T" + clock
+    return text if text not in {"P", "-P"} else "PT0S"
 
 
 def _parse_local(value: Any) -> Any:

@@ -75,6 +75,11 @@ def err() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
+    """``1 occurrence``, ``0 occurrences``, ``2 occurrences`` (``plural_noun`` when irregular)."""
+    return f"{count} {noun if count == 1 else (plural_noun or noun + 's')}"
+
+
 def escape(text: str) -> str:
     """``text`` with Rich markup escaped (``rich.markup.escape``, imported when first used)."""
     from rich.markup import escape as rich_escape
