@@ -8,12 +8,20 @@ UV_VERSION := 0.13.9
 .PHONY: install run test lint
 install: $(VENV)/.installed
 
+# The first install takes a minute or two: say what each step does, and let uv show its progress
+# (packages resolved, downloaded, installed) for the big one.
 $(VENV)/.installed: pyproject.toml requirements.lock
+	@echo "almanac: installing into $(VENV) from the lock file (first run only; a minute or two)"
+	@echo "almanac: [1/4] creating the virtual environment with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "almanac: [2/4] installing uv $(UV_VERSION)"
 	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
-	$(BIN)/uv pip install -q --python $(BIN)/python -r requirements.lock
+	@echo "almanac: [3/4] installing the pinned dependencies (requirements.lock)"
+	$(BIN)/uv pip install --python $(BIN)/python -r requirements.lock
+	@echo "almanac: [4/4] installing almanac itself (editable)"
 	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
 	touch $@
+	@echo "almanac: installed; the command line is $(BIN)/almanac"
 
 run: install
 	$(BIN)/almanac dev

@@ -29,9 +29,14 @@ already, the spec is published as the next revision by signal. A revision that d
 is refused here, with the reason, before anything is sent (the ledger refuses it again, should two
 clients race). A spec without an ``action`` is refused too: it can be previewed, not applied.
 
-The client needs Temporal only; every ledger write happens in the worker's activities. Queries
-(``status``, ``upcoming``) are answered by a worker: with none running they fail with
-:class:`NoWorkerAnswered` after ``query_timeout``. Errors:
+Every ledger write happens in the worker's activities; the client only reads the ledger.
+``status`` and ``upcoming`` are true *now*: they read the ledger (``settings.resolved_ledger_url``;
+:mod:`almanac.readings`) for the gate, the counts by state and the next occurrences, and ask the
+schedule workflow's ``status`` query (answered by a worker: with none running it fails with
+:class:`NoWorkerAnswered` after ``query_timeout``) only for what the workflow alone knows — its
+last error, rejected signals, materialization high-water mark. Where the ledger cannot be read
+(a SQLite file on another machine, a database out of reach), they fall back to the workflow's
+reading from its last wake-up, and say so (:attr:`LiveStatus.source`). Errors:
 
 - :class:`RevisionRejected` (``ValueError``): invalid input, nothing was sent.
 - :class:`ScheduleNotRunning` (``LookupError``): no running schedule workflow with that ID.
@@ -44,8 +49,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from temporalio.api.enums.v1 import WorkflowExecutionStatus
@@ -54,6 +60,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from activities import io
+from almanac import readings
 from almanac.settings import AlmanacSettings
 from timecontract import AlmanacError, ScheduleSpecV1
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
@@ -99,13 +106,34 @@ class ApplyResult:
     workflow_id: str
 
 
+@dataclass
+class LiveStatus(io.ScheduleStatus):
+    """A schedule's status: the ledger's facts now, with what only the workflow knows.
+
+    ``gate``, ``counts_by_state`` and ``next_instant_utc`` come from the ledger when
+    ``source == "ledger"``; from the workflow's last wake-up when ``source == "workflow"`` (the
+    ledger could not be read: ``ledger_problem`` says why).
+    """
+
+    source: str = "workflow"
+    """``ledger`` (read now) or ``workflow`` (the workflow's reading at its last wake-up)."""
+    read_at_utc: datetime | None = None
+    """When the ledger was read (``None`` for the workflow's reading)."""
+    ledger_problem: str = ""
+    """Why the ledger was not read (empty when it was)."""
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True)
 class ScheduleSummary:
     """One running schedule workflow and its status (``None`` when its query failed)."""
 
     schedule_id: str
     workflow_id: str
-    status: io.ScheduleStatus | None
+    status: LiveStatus | None
     problem: str = ""
     """Why ``status`` is missing (the query's error), else empty."""
 
@@ -163,17 +191,26 @@ class AlmanacClient:
         client: Client,
         settings: AlmanacSettings,
         query_timeout: timedelta = DEFAULT_QUERY_TIMEOUT,
+        *,
+        read_ledger: bool = True,
+        clock: Callable[[], datetime] = _utc_now,
     ) -> None:
         """Wrap a connected Temporal client.
 
         Args:
             client: a connected ``temporalio.client.Client`` (its namespace is used).
-            settings: names the task queue new schedule workflows run on.
+            settings: names the task queue new schedule workflows run on, and the ledger.
             query_timeout: how long a ``status``/``upcoming`` query waits for a worker.
+            read_ledger: answer ``status``/``upcoming`` from the ledger (``False``: from the
+                workflow's queries only, as of its last wake-up).
+            clock: "now" for ledger readings (aware UTC).
         """
         self._client = client
         self._settings = settings
         self._query_timeout = query_timeout
+        self._clock = clock
+        self._ledger_url = settings.resolved_ledger_url if read_ledger else None
+        self._ledger: Any = None
 
     @classmethod
     async def connect(cls, settings: AlmanacSettings) -> AlmanacClient:
@@ -283,22 +320,88 @@ class AlmanacClient:
         """Enable a disabled schedule by signal (raises ScheduleNotRunning)."""
         await self._signal(schedule_id, "enable", {})
 
-    async def status(self, schedule_id: str) -> io.ScheduleStatus:
-        """The schedule workflow's ``status`` query: gate, next instant, counts by state.
+    async def status(self, schedule_id: str) -> LiveStatus:
+        """Gate, next instant and counts by state as the ledger says them now (module docstring).
 
-        The answer is the workflow's latest ledger reading (refreshed at every wake-up).
+        The schedule workflow's ``status`` query adds its last error, rejected signals and
+        materialization high-water mark (and proves the schedule runs).
+
+        Raises:
+            ScheduleNotRunning: no running schedule workflow with that ID.
+            NoWorkerAnswered: no worker answered the workflow's query.
         """
-        status: io.ScheduleStatus = await self._query(
+        workflow_status: io.ScheduleStatus = await self._query(
             schedule_id, "status", None, io.ScheduleStatus
         )
-        return status
+        live = LiveStatus(**dataclasses.asdict(workflow_status))
+        # asdict turned the gate into a dict: put the dataclass back.
+        live.gate = workflow_status.gate
+        handle, problem = await self._reading_ledger()
+        if handle is None:
+            live.ledger_problem = problem
+            return live
+        now = self._clock()
+        try:
+            reading = await asyncio.to_thread(readings.read_status, handle, schedule_id, now)
+        except Exception as exc:  # unreachable, not migrated, a driver error: fall back
+            live.ledger_problem = _first_line(exc)
+            return live
+        live.gate = reading.gate or workflow_status.gate
+        live.counts_by_state = reading.counts_by_state
+        live.next_instant_utc = reading.next_instant_utc
+        live.source, live.read_at_utc = "ledger", reading.read_at_utc
+        return live
 
-    async def upcoming(self, schedule_id: str, n: int = 10) -> list[io.UpcomingOccurrence]:
-        """The schedule workflow's ``upcoming`` query: the next ``n`` (at most 20) occurrences."""
+    async def upcoming(self, schedule_id: str, n: int = 10) -> list[readings.Upcoming]:
+        """The next ``n`` (at most 20) occurrences, in instant order.
+
+        From the ledger (its open occurrences, with their states now), completed beyond the
+        horizon from the published specs (``materialized=False``); when the ledger cannot be read,
+        the workflow's ``upcoming`` query (its last materialization).
+
+        Raises:
+            ScheduleNotRunning: no running schedule workflow with that ID (either way).
+        """
+        n = max(0, min(int(n), 20))
+        handle, _ = await self._reading_ledger()
+        if handle is not None:
+            if not await self.is_running(schedule_id):
+                raise ScheduleNotRunning(schedule_id)
+            now = self._clock()
+            try:
+                return await asyncio.to_thread(
+                    readings.read_upcoming,
+                    handle,
+                    schedule_id,
+                    now,
+                    n,
+                    tzdb_store=self._settings.tzdb_store,
+                )
+            except Exception:  # fall back to the workflow's reading, as status does
+                pass
         rows: list[io.UpcomingOccurrence] = await self._query(
             schedule_id, "upcoming", n, list[io.UpcomingOccurrence]
         )
-        return rows
+        return [readings.Upcoming(**dataclasses.asdict(row)) for row in rows]
+
+    async def _reading_ledger(self) -> tuple[Any, str]:
+        """The ledger handle to read, opened once; or ``None`` and why not."""
+        if self._ledger_url is None:
+            return None, "ledger reading is off"
+        if self._ledger is None:
+            try:
+                self._ledger = readings.open_ledger(self._ledger_url)
+            except Exception as exc:
+                return None, _first_line(exc)
+            if self._ledger is None:
+                return None, f"no ledger at {self._ledger_url} on this machine"
+        return self._ledger, ""
+
+    def close(self) -> None:
+        """Release the ledger connections the client opened (the Temporal client needs none)."""
+        if self._ledger is not None:
+            self._ledger.dispose()
+            self._ledger = None
 
     async def list_schedules(self) -> list[ScheduleSummary]:
         """Every running schedule workflow in the namespace, with its status, by scheduleId.
@@ -317,7 +420,7 @@ class AlmanacClient:
         summaries = []
         for schedule_id in sorted(set(ids)):
             try:
-                status: io.ScheduleStatus | None = await self.status(schedule_id)
+                status: LiveStatus | None = await self.status(schedule_id)
                 problem = ""
             except (NoWorkerAnswered, ScheduleNotRunning) as exc:
                 status, problem = None, str(exc)
@@ -354,6 +457,10 @@ class AlmanacClient:
                 f"{self._settings.temporal.task_queue!r}? (`almanac worker`)"
             )
         return _unavailable(exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc) or type(exc).__name__).splitlines()[0]
 
 
 def _unavailable(exc: RPCError) -> TemporalUnavailable:

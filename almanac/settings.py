@@ -7,7 +7,6 @@ Nothing here reads the clock.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,11 +19,7 @@ if TYPE_CHECKING:
 
     from activities.actions import EgressPolicy, SecretResolver
 
-
-def default_data_dir() -> Path:
-    """``$XDG_DATA_HOME/almanac``, else ``~/.local/share/almanac``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "almanac"
+from almanac.paths import default_data_dir
 
 
 class TemporalSettings(BaseSettings):

@@ -9,8 +9,9 @@ It starts, in this order, and stops in reverse on Ctrl-C (SIGINT) or SIGTERM:
 3. a worker in this process (``almanac.worker.run``) on the ledger (by default the SQLite file
    ``<data dir>/ledger.sqlite3``), with Almanac's metrics endpoint;
 
-then applies every spec in the examples folder and prints, live, what happens to occurrences (read
-from the ledger every second). Everything is durable in the data directory: running it again
+then applies every spec in the examples folder and prints, live, every transition of every
+occurrence once, in time order, with its local and UTC time (``devtools.live``: the ledger's event
+trail, read every second). Everything is durable in the data directory: running it again
 resumes the same schedules (already-running schedules are left as they are, so no occurrence runs
 twice, and the occurrences missed while it was stopped are handled by each spec's misfire policy).
 
@@ -38,7 +39,6 @@ import sys
 import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +52,9 @@ import ledger
 from almanac import worker
 from almanac.client import AlmanacClient, NoWorkerAnswered, TemporalUnavailable
 from almanac.settings import AlmanacSettings, TemporalSettings
+from devtools.live import LiveLog
 from devtools.sink import Sink
-from timecontract import AlmanacError, InvalidSpec, ScheduleSpecV1, format_instant, load_spec
+from timecontract import AlmanacError, InvalidSpec, ScheduleSpecV1, load_spec
 from timecontract.spec import parse_spec
 from workflows import search_attributes
 
@@ -66,27 +67,6 @@ NAMESPACE = "default"
 SERVER_READY_TIMEOUT = 60.0
 SERVER_STOP_TIMEOUT = 15.0
 POLL_INTERVAL = 1.0
-RECENT = timedelta(minutes=2)
-"""The live view shows occurrences placed this far back (and everything still in flight)."""
-ACTIVE_STATES = (
-    ledger.OccurrenceState.DUE,
-    ledger.OccurrenceState.DISPATCHING,
-    ledger.OccurrenceState.RUNNING,
-    ledger.OccurrenceState.RETRY_WAIT,
-    ledger.OccurrenceState.UNKNOWN_EFFECT,
-)
-STATE_STYLE = {
-    "DUE": "cyan",
-    "DISPATCHING": "cyan",
-    "RUNNING": "blue",
-    "SUCCEEDED": "green",
-    "RETRY_WAIT": "yellow",
-    "UNKNOWN_EFFECT": "bold magenta",
-    "FAILED": "bold red",
-    "MISFIRE_EXPIRED": "yellow",
-    "SKIPPED_GAP": "yellow",
-    "CANCELLED": "dim",
-}
 _SA_TYPES = {
     SearchAttributeIndexedValueType.TEXT: "Text",
     SearchAttributeIndexedValueType.KEYWORD: "Keyword",
@@ -378,90 +358,6 @@ async def apply_examples(
     return applied
 
 
-@dataclass
-class LiveLog:
-    """Prints occurrences as they change state, from the ledger (polled every second)."""
-
-    store: ledger.Ledger
-    console: Console
-    since: datetime
-    """Changes older than this (before the stack started) are not printed."""
-    seen: dict[str, tuple[str, int]] = field(default_factory=dict)
-    counts: dict[tuple[str, str], int] = field(default_factory=dict)
-    in_flight: set[str] = field(default_factory=set)
-
-    def baseline(self) -> None:
-        """Read the counts by state once, so later bulk changes are summarized."""
-        self.counts = self._counts()
-
-    def _counts(self) -> dict[tuple[str, str], int]:
-        return {
-            (sid, state.value): n
-            for (sid, state), n in ledger.counts_by_schedule_and_state(self.store).items()
-        }
-
-    def poll(self, now: datetime) -> None:
-        """Read the ledger once and print what changed since the last poll."""
-        counts = self._counts()
-        printed: dict[tuple[str, str], int] = {}
-        rows: dict[str, ledger.OccurrenceView] = {}
-        for sid in sorted({sid for sid, _ in counts}):
-            for row in ledger.list_occurrences(self.store, sid, now - RECENT, now + RECENT):
-                rows[row.occurrence_id] = row
-            for row in ledger.list_occurrences(self.store, sid, states=ACTIVE_STATES):
-                rows[row.occurrence_id] = row
-        for occurrence_id in self.in_flight - set(rows):
-            with contextlib.suppress(ledger.OccurrenceNotFound):
-                rows[occurrence_id] = ledger.show_occurrence(self.store, occurrence_id).occurrence
-        for row in sorted(rows.values(), key=_placed):
-            state = row.state.value
-            key = (state, row.claim_generation)
-            if state in {s.value for s in ACTIVE_STATES}:
-                self.in_flight.add(row.occurrence_id)
-            else:
-                self.in_flight.discard(row.occurrence_id)
-            if self.seen.get(row.occurrence_id) == key:
-                continue
-            self.seen[row.occurrence_id] = key
-            if state == "PLANNED" or row.updated_at_utc < self.since:
-                continue
-            printed[(row.schedule_id, state)] = printed.get((row.schedule_id, state), 0) + 1
-            self.console.print(self._line(row), highlight=False, soft_wrap=True)
-        if self.counts:
-            for (sid, state), n in sorted(counts.items()):
-                extra = n - self.counts.get((sid, state), 0) - printed.get((sid, state), 0)
-                if extra > 0 and state not in {"PLANNED", "DUE", "DISPATCHING", "RUNNING"}:
-                    style = STATE_STYLE.get(state, "")
-                    self.console.print(
-                        f"{_clock(now)}  {sid}: {extra} more occurrence(s) now "
-                        f"[{style}]{state}[/{style}] (outside the live window)",
-                        highlight=False,
-                    )
-        self.counts = counts
-
-    @staticmethod
-    def _line(row: ledger.OccurrenceView) -> str:
-        state = row.state.value
-        style = STATE_STYLE.get(state, "")
-        placed = row.instant_utc or row.gap_at_utc
-        utc = format_instant(placed) if placed else "—"
-        why = f"  [dim]{escape(row.state_reason)}[/dim]" if row.state_reason else ""
-        attempt = f" (claim {row.claim_generation})" if row.claim_generation > 1 else ""
-        return (
-            f"{_clock(row.updated_at_utc)}  [{style}]{state:<15}[/{style}] "
-            f"{row.occurrence_id}  local {row.nominal_local.isoformat()} · {utc}{attempt}{why}"
-        )
-
-
-def _placed(row: ledger.OccurrenceView) -> tuple[datetime, str]:
-    placed = row.instant_utc or row.gap_at_utc or row.updated_at_utc
-    return placed, row.occurrence_id
-
-
-def _clock(at: datetime) -> str:
-    return at.astimezone(UTC).strftime("%H:%M:%SZ")
-
-
 async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) -> None:
     """Run the stack until ``stop`` is set; stop everything it started, in reverse order.
 
@@ -487,7 +383,6 @@ async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) ->
     def say(text: str) -> None:
         console.print(text, highlight=False)
 
-    started = datetime.now(UTC)
     server = start_server(binary, options)
     sink: Sink | None = None
     worker_stop = asyncio.Event()
@@ -498,7 +393,7 @@ async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) ->
         say(f"Temporal dev server up on {settings.temporal.address} (state in {options.data_dir})")
         sink = Sink(db=options.data_dir / "sink.sqlite3", port=options.sink_port).start()
         read_ledger = await asyncio.to_thread(worker.open_ledger, settings)
-        live = LiveLog(read_ledger, console, started)
+        live = LiveLog(read_ledger, console)
         await asyncio.to_thread(live.baseline)
         worker_options = worker.WorkerOptions(
             identity=f"almanac-dev@{socket.gethostname()}:{os.getpid()}",
@@ -517,7 +412,7 @@ async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) ->
                     f"the Temporal dev server exited with code {server.returncode}: "
                     f"{_last_log_line(options.data_dir / 'temporal.log')}"
                 )
-            await asyncio.to_thread(live.poll, datetime.now(UTC))
+            await asyncio.to_thread(live.poll)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), POLL_INTERVAL)
         say("stopping: worker (running activities finish), sink, Temporal dev server …")

@@ -560,7 +560,8 @@ def run(only: list[str] | None = None) -> Report:
     """
     unknown = sorted(set(only or ()) - set(NAMES))
     if unknown:
-        raise ValueError(f"unknown gate(s) {', '.join(unknown)}; known: {', '.join(NAMES)}")
+        noun = "gate" if len(unknown) == 1 else "gates"
+        raise ValueError(f"unknown {noun} {', '.join(unknown)}; known: {', '.join(NAMES)}")
     wanted = [n for n in NAMES if only is None or n in only]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="almanac-gates-") as tmp:

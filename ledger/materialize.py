@@ -31,6 +31,7 @@ from timecontract import (
     OccurrenceRecord,
     Overdue,
     ScheduleSpecV1,
+    format_duration,
     occurrences,
     owned_interval,
     parse_spec,
@@ -433,7 +434,8 @@ def release_due(
                 OccurrenceState.MISFIRE_EXPIRED,
                 now_utc,
                 by,
-                f"misfire: later than lateness {spec.lateness} under {spec.misfire_policy.value}",
+                f"misfire: later than lateness {format_duration(spec.lateness)} under "
+                f"{spec.misfire_policy.value}",
             )
             released.extend(plan.release)
             expired.extend(plan.expire)

@@ -160,3 +160,46 @@ def counts_by_schedule_and_state(ledger: Ledger) -> dict[tuple[str, OccurrenceSt
         return {(row[0], OccurrenceState(row[1])): int(row[2]) for row in rows}
 
     return ledger.read(work)
+
+
+def last_event_id(ledger: Ledger) -> int:
+    """The newest event's ID (0 for an empty ledger): where a follower of the feed starts."""
+
+    def work(connection: Connection) -> int:
+        return int(connection.execute(select(func.coalesce(func.max(EVENTS.c.id), 0))).scalar_one())
+
+    return ledger.read(work)
+
+
+def events_after(
+    ledger: Ledger, after_id: int, limit: int = 1000
+) -> list[tuple[EventView, OccurrenceView]]:
+    """Events with an ID above ``after_id``, oldest first, each with its occurrence as it is now.
+
+    Event IDs grow with every transition (the append-only trail, DESIGN §4 invariant 6), so a
+    follower that passes the last ID it saw gets every transition exactly once.
+
+    Args:
+        ledger: the ledger.
+        after_id: the last event ID already seen (0: from the beginning).
+        limit: at most this many events (the oldest); ask again from the last one for more.
+
+    """
+
+    def work(connection: Connection) -> list[tuple[EventView, OccurrenceView]]:
+        events = [
+            EventView.from_row(r)
+            for r in connection.execute(
+                select(EVENTS).where(EVENTS.c.id > after_id).order_by(EVENTS.c.id).limit(limit)
+            )
+        ]
+        ids = sorted({e.occurrence_id for e in events})
+        rows = {
+            r.occurrence_id: OccurrenceView.from_row(r)
+            for r in connection.execute(
+                select(OCCURRENCES).where(OCCURRENCES.c.occurrence_id.in_(ids))
+            )
+        }
+        return [(e, rows[e.occurrence_id]) for e in events]
+
+    return ledger.read(work)

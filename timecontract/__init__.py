@@ -3,6 +3,7 @@
 Public surface; everything else is an implementation detail of this package.
 """
 
+from timecontract.advisories import SpecWarning, WarningCode, spec_warnings
 from timecontract.cutover import Cutover, owned_interval, owning_revision, owns
 from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
 from timecontract.expand import Rule, RuleError, nominal_period, parse_rule
@@ -30,6 +31,7 @@ from timecontract.spec import (
     InvalidSpec,
     MisfirePolicy,
     ScheduleSpecV1,
+    format_duration,
     format_instant,
     load_spec,
     parse_spec,
@@ -55,8 +57,11 @@ __all__ = [
     "RuleError",
     "ScheduleSpecV1",
     "SpecError",
+    "SpecWarning",
     "TzdbReleaseNotFound",
+    "WarningCode",
     "ZoneNotFound",
+    "format_duration",
     "format_instant",
     "format_offset",
     "load_spec",
@@ -72,4 +77,5 @@ __all__ = [
     "parse_spec",
     "plan_misfires",
     "resolve_local",
+    "spec_warnings",
 ]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
@@ -123,7 +124,7 @@ class ActionSpec(BaseModel):
     exist and what parameters they take is checked by the worker's adapter registry, not here.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: Annotated[str, Field(pattern=ACTION_NAME_PATTERN, description="Adapter name, e.g. http")]
     parameters: dict[str, JsonValue] = Field(
@@ -142,7 +143,10 @@ class ScheduleSpecV1(BaseModel):
     # Only the camelCase keys are accepted in data (validate_by_name stays off: `gap_policy`
     # in a spec file is an unknown key, not a synonym).
     model_config = ConfigDict(
-        extra="forbid", frozen=True, json_schema_extra={"title": "scheduleSpec.v1"}
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={"title": "scheduleSpec.v1"},
+        defer_build=True,  # built below, without pydantic plugins (see _build_models)
     )
 
     schema_: Literal["scheduleSpec.v1"] = Field(
@@ -275,13 +279,34 @@ class InvalidSpec(AlmanacError, ValueError):
         self.source = source
         where = f"{source}: " if source else ""
         lines = "\n".join(f"  - {problem}" for problem in problems)
-        super().__init__(f"{where}invalid scheduleSpec ({len(problems)} problem(s)):\n{lines}")
+        count = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
+        super().__init__(f"{where}invalid scheduleSpec ({count}):\n{lines}")
 
 
 def format_instant(instant_utc: datetime) -> str:
     """Format an aware instant as ISO 8601 UTC with a ``Z`` suffix (``2026-11-01T06:00:00Z``)."""
     text = instant_utc.astimezone(UTC).isoformat()
     return text.removesuffix("+00:00") + "Z"
+
+
+def format_duration(duration: timedelta) -> str:
+    """Format a duration as ISO 8601 (``PT5S``, ``PT1H30M``, ``P1DT2H``, ``PT0.5S``, ``-PT5S``).
+
+    Days are whole days (``P1D`` is 24 hours here, as in the spec's ``lateness``); no months or
+    years, which have no fixed length.
+    """
+    sign = "-" if duration < timedelta(0) else ""
+    duration = abs(duration)
+    days, seconds, micros = duration.days, duration.seconds, duration.microseconds
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{sign}P" + (f"{days}D" if days else "")
+    clock = (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    if secs or micros:
+        clock += f"{secs}.{micros:06d}".rstrip("0") + "S" if micros else f"{secs}S"
+    if clock:
+        text += "T" + clock
+    return text if text not in {"P", "-P"} else "PT0S"
 
 
 def _parse_local(value: Any) -> Any:
@@ -495,3 +520,28 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             value = None
         problems.append(SpecError(field, redact_at(loc, value), message))
     return problems
+
+
+def _build_models() -> None:
+    """Build the spec models' validators now, with pydantic's plugins switched off.
+
+    A model built with plugins on makes pydantic scan every installed distribution's entry points
+    for plugins (observability hooks such as logfire's) — once per process, and on the command
+    line that scan costs about half of ``python -c "import pydantic"`` again
+    (``bench/cli_startup.py``). The time contract is pure and needs no hook on its validation;
+    Typer builds its parameter adapters the same way. The variable is restored afterwards, so
+    other models in the process still see the plugins.
+    """
+    previous = os.environ.get("PYDANTIC_DISABLE_PLUGINS")
+    os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
+    try:
+        ActionSpec.model_rebuild(force=True)
+        ScheduleSpecV1.model_rebuild(force=True)
+    finally:
+        if previous is None:
+            del os.environ["PYDANTIC_DISABLE_PLUGINS"]
+        else:
+            os.environ["PYDANTIC_DISABLE_PLUGINS"] = previous
+
+
+_build_models()

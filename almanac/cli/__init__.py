@@ -15,27 +15,87 @@ One module per command group, each a parse → call → render layer:
 line, ``--json`` and the exit itself. Command modules import heavy dependencies (temporalio,
 SQLAlchemy, the ledger, activities, workflows, devtools, httpx) inside the commands, so
 ``almanac --help`` and ``almanac validate`` load none of them.
+
+Start-up: Typer turns every registered command into a Click command (signatures, parameter types)
+before it runs one, so :func:`main` registers only the group that owns the command typed
+(``almanac validate …`` builds ``validate``, ``schema`` and ``preview``), and every group for
+``--help``, no command or an unknown one. ``app`` is the whole command line (tests, docs).
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
+from types import ModuleType
 from typing import NoReturn
+
+import typer
 
 from almanac.cli import control, db, dev, gates, ledger, rollout, shadow, sink, spec, tzdb, worker
 from almanac.cli.output import new_app, run
 
-app = new_app(
-    "Almanac: scheduled automations as unique, recorded occurrences, run at most once.",
-    name="almanac",
-    no_args_is_help=True,
+GROUPS: tuple[ModuleType, ...] = (
+    control,
+    worker,
+    dev,
+    gates,
+    spec,
+    sink,
+    tzdb,
+    db,
+    ledger,
+    rollout,
+    shadow,
 )
-for _group in (control, worker, dev, gates, spec, sink, tzdb, db, ledger, rollout, shadow):
-    _group.mount(app)
+"""Every command module, in the order ``almanac --help`` lists their commands."""
+
+COMMANDS: dict[str, ModuleType] = {
+    **dict.fromkeys(("apply", "disable", "enable", "status", "upcoming"), control),
+    "worker": worker,
+    "dev": dev,
+    "gates": gates,
+    **dict.fromkeys(("validate", "schema", "preview"), spec),
+    "sink": sink,
+    "tzdb": tzdb,
+    "db": db,
+    "ledger": ledger,
+    **dict.fromkeys(("rollout", "rollback"), rollout),
+    "shadow": shadow,
+}
+"""Which module registers each top-level command (a test holds it equal to what they mount)."""
+
+
+def build_app(groups: Sequence[ModuleType] = GROUPS) -> typer.Typer:
+    """The ``almanac`` app with the commands of ``groups`` (default: all of them)."""
+    app = new_app(
+        "Almanac: scheduled automations as unique, recorded occurrences, run at most once.",
+        name="almanac",
+        no_args_is_help=True,
+    )
+    # A callback keeps the app a command group even when one group registers one command.
+    app.callback()(_root)
+    for group in groups:
+        group.mount(app)
+    return app
+
+
+def _root() -> None:
+    """Almanac: scheduled automations as unique, recorded occurrences, run at most once."""
+
+
+def groups_for(args: Sequence[str]) -> tuple[ModuleType, ...]:
+    """The groups to build for a command line: the typed command's, or all of them."""
+    command = args[0] if args else ""
+    owner = COMMANDS.get(command)
+    return GROUPS if owner is None else (owner,)
+
+
+app = build_app()
 
 
 def main() -> NoReturn:
     """Console entry point (``almanac``); exits with the command's code (see ``output.run``)."""
-    run(app)
+    run(build_app(groups_for(sys.argv[1:])))
 
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "GROUPS", "app", "build_app", "groups_for", "main"]

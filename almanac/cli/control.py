@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
-from almanac.cli.output import JsonOption, out, print_json, run_async
+from almanac.cli.output import JsonOption, escape, out, print_json, run_async
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -64,11 +63,15 @@ def apply(
     """Start a schedule, or publish its next revision by signal (refused unless it increases)."""
 
     async def work() -> None:
+        from almanac.cli.spec import print_warnings
         from almanac.client import check_applicable
-        from timecontract import load_spec
+        from timecontract import load_spec, spec_warnings
 
-        spec = load_spec(spec_file, _settings().tzdb_store)
+        store = _settings().tzdb_store
+        spec = load_spec(spec_file, store)
         check_applicable(spec)
+        # Printed once the spec is applied: a failure stays the one line on stderr.
+        warnings = spec_warnings(spec, tzdb_store=store)
         client = await _connect()
         horizon = timedelta(hours=horizon_hours) if horizon_hours else None
         result = await client.apply(spec, horizon=horizon)
@@ -77,8 +80,16 @@ def apply(
             status = await client.wait_active(
                 spec.schedule_id, spec.revision, timedelta(seconds=wait)
             )
+        print_warnings(spec_file, warnings)
         if as_json:
-            print_json({**asdict(result), "active": status is not None, "status": status})
+            print_json(
+                {
+                    **asdict(result),
+                    "active": status is not None,
+                    "status": status,
+                    "warnings": [w.to_json() for w in warnings],
+                }
+            )
             return
         verb = "started" if result.action == "started" else "published revision"
         line = f"{result.schedule_id}: {verb} r{result.revision} (workflow {result.workflow_id})"
@@ -169,6 +180,13 @@ def status(
         )
         counts = _counts(state.counts_by_state)
         console.print(f"counts: {counts or '—'}")
+        if state.source == "ledger":
+            console.print(f"[dim]read from the ledger at {_z(state.read_at_utc)}[/dim]")
+        else:
+            console.print(
+                "[yellow]as of the schedule's last wake-up[/yellow] (the ledger was not read: "
+                f"{escape(state.ledger_problem)})"
+            )
         for label, value in (
             ("last error", state.last_error),
             ("last rejected signal", state.last_rejected_signal),
@@ -186,7 +204,11 @@ def upcoming(
     n: Annotated[int, typer.Option("-n", min=1, max=20, help="How many (at most 20).")] = 10,
     as_json: JsonOption = False,
 ) -> None:
-    """List a schedule's next occurrences: local time, UTC instant, state."""
+    """List a schedule's next occurrences: local time, UTC instant, state (from the ledger).
+
+    Beyond the materialized horizon the rest come from the published spec, marked "not yet
+    materialized" (``materialized: false``, ``state: null`` in ``--json``).
+    """
 
     async def work() -> None:
         client = await _connect()
@@ -202,6 +224,7 @@ def upcoming(
                         "fold": o.fold,
                         "instant": _z(o.instant_utc),
                         "state": o.state,
+                        "materialized": o.materialized,
                     }
                     for o in rows
                 ]
@@ -228,9 +251,11 @@ def _upcoming_table(title: str, rows: list[Any]) -> Table:
             str(o.fold),
             _z(o.instant_utc),
             str(o.revision),
-            o.state,
+            o.state if o.materialized else "[dim]not yet materialized[/dim]",
             o.occurrence_id,
         )
+    if not rows:
+        table.caption = "no upcoming occurrence (the rule has ended, or the schedule has none)"
     return table
 
 

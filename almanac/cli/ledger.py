@@ -22,6 +22,7 @@ from almanac.cli.output import (
     new_app,
     out,
     parse_instant,
+    plural,
     print_json,
 )
 
@@ -169,7 +170,8 @@ def _table(title: str, rows: list[OccurrenceView]) -> Table:
     from timecontract import format_offset
 
     table = Table(title=title, title_justify="left")
-    for column in ("instant (UTC)", "nominal local", "fold", "offset", "rev", "state", "reason"):
+    columns = ("instant (UTC)", "nominal local", "fold", "offset", "rev", "state")
+    for column in (*columns, "reason (resolution)", "state reason"):
         table.add_column(column)
     table.add_column("occurrenceId", overflow="fold")
     for r in rows:
@@ -182,10 +184,11 @@ def _table(title: str, rows: list[OccurrenceView]) -> Table:
             offset,
             str(r.revision),
             r.state.value,
-            r.state_reason or r.reason,
+            r.reason,
+            r.state_reason or "—",
             r.occurrence_id,
         )
-    table.caption = f"{len(rows)} occurrences"
+    table.caption = plural(len(rows), "occurrence")
     return table
 
 

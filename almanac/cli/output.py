@@ -18,23 +18,27 @@ exit code and leaves with ``os._exit`` after flushing: temporalio may abort the 
 exit (sdk-python#300), and the exit code must stay the command's. Only the console entry and a
 second Ctrl-C under ``almanac dev`` call :func:`exit_now`.
 
-This module imports no heavy dependency, so ``almanac --help`` stays fast.
+Start-up cost is part of the interface (``bench/cli_startup.py``: ``almanac --help``,
+``validate`` and a one-day ``preview`` each within 1.5× of importing typer, pydantic, dateutil and
+yaml). So this module imports neither asyncio nor Rich: help is Click's plain help (Typer's Rich
+help alone loads Rich, markdown-it and Pygments, about twice the baseline), the error line is
+written directly, and Rich is loaded by :func:`out`/:func:`err` when a command prints a table.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
 from collections.abc import Coroutine
 from dataclasses import asdict, is_dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_OK = 0
 EXIT_OPERATIONAL = 1
@@ -51,6 +55,7 @@ T = TypeVar("T")
 
 def new_app(help_text: str, **options: Any) -> typer.Typer:
     """A Typer app (or command group) with Almanac's settings: no completion, plain exceptions."""
+    options.setdefault("rich_markup_mode", None)
     return typer.Typer(
         help=help_text, add_completion=False, pretty_exceptions_enable=False, **options
     )
@@ -58,12 +63,100 @@ def new_app(help_text: str, **options: Any) -> typer.Typer:
 
 def out(*, markup: bool = True) -> Console:
     """The stdout console; pipes and CI logs get a wide one (tables are read whole, not wrapped)."""
+    from rich.console import Console
+
     return Console(highlight=False, markup=markup, width=None if sys.stdout.isatty() else 160)
 
 
 def err() -> Console:
     """The stderr console (progress, summaries beside ``--json``, errors)."""
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
+
+
+def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
+    """``1 occurrence``, ``0 occurrences``, ``2 occurrences`` (``plural_noun`` when irregular)."""
+    return f"{count} {noun if count == 1 else (plural_noun or noun + 's')}"
+
+
+def escape(text: str) -> str:
+    """``text`` with Rich markup escaped (``rich.markup.escape``, imported when first used)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+_ANSI = {"red": "31", "green": "32", "yellow": "33"}
+
+
+def _wants_color(stream: Any) -> bool:
+    return not os.environ.get("NO_COLOR") and bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _colored_text(text: str, color: str) -> str:
+    return f"\x1b[{_ANSI[color]}m{text}\x1b[0m"
+
+
+def _colored(stream: Any, text: str, color: str) -> str:
+    """``text`` in an ANSI ``color`` when ``stream`` is a terminal (and NO_COLOR is unset)."""
+    return _colored_text(text, color) if _wants_color(stream) else text
+
+
+def say(text: str, *, mark: str = "", color: str = "green", stderr: bool = False) -> None:
+    """Print one plain line (no Rich, no markup): ``mark`` colored on a terminal, then ``text``.
+
+    For the light commands (``validate``) that print lines, not tables: printing through Rich
+    would load it. ``text`` is printed verbatim (brackets included).
+    """
+    stream = sys.stderr if stderr else sys.stdout
+    prefix = f"{_colored(stream, mark, color)} " if mark else ""
+    stream.write(f"{prefix}{text}\n")
+
+
+def warn(text: str) -> None:
+    """Print ``warning: <text>`` as one line on stderr (the exit code is not changed)."""
+    say(text, mark="warning:", color="yellow", stderr=True)
+
+
+class PlainTable:
+    """A text table for the light commands (``preview``): aligned columns, no Rich import.
+
+    Rows may carry a color (``red``, ``yellow``, ``green``), shown on a terminal only. Cells are
+    printed verbatim. :meth:`render` returns the text; :meth:`print` writes it to stdout.
+    """
+
+    def __init__(self, title: str, columns: list[str], caption: str = "") -> None:
+        """A table with a title line, column headers and an optional caption under it."""
+        self.title = title
+        self.columns = columns
+        self.caption = caption
+        self.rows: list[tuple[list[str], str]] = []
+
+    def add_row(self, *cells: str, color: str = "") -> None:
+        """Append a row (one cell per column), colored on a terminal when ``color`` is set."""
+        self.rows.append((list(cells), color))
+
+    def render(self, *, colors: bool = False) -> str:
+        """The table as text lines; ``colors``: wrap colored rows in ANSI codes."""
+        widths = [len(c) for c in self.columns]
+        for cells, _ in self.rows:
+            widths = [max(w, len(c)) for w, c in zip(widths, cells, strict=True)]
+
+        def line(cells: list[str]) -> str:
+            return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+        lines = [self.title, line(self.columns), line(["─" * w for w in widths])]
+        for cells, color in self.rows:
+            text = line(cells)
+            lines.append(_colored_text(text, color) if colors and color else text)
+        if self.caption:
+            lines.append(self.caption)
+        return "\n".join(lines) + "\n"
+
+    def print(self) -> None:
+        """Write the table to stdout (colors on a terminal unless NO_COLOR is set)."""
+        sys.stdout.write(self.render(colors=_wants_color(sys.stdout)))
 
 
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
@@ -77,7 +170,7 @@ def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
     Raises:
         typer.Exit: always, with ``code``.
     """
-    err().print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    say(message, mark="error:", color="red", stderr=True)
     raise typer.Exit(code)
 
 
@@ -126,6 +219,8 @@ def run_async(work: Coroutine[Any, Any, T]) -> T:
     Raises:
         typer.Exit: on every failure, after printing its line.
     """
+    import asyncio
+
     from timecontract.errors import AlmanacError
 
     try:

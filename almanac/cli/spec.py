@@ -10,30 +10,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from almanac.cli.output import (
     EXIT_INVALID,
     JsonOption,
-    err,
+    PlainTable,
     fail,
-    out,
     parse_instant,
     print_json,
+    say,
+    warn,
 )
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
-    from timecontract import OccurrenceRecord, ScheduleSpecV1
+    from timecontract import OccurrenceRecord, ScheduleSpecV1, SpecWarning
 
 PREVIEW_PERIODS = 2000
 
 
 def _tzdb_store() -> Path:
-    from almanac.settings import AlmanacSettings
+    # Not AlmanacSettings: pydantic-settings alone costs about the whole start-up baseline.
+    from almanac.paths import tzdb_store_from_environment
 
-    return AlmanacSettings().tzdb_store
+    return tzdb_store_from_environment()
 
 
 def validate(
@@ -43,9 +42,11 @@ def validate(
     """Validate spec files; print every problem. Exit 0 if all are valid, 2 otherwise.
 
     With ``--json``: an array, one object per file in argument order, with the keys file, valid,
-    scheduleId, revision, applicable (it names an action) and problems (field, value, problem).
+    scheduleId, revision, applicable (it names an action), problems (field, value, problem) and
+    warnings (code, field, value, message). Warnings (a valid spec that would surprise on a DST
+    night: ``timecontract.spec_warnings``) go to stderr too and never change the exit code.
     """
-    from timecontract import InvalidSpec, load_spec
+    from timecontract import InvalidSpec, load_spec, spec_warnings
 
     store = _tzdb_store()
     bad = 0
@@ -57,8 +58,9 @@ def validate(
             bad += 1
             results.append(_invalid_json(path, exc))
             if not as_json:
-                err().print(f"[red]✗[/red] {escape(str(exc))}", soft_wrap=True)
+                say(str(exc), mark="✗", color="red", stderr=True)
             continue
+        warnings = spec_warnings(spec, tzdb_store=store)
         results.append(
             {
                 "file": str(path),
@@ -67,12 +69,13 @@ def validate(
                 "revision": spec.revision,
                 "applicable": spec.action is not None,
                 "problems": [],
+                "warnings": [w.to_json() for w in warnings],
             }
         )
         if not as_json:
             note = "" if spec.action else " (no action: can be previewed, not applied)"
-            line = escape(f"{path}: {spec.schedule_id} r{spec.revision}{note}")
-            out().print(f"[green]✓[/green] {line}")
+            say(f"{path}: {spec.schedule_id} r{spec.revision}{note}", mark="✓")
+        print_warnings(path, warnings)
     if as_json:
         print_json(results)
     if bad:
@@ -89,7 +92,18 @@ def _invalid_json(path: Path, exc: Any) -> dict[str, Any]:
         "problems": [
             {"field": p.field, "value": _plain(p.value), "problem": p.problem} for p in exc.problems
         ],
+        "warnings": [],
     }
+
+
+def print_warnings(source: object, warnings: list[SpecWarning]) -> None:
+    """Print each warning as one ``warning: <source>: field=value: … [CODE]`` line on stderr.
+
+    Warnings never change the exit code; with ``--json`` they are also in the JSON output
+    (except ``preview``'s, whose JSON array is a contract: there they are on stderr only).
+    """
+    for warning in warnings:
+        warn(f"{source}: {warning}")
 
 
 def _plain(value: Any) -> Any:
@@ -135,13 +149,14 @@ def preview(
     objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
     fold, instant, gapAt, utcOffset, tzdbVersion, disposition and reason.
     """
-    from timecontract import InvalidSpec, load_spec, occurrences
+    from timecontract import InvalidSpec, load_spec, occurrences, spec_warnings
 
     store = _tzdb_store()
     try:
         spec = load_spec(spec_file, store)
     except InvalidSpec as exc:
         fail(str(exc))
+    print_warnings(spec_file, spec_warnings(spec, tzdb_store=store))
     start = parse_instant("--from", from_) if from_ else spec.cutover_at
     end = parse_instant("--to", to) if to else start + default_window(spec)
     if end < start:
@@ -150,7 +165,7 @@ def preview(
     if as_json:
         print_json([r.to_json() for r in records])
         return
-    out().print(preview_table(spec, records, start, end, ids=ids))
+    preview_table(spec, records, start, end, ids=ids).print()
 
 
 def default_window(spec: ScheduleSpecV1) -> timedelta:
@@ -167,25 +182,24 @@ def preview_table(
     end: datetime,
     *,
     ids: bool = False,
-) -> Table:
-    """A Rich table: local time, offset, UTC instant, disposition, reason; DST rows in color."""
-    from rich.table import Table
+) -> PlainTable:
+    """A table: local time, offset, UTC instant, disposition, reason; DST rows in color.
 
+    A plain table, not Rich's: ``preview`` is one of the commands whose start-up is measured
+    (``bench/cli_startup.py``), and importing Rich costs about half the baseline.
+    """
     from timecontract import Reason, format_instant, format_offset
 
     title = (
         f"{spec.schedule_id} r{spec.revision} · {spec.rule} · {spec.time_zone} "
         f"(tzdb {spec.tzdb_version}) · {format_instant(start)} → {format_instant(end)}"
     )
-    table = Table(title=title, title_justify="left")
-    for column in ("nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"):
-        table.add_column(column, no_wrap=True)
-    if ids:
-        table.add_column("occurrenceId", no_wrap=True)
+    columns = ["nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"]
+    table = PlainTable(title, columns + (["occurrenceId"] if ids else []))
     for r in records:
-        style = "" if r.reason is Reason.UNAMBIGUOUS else "bold yellow"
+        color = "" if r.reason is Reason.UNAMBIGUOUS else "yellow"
         if r.disposition.value == "SKIPPED_GAP":
-            style = "bold red"
+            color = "red"
         if r.instant_utc:
             instant = format_instant(r.instant_utc)
         else:
@@ -193,7 +207,7 @@ def preview_table(
         offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
         cells = [r.nominal_local.isoformat(), str(r.fold), offset, instant]
         cells += [r.disposition.value, r.reason.value] + ([r.occurrence_id] if ids else [])
-        table.add_row(*cells, style=style)
+        table.add_row(*cells, color=color)
     dst = sum(1 for r in records if r.reason is not Reason.UNAMBIGUOUS)
     table.caption = f"{len(records)} records, {dst} decided by a DST policy (highlighted)"
     return table

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from almanac.cli.output import JsonOption, err, fail, new_app, out, parse_instant, print_json
+from almanac.cli.output import (
+    JsonOption,
+    err,
+    fail,
+    new_app,
+    out,
+    parse_instant,
+    plural,
+    print_json,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -168,7 +177,7 @@ def diff(
     except SpecError as exc:  # the --to release or the zone in it is not available
         fail(f"--to {to_release}: {exc}")
     summary = (
-        f"{len(changes)} occurrence(s) of {spec.schedule_id} r{spec.revision} change from "
+        f"{plural(len(changes), 'occurrence')} of {spec.schedule_id} r{spec.revision} change from "
         f"{spec.tzdb_version} to {to_release} in {format_instant(start)} → {format_instant(end)}"
     )
     if as_json:

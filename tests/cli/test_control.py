@@ -269,3 +269,64 @@ def test_temporal_unreachable_is_one_line_and_exit_1(
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("error: Temporal unreachable at " + address)
     assert result.stdout == ""
+
+
+def test_a_success_is_shown_within_seconds_whatever_the_next_wake_up(control: Control) -> None:
+    # One run today, ~20 s from now; the schedule's next wake-up is then the hourly refresh (or
+    # tomorrow's run): only a status read from the ledger can show the success in time.
+    sid = f"live-{uuid.uuid4().hex[:6]}"
+    fire = (datetime.now(UTC) + timedelta(seconds=20)).replace(microsecond=0)
+    rule = f"FREQ=DAILY;BYHOUR={fire.hour};BYMINUTE={fire.minute};BYSECOND={fire.second}"
+    applied = control.json("apply", str(control.spec_file(sid, timeZone="Etc/UTC", rule=rule)))
+    assert applied["active"] is True
+
+    def succeeded() -> bool:
+        status = control.json("status", sid, "-n", "0")["status"]
+        assert status["source"] == "ledger", status
+        return bool(status["counts_by_state"].get("SUCCEEDED") == 1)
+
+    _wait(succeeded, "status shows SUCCEEDED", timeout=20 + 30)
+    seen_at = datetime.now(UTC)
+    assert seen_at - fire < timedelta(seconds=30)
+    # The workflow's own reading (what `status` showed before) is still the one from the release:
+    # with the ledger out of reach, status says so and shows no success yet.
+    stale = control.run(
+        "status", sid, "-n", "0", "--json", ALMANAC_LEDGER_URL=f"sqlite:///{control.tmp}/none.db"
+    )
+    assert stale.returncode == 0, stale.stderr
+    reading = json.loads(stale.stdout)["status"]
+    assert reading["source"] == "workflow" and "no ledger at" in reading["ledger_problem"]
+    assert reading["counts_by_state"].get("SUCCEEDED", 0) == 0
+    text = control.run("status", sid, ALMANAC_LEDGER_URL=f"sqlite:///{control.tmp}/none.db")
+    assert "as of the schedule's last wake-up" in text.stdout
+
+
+def test_upcoming_beyond_the_horizon_is_computed_from_the_spec(control: Control) -> None:
+    sid = f"far-{uuid.uuid4().hex[:6]}"
+    spec = control.spec_file(sid, timeZone="Etc/UTC", rule="FREQ=DAILY;BYHOUR=12")
+    before = datetime.now(UTC)
+    applied = control.run("apply", str(spec), "--horizon-hours", "1", "--wait", "60", "--json")
+    assert applied.returncode == 0, applied.stderr
+    assert json.loads(applied.stdout)["warnings"] == []
+    rows = control.json("upcoming", sid, "-n", "3")
+    instants = [datetime.fromisoformat(r["instant"]) for r in rows]
+    noon = before.replace(hour=12, minute=0, second=0, microsecond=0)
+    first = noon if noon > before else noon + timedelta(days=1)
+    assert instants == [first + timedelta(days=k) for k in range(3)]
+    for row, instant in zip(rows, instants, strict=True):
+        if instant - before > timedelta(hours=2):  # beyond the one-hour horizon
+            assert row["materialized"] is False and row["state"] is None
+        if row["materialized"]:
+            assert row["state"] == "PLANNED"
+    table = control.run("upcoming", sid, "-n", "3")
+    assert table.returncode == 0 and "not yet materialized" in table.stdout
+
+
+def test_apply_prints_warnings_and_json_carries_them(control: Control) -> None:
+    sid = f"warn-{uuid.uuid4().hex[:6]}"
+    spec = control.spec_file(sid, rule="FREQ=MINUTELY;INTERVAL=30")  # Europe/Berlin, FIRST_ONLY
+    result = control.run("apply", str(spec), "--wait", "60", "--json")
+    assert result.returncode == 0, result.stderr
+    codes = [w["code"] for w in json.loads(result.stdout)["warnings"]]
+    assert codes == ["REPEATED_HOUR_SILENT"]
+    assert "warning:" in result.stderr and "[REPEATED_HOUR_SILENT]" in result.stderr

@@ -35,6 +35,7 @@ def test_validate_json_lists_each_file_with_its_problems_and_exits_2(run, tmp_pa
         "revision": 7,
         "applicable": False,  # the seed's example names no action
         "problems": [],
+        "warnings": [],
     }
     assert wrong["valid"] is False and wrong["file"] == str(bad)
     assert [(p["field"], p["value"]) for p in wrong["problems"]] == [("gapPolicy", "SOMETIMES")]

@@ -87,6 +87,16 @@ class Sessions:
     outputs: list[str] = field(default_factory=list)
     succeeded_after: list[set[str]] = field(default_factory=list)
     workflow_list: list[dict[str, Any]] = field(default_factory=list)
+    python_runs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
+
+
+def readme_python_example() -> str:
+    """The ``python`` block of the README's "From Python" section, exactly as written."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block, "README.md: no ```python block under ## From Python"
+    return block.group(1)
 
 
 def succeeded(data_dir: Path) -> set[str]:
@@ -191,6 +201,25 @@ def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sessions]:
             return rows if len(ids & succeeded(data_dir)) >= 2 else []
 
         found.workflow_list = wait_for(run, "occurrences listed by ScheduleId", listed, 60)
+        # The README's Python example, as written, against this running `make run` (twice: the
+        # second run finds its schedule running and leaves it as it is).
+        example = tmp / "example.py"
+        example.write_text(readme_python_example())
+        python_env = {
+            **env,
+            "ALMANAC_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['ALMANAC_DEV_PORT']}",
+        }
+        for _ in range(2):
+            found.python_runs.append(
+                subprocess.run(
+                    [sys.executable, str(example)],
+                    cwd=ROOT,
+                    env=python_env,
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
+            )
     finally:
         run.stop()
     found.outputs.append(run.output())
@@ -233,3 +262,18 @@ def test_temporal_cli_finds_occurrences_by_schedule_id(sessions: Sessions) -> No
     assert rows
     assert {r["type"]["name"] for r in rows} == {"AlmanacOccurrence"}
     assert all(r["execution"]["workflowId"].startswith(f"{SCHEDULE}.r1.") for r in rows)
+
+
+def test_readme_python_example_runs_as_written_against_make_run(sessions: Sessions) -> None:
+    first, second = sessions.python_runs
+    for run in (first, second):
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert "Traceback" not in run.stderr
+    assert "started almanac-schedule-readme-example" in first.stdout
+    assert "started" not in second.stdout  # left as it is
+    for run in (first, second):
+        lines = run.stdout.splitlines()
+        assert "ledger 1" in lines  # status read from the ledger, revision 1
+        upcoming = [line for line in lines if line.startswith("readme-example.r1.")]
+        assert len(upcoming) == 5
+        assert "readme-example" in lines[-1] and "every-10-seconds" in lines[-1]

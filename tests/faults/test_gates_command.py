@@ -63,7 +63,7 @@ def test_gates_command_exits_1_when_a_gate_fails(monkeypatch: pytest.MonkeyPatch
 def test_gates_command_rejects_an_unknown_gate_with_exit_2() -> None:
     result = CliRunner().invoke(app, ["gates", "nonsense"])
     assert result.exit_code == 2
-    assert "unknown gate(s) nonsense" in result.stderr
+    assert "unknown gate nonsense" in result.stderr
 
 
 def test_the_command_s_gate_names_are_the_harness_s() -> None:

@@ -1,0 +1,217 @@
+"""A schedule's status and next occurrences as the ledger says them *now*.
+
+The schedule workflow's ``status`` and ``upcoming`` queries answer from its latest ledger reading,
+taken at its last wake-up: an occurrence that succeeded since is still shown ``DUE`` until the
+next wake-up, which for a daily or monthly schedule may be an hour (the refresh) or weeks away
+after a restart. The ledger is the business record, and the client can read it (the settings name
+it), so :class:`almanac.client.AlmanacClient` answers from here and asks the workflow only for
+what only the workflow knows (its last error, rejected signals, materialization high-water mark).
+
+Upcoming occurrences are the ledger's open ones (``PLANNED``, ``DUE``, ``DISPATCHING``,
+``RUNNING``, ``RETRY_WAIT``) in instant order; when fewer than asked for are materialized (a
+monthly rule beyond the 14-day horizon), the rest are computed from the published revisions'
+specs with ``timecontract`` — each revision only where it owns the instant — and marked
+``materialized=False``: not yet in the ledger, no state.
+
+Every function here takes ``now_utc``; none reads the clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import ledger
+from activities import io
+from ledger import OccurrenceState, OccurrenceView
+from timecontract import (
+    Cutover,
+    Disposition,
+    ScheduleSpecV1,
+    nominal_period,
+    occurrences,
+    owning_revision,
+)
+
+OPEN_STATES = (
+    OccurrenceState.PLANNED,
+    OccurrenceState.DUE,
+    OccurrenceState.DISPATCHING,
+    OccurrenceState.RUNNING,
+    OccurrenceState.RETRY_WAIT,
+)
+"""States an upcoming occurrence can be in: not yet run, or running (not UNKNOWN_EFFECT, which
+waits for reconciliation and is listed by ``almanac ledger unknown``)."""
+PROJECTION_LIMIT = timedelta(days=20 * 366)
+"""How far past the ledger's last occurrence the specs are searched for the rest."""
+
+
+@dataclass(frozen=True)
+class Upcoming:
+    """One upcoming occurrence: from the ledger (with its state) or projected from the spec."""
+
+    occurrence_id: str
+    schedule_id: str
+    revision: int
+    nominal_local: str
+    """ISO local date-time without offset (``2026-11-01T01:30:00``)."""
+    fold: int
+    instant_utc: datetime
+    state: str | None
+    """The ledger's state; ``None`` when not yet materialized."""
+    materialized: bool = True
+    """``False``: computed from the active revision's spec, not in the ledger yet."""
+
+
+@dataclass(frozen=True)
+class LedgerReading:
+    """What the ledger says about a schedule at ``read_at_utc``."""
+
+    gate: io.GateSnapshot | None
+    """``None`` when the ledger has no gate for it (its first revision is not published yet)."""
+    counts_by_state: dict[str, int]
+    next_instant_utc: datetime | None
+    """The earliest ``PLANNED`` instant at or after ``read_at_utc``."""
+    read_at_utc: datetime
+
+
+def open_ledger(url: str) -> ledger.Ledger | None:
+    """Open the ledger at ``url`` for reading, or ``None`` when a SQLite file does not exist.
+
+    Opening never creates a database (a missing SQLite file stays missing): a client on another
+    machine than the worker, with the embedded default URL, falls back to the workflow's reading.
+    """
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return None
+    return ledger.Ledger.from_url(url)
+
+
+def read_status(handle: ledger.Ledger, schedule_id: str, now_utc: datetime) -> LedgerReading:
+    """The gate, counts by state (every state, maybe 0) and next instant of a schedule.
+
+    Raises:
+        LedgerError: the ledger cannot be read (unreachable, not migrated).
+    """
+    try:
+        gate: io.GateSnapshot | None = io.GateSnapshot(
+            **dataclasses.asdict(ledger.get_gate(handle, schedule_id))
+        )
+    except ledger.ScheduleNotFound:
+        gate = None
+    counts = ledger.counts_by_state(handle, schedule_id)
+    pending = ledger.list_occurrences(
+        handle, schedule_id, from_utc=now_utc, states=[OccurrenceState.PLANNED], limit=1
+    )
+    return LedgerReading(
+        gate=gate,
+        counts_by_state={state.value: n for state, n in counts.items()},
+        next_instant_utc=pending[0].instant_utc if pending else None,
+        read_at_utc=now_utc,
+    )
+
+
+def read_upcoming(
+    handle: ledger.Ledger,
+    schedule_id: str,
+    now_utc: datetime,
+    n: int,
+    *,
+    tzdb_store: Path | None = None,
+) -> list[Upcoming]:
+    """The next ``n`` occurrences: the ledger's open ones, then projected ones (module docstring).
+
+    Args:
+        handle: the ledger.
+        schedule_id: the schedule.
+        now_utc: the reading's instant (aware).
+        n: how many at most.
+        tzdb_store: the tz release store the specs' zones are read from (projection only).
+
+    Returns:
+        At most ``n`` rows in instant order: materialized ones first, then projected ones, which
+        all lie after every occurrence the ledger holds for the schedule.
+    """
+    if n <= 0:
+        return []
+    rows = [
+        _from_view(view)
+        for view in ledger.list_occurrences(handle, schedule_id, states=OPEN_STATES, limit=n)
+    ]
+    if len(rows) >= n:
+        return rows
+    specs = ledger.published_specs(handle, schedule_id)
+    if not specs:
+        return rows
+    held = ledger.list_occurrences(handle, schedule_id, from_utc=now_utc)
+    after = max([now_utc, *(v.placed_at_utc for v in held)])
+    return rows + project(specs, after, n - len(rows), tzdb_store=tzdb_store)
+
+
+def project(
+    specs: list[ScheduleSpecV1],
+    after_utc: datetime,
+    n: int,
+    *,
+    tzdb_store: Path | None = None,
+) -> list[Upcoming]:
+    """The next ``n`` occurrences strictly after ``after_utc`` that the revisions would run.
+
+    Each revision contributes only instants it owns (``timecontract.owning_revision``); skipped
+    gap records run nothing and are left out. The search widens window by window, up to
+    :data:`PROJECTION_LIMIT`; a rule that has ended yields fewer.
+    """
+    cutovers = [Cutover(s.revision, s.cutover_at) for s in specs]
+    found: list[Upcoming] = []
+    start = after_utc
+    window = max(nominal_period(specs[-1].parsed_rule) * (n + 1), timedelta(days=1))
+    while len(found) < n and start - after_utc < PROJECTION_LIMIT:
+        end = start + window
+        batch = []
+        for spec in specs:
+            for record in occurrences(spec, start, end, tzdb_store=tzdb_store):
+                instant = record.instant_utc
+                if record.disposition is not Disposition.PLANNED or instant is None:
+                    continue
+                if instant <= after_utc or owning_revision(instant, cutovers) != spec.revision:
+                    continue
+                batch.append(
+                    Upcoming(
+                        occurrence_id=record.occurrence_id,
+                        schedule_id=record.schedule_id,
+                        revision=record.revision,
+                        nominal_local=record.nominal_local.isoformat(),
+                        fold=record.fold,
+                        instant_utc=instant,
+                        state=None,
+                        materialized=False,
+                    )
+                )
+        found.extend(sorted(batch, key=lambda u: (u.instant_utc, u.nominal_local, u.fold)))
+        start, window = end, window * 2
+    return found[:n]
+
+
+def _from_view(view: OccurrenceView) -> Upcoming:
+    assert view.instant_utc is not None  # open states have instants (a CHECK holds it)
+    return Upcoming(
+        occurrence_id=view.occurrence_id,
+        schedule_id=view.schedule_id,
+        revision=view.revision,
+        nominal_local=view.nominal_local.isoformat(),
+        fold=view.fold,
+        instant_utc=view.instant_utc,
+        state=view.state.value,
+    )
+
+
+__all__ = [
+    "OPEN_STATES",
+    "LedgerReading",
+    "Upcoming",
+    "open_ledger",
+    "project",
+    "read_status",
+    "read_upcoming",
+]

@@ -1,0 +1,174 @@
+"""Command-line start-up cost: ``python bench/cli_startup.py [--rounds 15]``.
+
+Each round runs, in turn, the baseline — ``python -c "import typer, pydantic, dateutil.rrule,
+yaml"``, the libraries every ``almanac`` command needs anyway — and the three commands a user
+types most:
+
+- ``almanac --help``;
+- ``almanac validate examples/*.yaml``;
+- ``almanac preview examples/daily-ops-summary.yaml`` over one day.
+
+Each command's wall time is divided by the baseline's *of the same round* (the machine is shared:
+rounds alternate so a load spike hits both sides), and the median of those per-round ratios is
+reported with the median wall times and the load average before and after. The median ratio
+of CPU time (user + system, from ``wait4``) is printed beside it: on a loaded machine it is the
+steadier of the two readings. The aim (issue 10) is
+a ratio of at most 1.5 for each command. Every command must exit 0; one that does not stops the
+run (a broken command is not fast).
+
+Bytecode caching is on for every command (``PYTHONDONTWRITEBYTECODE`` is removed from their
+environment; the warm-up round writes the ``.pyc`` files), as for an installed command.
+Run from a source checkout (it reads ``examples/``). ``--json`` prints the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+ALMANAC = str(BIN / "almanac")
+AIM = 1.5
+
+BASELINE = [sys.executable, "-c", "import typer, pydantic, dateutil.rrule, yaml"]
+BARE_TYPER = """
+import typer, pydantic, dateutil.rrule, yaml
+app = typer.Typer()
+@app.command()
+def files(paths: list[str]) -> None:
+    pass
+app(["a.yaml", "b.yaml"], standalone_mode=False)
+"""
+REFERENCE = "reference: a bare Typer command"
+"""Not an Almanac command: Typer (0.29) validates every parameter with a pydantic TypeAdapter,
+so any command that takes an argument pays for pydantic's schema machinery, which the baseline
+does not load. This row shows that floor; it has no aim."""
+
+
+def commands() -> dict[str, list[str]]:
+    """The measured commands, by label (paths absolute, so the working directory is irrelevant)."""
+    examples = sorted(str(p) for p in (ROOT / "examples").glob("*.yaml"))
+    daily = str(ROOT / "examples" / "daily-ops-summary.yaml")
+    return {
+        REFERENCE: [sys.executable, "-c", BARE_TYPER],
+        "almanac --help": [ALMANAC, "--help"],
+        "almanac validate examples/*.yaml": [ALMANAC, "validate", *examples],
+        "almanac preview (one day)": [
+            ALMANAC,
+            "preview",
+            daily,
+            "--from",
+            "2026-11-01T00:00:00Z",
+            "--to",
+            "2026-11-02T00:00:00Z",
+        ],
+    }
+
+
+def run_once(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """One run of ``command``: wall seconds (start to exit) and CPU seconds (user + system).
+
+    The command must exit 0. Output goes to a temporary file, not a pipe, so no reader thread
+    competes with the child for the two cores.
+    """
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        started = time.perf_counter()
+        child = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env, cwd=ROOT)
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            stderr.seek(0)
+            tail = stderr.read().decode(errors="replace")[-2000:]
+            raise SystemExit(f"{' '.join(command)} exited {child.returncode}:\n{tail}")
+    return elapsed, usage.ru_utime + usage.ru_stime
+
+
+def measure(rounds: int) -> dict[str, object]:
+    """Run ``rounds`` alternating rounds (after one warm-up round) and summarize them."""
+    env = {**os.environ, "COLUMNS": "100"}
+    # Measure what an installed command costs: with cached bytecode on both sides (the warm-up
+    # round writes it). Without, every run compiles typer's, pydantic's and Almanac's sources.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    measured = commands()
+    for command in [BASELINE, *measured.values()]:  # warm the page cache and .pyc files
+        run_once(command, env)
+    load_before = os.getloadavg()
+    baseline: list[float] = []
+    baseline_cpu: list[float] = []
+    times: dict[str, list[float]] = {label: [] for label in measured}
+    ratios: dict[str, list[float]] = {label: [] for label in measured}
+    cpu_ratios: dict[str, list[float]] = {label: [] for label in measured}
+    for _ in range(rounds):
+        base, base_cpu = run_once(BASELINE, env)
+        baseline.append(base)
+        baseline_cpu.append(base_cpu)
+        for label, command in measured.items():
+            took, cpu = run_once(command, env)
+            times[label].append(took)
+            ratios[label].append(took / base)
+            cpu_ratios[label].append(cpu / base_cpu)
+    load_after = os.getloadavg()
+    return {
+        "rounds": rounds,
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in load_after],
+        "baseline_median_s": round(statistics.median(baseline), 3),
+        "baseline_median_cpu_s": round(statistics.median(baseline_cpu), 3),
+        "commands": {
+            label: {
+                "median_s": round(statistics.median(times[label]), 3),
+                "median_ratio": round(statistics.median(ratios[label]), 2),
+                "min_ratio": round(min(ratios[label]), 2),
+                "max_ratio": round(max(ratios[label]), 2),
+                "median_cpu_ratio": round(statistics.median(cpu_ratios[label]), 2),
+                "within_aim": statistics.median(ratios[label]) <= AIM,
+            }
+            for label in measured
+        },
+    }
+
+
+def main() -> None:
+    """Parse the options, measure, print a table (or JSON)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15, help="alternating rounds (default 15)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    options = parser.parse_args()
+    figures = measure(options.rounds)
+    if options.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(
+        f"{figures['rounds']} rounds, Python {figures['python']}, {figures['cpus']} CPUs, "
+        f"load average {figures['load_average_before']} → {figures['load_average_after']}"
+    )
+    print(
+        "baseline (import typer, pydantic, dateutil.rrule, yaml): "
+        f"{figures['baseline_median_s']} s wall, {figures['baseline_median_cpu_s']} s CPU"
+    )
+    header = f"{'command':34} {'median s':>9} {'ratio':>6} {'min':>5} {'max':>5} {'CPU ratio':>9}"
+    print(f"{header}  aim: ratio ≤ {AIM}")
+    rows = figures["commands"]
+    assert isinstance(rows, dict)
+    for label, row in rows.items():
+        verdict = "—" if label == REFERENCE else ("ok" if row["within_aim"] else "OVER")
+        print(
+            f"{label:34} {row['median_s']:9.3f} {row['median_ratio']:6.2f} "
+            f"{row['min_ratio']:5.2f} {row['max_ratio']:5.2f} {row['median_cpu_ratio']:9.2f}  "
+            f"{verdict}"
+        )
+
+
+if __name__ == "__main__":
+    main()

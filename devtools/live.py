@@ -1,0 +1,123 @@
+"""The live view of ``almanac dev``: every transition, once, in time order, from the ledger.
+
+It follows the ledger's append-only event trail by event ID (``ledger.events_after``), so a
+transition is printed exactly once even when several happen between two polls (``DUE →
+DISPATCHING → RUNNING → SUCCEEDED`` within a second prints four lines), and nothing is missed or
+repeated across polls. Each line shows when the transition happened (UTC), the new state, the
+occurrence, its nominal local time with its UTC offset, its UTC instant, the attempt and why.
+
+Creations (materialization, ``→ PLANNED``) are not printed. When one poll brings many transitions
+of one schedule to one state (a misfire decision after downtime expires hundreds), the first
+:data:`PER_STATE_SHOWN` are printed and the rest are summed up in one line that gives the command
+listing them all (``almanac ledger list SCHEDULE --state STATE --from … --to …``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from rich.console import Console
+from rich.markup import escape
+
+import ledger
+from timecontract import format_instant, format_offset
+
+PER_STATE_SHOWN = 10
+"""Transitions of one schedule to one state printed per poll before the rest are summed up."""
+BATCH = 2000
+"""Events read per poll at most (the rest come with the next poll)."""
+STATE_STYLE = {
+    "DUE": "cyan",
+    "DISPATCHING": "cyan",
+    "RUNNING": "blue",
+    "SUCCEEDED": "green",
+    "RETRY_WAIT": "yellow",
+    "UNKNOWN_EFFECT": "bold magenta",
+    "FAILED": "bold red",
+    "MISFIRE_EXPIRED": "yellow",
+    "SKIPPED_GAP": "yellow",
+    "CANCELLED": "dim",
+}
+
+
+@dataclass
+class LiveLog:
+    """Prints each ledger transition once, oldest first (see the module docstring)."""
+
+    store: ledger.Ledger
+    console: Console
+    after_id: int = 0
+    """The last event already handled; :meth:`baseline` sets it to the newest at start-up."""
+    per_state_shown: int = PER_STATE_SHOWN
+
+    def baseline(self) -> None:
+        """Start after the newest event: only transitions from now on are printed."""
+        self.after_id = ledger.last_event_id(self.store)
+
+    def poll(self) -> int:
+        """Read the transitions since the last poll and print them. Returns how many were read."""
+        batch = ledger.events_after(self.store, self.after_id, limit=BATCH)
+        if not batch:
+            return 0
+        self.after_id = batch[-1][0].id
+        shown: dict[tuple[str, str], int] = defaultdict(int)
+        held: dict[tuple[str, str], list[tuple[ledger.EventView, ledger.OccurrenceView]]] = (
+            defaultdict(list)
+        )
+        for event, row in sorted(batch, key=lambda pair: (pair[0].at_utc, pair[0].id)):
+            if event.to_state == ledger.OccurrenceState.PLANNED.value:
+                continue
+            key = (row.schedule_id, event.to_state)
+            if shown[key] >= self.per_state_shown:
+                held[key].append((event, row))
+                continue
+            shown[key] += 1
+            self.console.print(line(event, row), highlight=False, soft_wrap=True)
+        for (schedule_id, state), rest in sorted(held.items()):
+            self.console.print(summary(schedule_id, state, rest), highlight=False, soft_wrap=True)
+        return len(batch)
+
+
+def line(event: ledger.EventView, row: ledger.OccurrenceView) -> str:
+    """One transition: time (UTC), new state, occurrence, local time with offset, UTC instant."""
+    state = event.to_state
+    style = STATE_STYLE.get(state, "")
+    placed = row.instant_utc or row.gap_at_utc
+    utc = format_instant(placed) if placed else "—"
+    local = row.nominal_local.isoformat()
+    if row.utc_offset is not None:
+        local += format_offset(row.utc_offset)
+    why = f"  [dim]{escape(event.why)}[/dim]" if event.why else ""
+    attempt = f" attempt {row.claim_generation}" if row.claim_generation > 1 else ""
+    return (
+        f"{clock(event.at_utc)}  [{style}]{state:<15}[/{style}] {row.occurrence_id}  "
+        f"local {local} · UTC {utc}{attempt}{why}"
+    )
+
+
+def summary(
+    schedule_id: str,
+    state: str,
+    rest: list[tuple[ledger.EventView, ledger.OccurrenceView]],
+) -> str:
+    """The transitions not printed one by one, and the command that lists them."""
+    style = STATE_STYLE.get(state, "")
+    placed = [r.placed_at_utc for _, r in rest]
+    low = format_instant(min(placed))
+    high = format_instant(max(placed) + timedelta(seconds=1))
+    noun = "occurrence" if len(rest) == 1 else "occurrences"
+    return (
+        f"{clock(rest[-1][0].at_utc)}  {escape(schedule_id)}: {len(rest)} more {noun} "
+        f"[{style}]{state}[/{style}], placed {low} … {format_instant(max(placed))}; list them: "
+        f"almanac ledger list {escape(schedule_id)} --state {state} --from {low} --to {high}"
+    )
+
+
+def clock(at: datetime) -> str:
+    """``HH:MM:SSZ`` of an instant (the live view's time column, UTC)."""
+    return at.astimezone(UTC).strftime("%H:%M:%SZ")
+
+
+__all__ = ["PER_STATE_SHOWN", "STATE_STYLE", "LiveLog", "clock", "line", "summary"]

@@ -1,0 +1,33 @@
+"""``make run``'s first install says what it does, step by step, and shows uv's progress.
+
+Read with ``make -n`` (print the commands, run nothing) against a virtual environment that does
+not exist, so the install rule is what ``make run`` would run first.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_first_install_prints_each_step_and_lets_uv_show_progress(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    dry = subprocess.run(
+        ["make", "-n", "run", f"VENV={venv}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    steps = [line for line in dry if line.startswith("echo ") and "[" in line and "/4]" in line]
+    assert len(steps) == 4, dry
+    lock_install = [line for line in dry if "-r requirements.lock" in line]
+    assert len(lock_install) == 1 and " -q " not in f" {lock_install[0]} "
+    assert dry[-1].endswith("almanac dev")

@@ -1,0 +1,152 @@
+"""What keeps ``almanac --help``, ``validate`` and ``preview`` fast (``bench/cli_startup.py``).
+
+The bench measures the time; these tests hold the causes: the light commands load neither Rich,
+pydantic-settings nor asyncio; the entry point builds only the typed command's group; the spec
+models never make pydantic scan for plugins; the light path reading of the data directory agrees
+with ``AlmanacSettings``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from almanac.cli import COMMANDS, GROUPS, build_app, groups_for
+from almanac.cli.output import PlainTable
+from almanac.paths import data_dir_from_environment, tzdb_store_from_environment
+from almanac.settings import AlmanacSettings
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted(str(p) for p in (REPO / "examples").glob("*.yaml"))
+SEED = str(REPO / "examples" / "daily-ops-summary.yaml")
+NOT_ON_THE_LIGHT_PATH = {"rich", "pydantic_settings", "asyncio", "markdown_it", "pygments"}
+
+PROBE = """
+import json, sys
+from almanac.cli import build_app, groups_for
+args = sys.argv[1:]
+try:
+    build_app(groups_for(args))(args=args, prog_name="almanac")
+except SystemExit as exc:
+    code = exc.code
+plugins = sys.modules.get("pydantic.plugin._loader")
+report = {
+    "exit": code,
+    "modules": sorted({name.split(".")[0] for name in sys.modules}),
+    "plugins_scanned": plugins is not None and plugins._plugins is not None,
+}
+sys.stderr.write("\\nREPORT " + json.dumps(report) + "\\n")
+"""
+
+
+def probe(*args: str) -> dict[str, object]:
+    """Run the entry point's path in a fresh interpreter: exit code, top-level modules, plugins."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    line = [x for x in result.stderr.splitlines() if x.startswith("REPORT ")][-1]
+    report: dict[str, object] = json.loads(line.removeprefix("REPORT "))
+    return report
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--help",),
+        ("validate", *EXAMPLES),
+        ("preview", SEED, "--from", "2026-11-01T00:00:00Z", "--to", "2026-11-02T00:00:00Z"),
+        ("preview", SEED, "--to", "soon"),
+    ],
+    ids=["help", "validate", "preview", "preview-bad-to"],
+)
+def test_light_commands_load_no_rich_settings_or_asyncio(args: tuple[str, ...]) -> None:
+    report = probe(*args)
+    assert report["exit"] in (0, 2)
+    modules = set(report["modules"])  # type: ignore[call-overload]
+    assert modules & NOT_ON_THE_LIGHT_PATH == set()
+    assert report["plugins_scanned"] is False
+
+
+def test_the_probe_sees_rich_when_a_command_loads_it() -> None:
+    # `tzdb list` prints a Rich table: the probe must see it, or the test above proves nothing.
+    report = probe("tzdb", "list")
+    assert "rich" in set(report["modules"])  # type: ignore[call-overload]
+
+
+def test_the_command_map_names_what_each_group_mounts() -> None:
+    mounted: dict[str, str] = {}
+    for group in GROUPS:
+        app = build_app([group])
+        command = typer.main.get_group(app)
+        for name in command.commands:
+            assert name not in mounted, f"{name} mounted by two groups"
+            mounted[name] = group.__name__
+    assert {name: module.__name__ for name, module in COMMANDS.items()} == mounted
+
+
+def test_groups_for_builds_the_typed_group_or_all_of_them() -> None:
+    assert [g.__name__ for g in groups_for(["validate", "x.yaml"])] == ["almanac.cli.spec"]
+    assert [g.__name__ for g in groups_for(["ledger", "show", "x"])] == ["almanac.cli.ledger"]
+    assert groups_for([]) == GROUPS
+    assert groups_for(["--help"]) == GROUPS
+    assert groups_for(["no-such-command"]) == GROUPS
+
+
+def test_a_group_with_one_command_still_takes_the_command_name() -> None:
+    # With only `gates` built the app must stay a group: `almanac gates --help` is the
+    # command's help, not "unexpected extra argument (gates)".
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(build_app(groups_for(["gates"])), ["gates", "--help"])
+    assert result.exit_code == 0 and "Usage: almanac gates" in result.output
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [
+        {},
+        {"ALMANAC_DATA_DIR": "/srv/almanac"},
+        {"ALMANAC_DATA_DIR": "/srv/almanac", "ALMANAC_TZDB_DIR": "/opt/tz"},
+        {"almanac_tzdb_dir": "/opt/lower"},
+        {"XDG_DATA_HOME": "/xdg"},
+        {"XDG_DATA_HOME": "/xdg", "ALMANAC_DATA_DIR": "/d"},
+    ],
+)
+def test_light_paths_agree_with_the_settings(
+    environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in list(os.environ):
+        if name.upper().startswith("ALMANAC_") or name == "XDG_DATA_HOME":
+            monkeypatch.delenv(name)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    settings = AlmanacSettings()
+    assert data_dir_from_environment() == settings.data_dir
+    assert tzdb_store_from_environment() == settings.tzdb_store
+
+
+def test_plain_table_aligns_columns_and_colors_only_when_asked() -> None:
+    table = PlainTable("title", ["a", "long header"], caption="2 rows")
+    table.add_row("wide cell", "x")
+    table.add_row("y", "z", color="red")
+    assert table.render() == (
+        "title\n"
+        "a          long header\n"
+        "─────────  ───────────\n"
+        "wide cell  x\n"
+        "y          z\n"
+        "2 rows\n"
+    )
+    assert "\x1b[31my          z\x1b[0m" in table.render(colors=True)
