@@ -165,6 +165,7 @@ _OCCURRENCE_COLUMNS = (
     "next_attempt_at_utc",
     "created_at_utc",
     "updated_at_utc",
+    "jitter_ms",
 )
 _STATE = _OCCURRENCE_COLUMNS.index("state")
 _SLOT_COLUMNS = (
@@ -218,6 +219,7 @@ def _occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any
         None,
         now_utc,
         now_utc,
+        record.jitter_delay // timedelta(milliseconds=1) if planned else None,
     )
 
 
@@ -246,6 +248,7 @@ def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
         next_attempt_at_utc,
         created_at_utc,
         updated_at_utc,
+        jitter_ms,
     ) = row
     if cancelled_why is not None:
         state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why
@@ -267,6 +270,7 @@ def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
         next_attempt_at_utc=next_attempt_at_utc,
         created_at_utc=created_at_utc,
         updated_at_utc=updated_at_utc,
+        jitter=None if jitter_ms is None else timedelta(milliseconds=jitter_ms),
     )
 
 

@@ -179,6 +179,9 @@ class Occurrence(Base):
     next_attempt_at_utc: Mapped[datetime | None]
     created_at_utc: Mapped[datetime]
     updated_at_utc: Mapped[datetime]
+    jitter_ms: Mapped[int | None] = mapped_column(Integer)
+    """Dispatch delay from the spec's ``jitter`` (``timecontract.jitter``), milliseconds; NULL on
+    rows materialized before migration 0004. Evidence: never part of the ID, slot or lateness."""
 
     attempts: Mapped[list[Attempt]] = relationship(
         lazy="raise", order_by="Attempt.claim_generation", viewonly=True

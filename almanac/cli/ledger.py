@@ -98,6 +98,7 @@ def _instant(name: str, value: str | None) -> datetime | None:
 def occurrence_json(row: OccurrenceView) -> dict[str, Any]:
     """An occurrence as JSON (camelCase; instants ISO 8601 UTC with ``Z``)."""
     from timecontract import format_offset
+    from timecontract.jitter import format_delay
 
     return {
         "occurrenceId": row.occurrence_id,
@@ -111,6 +112,7 @@ def occurrence_json(row: OccurrenceView) -> dict[str, Any]:
         "utcOffset": None if row.utc_offset is None else format_offset(row.utc_offset),
         "tzdbVersion": row.tzdb_version,
         "reason": row.reason,
+        "jitter": None if row.jitter is None else format_delay(row.jitter),
         "state": row.state.value,
         "stateReason": row.state_reason,
         "claimGeneration": row.claim_generation,

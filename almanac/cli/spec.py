@@ -133,7 +133,7 @@ def preview(
 
     The JSON output is a contract: an array sorted by instant (gapAt for skipped records) of
     objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
-    fold, instant, gapAt, utcOffset, tzdbVersion, disposition and reason.
+    fold, instant, gapAt, utcOffset, tzdbVersion, disposition, reason and jitter.
     """
     from timecontract import InvalidSpec, load_spec, occurrences
 
@@ -155,9 +155,7 @@ def preview(
 
 def default_window(spec: ScheduleSpecV1) -> timedelta:
     """The preview's default window: 366 days, or 2,000 periods of a high-frequency rule."""
-    from timecontract import nominal_period
-
-    return min(timedelta(days=366), nominal_period(spec.parsed_rule) * PREVIEW_PERIODS)
+    return min(timedelta(days=366), spec.nominal_period * PREVIEW_PERIODS)
 
 
 def preview_table(
@@ -172,18 +170,23 @@ def preview_table(
     from rich.table import Table
 
     from timecontract import Reason, format_instant, format_offset
+    from timecontract.jitter import format_delay
 
+    recurrence = spec.rule if spec.interval is None else f"every {spec.resolved()['interval']}"
     title = (
-        f"{spec.schedule_id} r{spec.revision} · {spec.rule} · {spec.time_zone} "
+        f"{spec.schedule_id} r{spec.revision} · {recurrence} · {spec.time_zone} "
         f"(tzdb {spec.tzdb_version}) · {format_instant(start)} → {format_instant(end)}"
     )
     table = Table(title=title, title_justify="left")
     for column in ("nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"):
         table.add_column(column, no_wrap=True)
+    if spec.jitter:
+        table.add_column("jitter", no_wrap=True)
     if ids:
         table.add_column("occurrenceId", no_wrap=True)
+    plain = {Reason.UNAMBIGUOUS, Reason.ELAPSED_INTERVAL}
     for r in records:
-        style = "" if r.reason is Reason.UNAMBIGUOUS else "bold yellow"
+        style = "" if r.reason in plain else "bold yellow"
         if r.disposition.value == "SKIPPED_GAP":
             style = "bold red"
         if r.instant_utc:
@@ -192,9 +195,11 @@ def preview_table(
             instant = f"(gap at {format_instant(r.gap_at_utc) if r.gap_at_utc else '?'})"
         offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
         cells = [r.nominal_local.isoformat(), str(r.fold), offset, instant]
-        cells += [r.disposition.value, r.reason.value] + ([r.occurrence_id] if ids else [])
+        cells += [r.disposition.value, r.reason.value]
+        cells += [format_delay(r.jitter_delay)] if spec.jitter else []
+        cells += [r.occurrence_id] if ids else []
         table.add_row(*cells, style=style)
-    dst = sum(1 for r in records if r.reason is not Reason.UNAMBIGUOUS)
+    dst = sum(1 for r in records if r.reason not in plain)
     table.caption = f"{len(records)} records, {dst} decided by a DST policy (highlighted)"
     return table
 
