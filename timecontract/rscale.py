@@ -181,7 +181,9 @@ def parse_rscale_rule(text: str) -> RscaleRule:
 def _check_shape(rule: Rule, skip: Skip) -> None:
     what = f"SKIP={skip.value}"
     if rule.freq not in {"MONTHLY", "YEARLY"}:
-        raise RuleError(f"{what} is supported with FREQ=MONTHLY or FREQ=YEARLY, not {rule.freq}")
+        raise RuleError(
+            f"{what} is supported with FREQ=MONTHLY or FREQ=YEARLY, not FREQ={rule.freq}"
+        )
     for part, values in (
         ("BYDAY", rule.by_day),
         ("BYYEARDAY", rule.by_year_day),

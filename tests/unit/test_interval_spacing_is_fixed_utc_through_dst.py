@@ -7,6 +7,7 @@ transitions (tz database: EST -05:00 until 2026-03-08T07:00Z, EDT -04:00 until
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 
 import pytest
@@ -95,7 +96,7 @@ def test_grid_is_anchored_at_the_unix_epoch_not_the_window() -> None:
     # 2026-01-01T00:00Z is 1767225600 s after the epoch = 98179.2 × 5 h, so the first 5-hour
     # grid point at or after it is 98180 × 18000 s = 1767240000 s = 2026-01-01T04:00:00Z
     # (`date -u -d @1767240000`).
-    assert INTERVAL_EPOCH_UTC == utc("1970-01-01T00:00:00")
+    assert utc("1970-01-01T00:00:00") == INTERVAL_EPOCH_UTC
     data = {**INTERVAL_SPEC, "interval": "PT5H"}
     got = [r[0] for r in rows(data, "2026-01-01T00:00:00", "2026-01-01T15:00:00")]
     assert got == ["2026-01-01T04:00:00Z", "2026-01-01T09:00:00Z", "2026-01-01T14:00:00Z"]
@@ -116,7 +117,7 @@ def test_splitting_a_window_yields_the_same_instants() -> None:
         ),
     ]
     assert parts == whole
-    assert all(b - a == timedelta(minutes=7) for a, b in zip(whole, whole[1:], strict=False))
+    assert all(b - a == timedelta(minutes=7) for a, b in itertools.pairwise(whole))
 
 
 def test_start_and_end_bound_the_wall_clock_reading() -> None:

@@ -61,7 +61,10 @@ def test_overlap_policy_is_temporals_vocabulary_and_defaults_to_allow_all() -> N
 
 def test_json_schema_documents_the_new_fields() -> None:
     out = subprocess.run(
-        [str(Path(sys.executable).parent / "almanac"), "schema"], capture_output=True, text=True, check=True
+        [str(Path(sys.executable).parent / "almanac"), "schema"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     properties = json.loads(out)["properties"]
     for key in ("interval", "phase", "jitter", "overlapPolicy", "rule"):
