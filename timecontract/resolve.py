@@ -32,6 +32,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from timecontract import zones
+from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
 from timecontract.expand import Rule
 from timecontract.ids import (
     LogicalSlotId,
@@ -258,8 +259,8 @@ def occurrences(
     ``ELAPSED_INTERVAL``. Every planned record carries its ``jitter_delay``
     (``timecontract.jitter``).
 
-    Cost: proportional to the window, except for rules with COUNT (walked from DTSTART, at most
-    COUNT existing instances).
+    Cost: proportional to the window; for rules with COUNT too when every period yields the same
+    instants (``timecontract.countwindow``), else walked from DTSTART (at most COUNT instances).
 
     """
     if from_utc.tzinfo is None or to_utc.tzinfo is None:
@@ -271,10 +272,19 @@ def occurrences(
     if spec.interval is not None:
         return _jittered(spec, _interval_records(spec, zone, from_utc, to_utc))
     rule = spec.rscale_rule
-    if rule.rule.count is not None:
-        records = list(_counted(spec, rule, zone))
+    low, high = _local_bounds(zone, from_utc, to_utc)
+    if rule.rule.count is not None and (
+        rule.moves_invalid_dates or not counts_arithmetically(rule.rule)
+    ):
+        records = list(_counted(spec, rule, zone, rule.iterate_from_start(spec.start), 0))
+    elif rule.rule.count is not None:
+        # Cost follows the window: the instances before it are counted, not walked.
+        before = nominal_count_before(rule.rule, spec.start, low)
+        if spec.gap_policy is GapPolicy.SKIP:
+            before -= gap_nominals_before(rule.rule, spec.start, low, zone)
+        nominals = rule.expand(spec.start, low, high)
+        records = list(_counted(spec, rule, zone, nominals, before))
     else:
-        low, high = _local_bounds(zone, from_utc, to_utc)
         nominals = rule.expand(spec.start, low, high)
         records = list(_build(spec, rule.rule, _resolved(spec, zone, nominals)))
     owned = [r for r in _settle_collisions(records) if from_utc <= r.placed_at_utc < to_utc]
@@ -356,12 +366,27 @@ def _resolved(
         yield nominal_local, resolve_local(nominal_local, zone, spec.gap_policy, spec.fold_policy)
 
 
-def _counted(spec: ScheduleSpecV1, rule: RscaleRule, zone: tzinfo) -> Iterator[OccurrenceRecord]:
-    """Walk from DTSTART, counting nominal times that exist (see the module docstring)."""
-    remaining = rule.rule.count or 0
-    resolved = _resolved(spec, zone, rule.iterate_from_start(spec.start))
+def counts_arithmetically(rule: Rule) -> bool:
+    """Whether a COUNT rule's window is counted arithmetically (``timecontract.countwindow``)."""
+    return constant_per_period(rule)
+
+
+def _counted(
+    spec: ScheduleSpecV1,
+    rule: RscaleRule,
+    zone: tzinfo,
+    nominals: Iterable[datetime],
+    counted_before: int,
+) -> Iterator[OccurrenceRecord]:
+    """Count nominal times that exist (see the module docstring) until COUNT is reached.
+
+    ``nominals`` continue the series after ``counted_before`` existing instances (every one
+    from DTSTART when ``counted_before`` is 0).
+    """
+    remaining = (rule.rule.count or 0) - counted_before
+    resolved = _resolved(spec, zone, nominals)
     for nominal_local, resolutions in resolved:
-        if remaining == 0:
+        if remaining <= 0:
             return
         if resolutions[0].reason is not Reason.GAP_SKIPPED:
             remaining -= 1

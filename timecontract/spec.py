@@ -187,7 +187,16 @@ class ScheduleSpecV1(BaseModel):
     # Only the camelCase keys are accepted in data (validate_by_name stays off: `gap_policy`
     # in a spec file is an unknown key, not a synonym).
     model_config = ConfigDict(
-        extra="forbid", frozen=True, json_schema_extra={"title": "scheduleSpec.v1"}
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={
+            "title": "scheduleSpec.v1",
+            # One of rule and interval must be given (a string); validation also refuses both.
+            "anyOf": [
+                {"required": ["rule"], "properties": {"rule": {"type": "string"}}},
+                {"required": ["interval"], "properties": {"interval": {"type": "string"}}},
+            ],
+        },
     )
 
     schema_: Literal["scheduleSpec.v1"] = Field(

@@ -139,7 +139,7 @@ def _sqlite_widen(widen: bool) -> None:
     """Edit the stored CHECK lists in place (see the module docstring), one exact match each."""
     bind = op.get_bind()
     tables = {table for table, *_ in _CHECKS}
-    stored = dict(
+    stored: dict[str, str] = dict(
         bind.execute(
             sa.text(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (:a, :b)"
