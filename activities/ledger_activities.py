@@ -42,7 +42,7 @@ from activities.actions import (
 )
 from activities.metrics import AlmanacMetrics, default_metrics
 from ledger import ClaimRefusal, Ledger, LedgerError, OccurrenceState, OccurrenceView
-from timecontract import InvalidSpec, ScheduleSpecV1, format_instant, load_spec, nominal_period
+from timecontract import InvalidSpec, ScheduleSpecV1, format_instant, load_spec
 
 HORIZON_PERIODS = 2000
 MIN_HORIZON = timedelta(hours=1)
@@ -84,7 +84,7 @@ def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
     At most :data:`HORIZON_PERIODS` rule periods ahead (a 10-second rule looks 5.5 hours ahead,
     not 14 days: 120,000 rows a refresh would help no one), and never less than an hour.
     """
-    periods = nominal_period(spec.parsed_rule) * HORIZON_PERIODS
+    periods = spec.nominal_period * HORIZON_PERIODS
     return max(min(horizon, periods), MIN_HORIZON)
 
 

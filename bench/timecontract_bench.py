@@ -5,6 +5,9 @@
    run: occurrences per second for each and the ratio.
 2. Window cost: a 14-day window of the same rule with DTSTART 30 years back against 1 day back
    (the restart-at-period optimisation; the ratio should be close to 1).
+3. COUNT rules in a window: a 5-minute window of ``FREQ=MINUTELY;COUNT=100000`` (and others)
+   counted arithmetically (``timecontract.countwindow``) against the walk from DTSTART (the
+   previous path, forced), same rule, same window, same run; the records must be equal.
 
 Figures are the best of ``--repeat`` runs (default 5). Pure CPU, no I/O beyond the zone file.
 """
@@ -121,6 +124,34 @@ def window_cost(repeat: int) -> list[tuple[str, float, float]]:
     return rows
 
 
+COUNT_RULES = [
+    ("MINUTELY;COUNT=100000", "FREQ=MINUTELY;COUNT=100000", "2026-01-01T00:00:00"),
+    ("SECONDLY/10;COUNT=100000", "FREQ=SECONDLY;INTERVAL=10;COUNT=100000", "2026-01-01T00:00:00"),
+    ("HOURLY :00,:30;COUNT=50000", "FREQ=HOURLY;BYMINUTE=0,30;COUNT=50000", "2024-01-01T00:00:00"),
+]
+
+
+def count_window(repeat: int) -> list[tuple[str, float, float]]:
+    import timecontract.resolve as resolve
+
+    window = (datetime(2026, 3, 10, tzinfo=UTC), datetime(2026, 3, 10, 0, 5, tzinfo=UTC))
+    rows = []
+    for label, text, start in COUNT_RULES:
+        spec = parse_spec({**BASE, "rule": text, "start": start, "gapPolicy": "SKIP"})
+        fast_time, _ = best(repeat, lambda s=spec: len(occurrences(s, *window)))
+        fast = occurrences(spec, *window)
+        arithmetic = resolve.counts_arithmetically
+        resolve.counts_arithmetically = lambda _rule: False  # type: ignore[assignment]
+        try:
+            walk_time, _ = best(max(1, repeat // 5), lambda s=spec: len(occurrences(s, *window)))
+            walked = occurrences(spec, *window)
+        finally:
+            resolve.counts_arithmetically = arithmetic  # type: ignore[assignment]
+        assert fast == walked, label
+        rows.append((label, walk_time, fast_time))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -143,6 +174,11 @@ def main() -> None:
     print(f"{'rule':<24}{'30y back (s)':>14}{'1d back (s)':>13}{'ratio':>8}")
     for label, far, near in window_cost(args.repeat):
         print(f"{label:<24}{far:>14.3f}{near:>13.3f}{far / near:>7.2f}x")
+    print()
+    print("3. COUNT rules: 5-minute window 2026-03-10T00:00Z, walk from DTSTART vs arithmetic")
+    print(f"{'rule':<28}{'walk (s)':>10}{'arithmetic (s)':>16}{'ratio':>10}")
+    for label, walk, fast in count_window(args.repeat):
+        print(f"{label:<28}{walk:>10.3f}{fast:>16.4f}{walk / fast:>9.0f}x")
 
 
 if __name__ == "__main__":

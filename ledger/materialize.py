@@ -167,6 +167,7 @@ _OCCURRENCE_COLUMNS = (
     "created_at_utc",
     "updated_at_utc",
     "id_format",
+    "jitter_ms",
 )
 _STATE = _OCCURRENCE_COLUMNS.index("state")
 _SLOT_COLUMNS = (
@@ -221,6 +222,7 @@ def _occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any
         now_utc,
         now_utc,
         ID_FORMAT_VERSION,
+        record.jitter_delay // timedelta(milliseconds=1) if planned else None,
     )
 
 
@@ -250,6 +252,7 @@ def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
         created_at_utc,
         updated_at_utc,
         _id_format,
+        jitter_ms,
     ) = row
     if cancelled_why is not None:
         state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why
@@ -271,6 +274,7 @@ def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
         next_attempt_at_utc=next_attempt_at_utc,
         created_at_utc=created_at_utc,
         updated_at_utc=updated_at_utc,
+        jitter=None if jitter_ms is None else timedelta(milliseconds=jitter_ms),
     )
 
 

@@ -181,6 +181,9 @@ class Occurrence(Base):
     updated_at_utc: Mapped[datetime]
     id_format: Mapped[int] = mapped_column(SmallInteger, server_default=text("1"))
     """The occurrence-ID format version the row was written with (migration 0004)."""
+    jitter_ms: Mapped[int | None] = mapped_column(Integer)
+    """Dispatch delay from the spec's ``jitter`` (``timecontract.jitter``), milliseconds; NULL on
+    rows materialized before migration 0005. Evidence: never part of the ID, slot or lateness."""
 
     attempts: Mapped[list[Attempt]] = relationship(
         lazy="raise", order_by="Attempt.claim_generation", viewonly=True

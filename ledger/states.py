@@ -4,15 +4,17 @@ The table below is the single source of truth. :mod:`ledger.transitions`, throug
 state change goes, checks it (:func:`is_legal`) before its compare-and-set and raises
 :class:`ledger.errors.IllegalTransition` for any other pair; the compare-and-set's ``WHERE state =
 <observed>`` then catches a concurrent change. The database repeats the state list in a CHECK
-constraint, so an unknown state cannot be written even by hand, and a trigger (migration 0002,
-which holds a frozen copy of this table — a test keeps the two equal) rejects any other state
-change as a backstop, even one issued as raw SQL.
+constraint, so an unknown state cannot be written even by hand, and a trigger (migrations 0002
+and 0004, which hold frozen copies of this table — a test keeps the newest equal) rejects any
+other state change as a backstop, even one issued as raw SQL.
 
 Decisions recorded here (DESIGN §4, invariant 5):
 
 - ``RETRY_WAIT → CANCELLED`` is legal. An occurrence reaches ``RETRY_WAIT`` only when the last
   attempt's failure is *confirmed* to have had no effect (an unconfirmed outcome goes to
   ``UNKNOWN_EFFECT`` instead), so cancelling it never hides an effect whose dispatch won.
+- ``SKIPPED_OVERLAP`` is reached only from ``PLANNED`` or ``DUE`` (never dispatched): the
+  overlap policy decides before a claim, so a skip never hides an effect.
 - ``DISPATCHING`` and ``RUNNING`` can never be cancelled: once a dispatch won, the effect may exist.
 - ``UNKNOWN_EFFECT`` leaves only through reconciliation: ``SUCCEEDED`` (the downstream confirms the
   effect) or ``FAILED`` (confirmed not applied). Putting it in the human queue keeps the state and
@@ -50,13 +52,17 @@ class OccurrenceState(StrEnum):
     """Terminal: missed by more than ``lateness`` and beyond the catch-up bound."""
     CANCELLED = "CANCELLED"
     """Terminal: cancelled before any dispatch won (disabled, superseded by revision N, …)."""
+    SKIPPED_OVERLAP = "SKIPPED_OVERLAP"
+    """Terminal: came due while the schedule's previous occurrence still ran, and the spec's
+    ``overlapPolicy`` (``SKIP``, or ``BUFFER_ONE`` with the buffer full) skips it. Never
+    dispatched, so no effect can exist."""
 
 
 S = OccurrenceState
 
 TRANSITIONS: Mapping[OccurrenceState, frozenset[OccurrenceState]] = {
-    S.PLANNED: frozenset({S.DUE, S.CANCELLED, S.MISFIRE_EXPIRED}),
-    S.DUE: frozenset({S.DISPATCHING, S.CANCELLED, S.MISFIRE_EXPIRED}),
+    S.PLANNED: frozenset({S.DUE, S.CANCELLED, S.MISFIRE_EXPIRED, S.SKIPPED_OVERLAP}),
+    S.DUE: frozenset({S.DISPATCHING, S.CANCELLED, S.MISFIRE_EXPIRED, S.SKIPPED_OVERLAP}),
     S.DISPATCHING: frozenset({S.RUNNING, S.UNKNOWN_EFFECT, S.RETRY_WAIT, S.FAILED}),
     S.RUNNING: frozenset({S.SUCCEEDED, S.RETRY_WAIT, S.UNKNOWN_EFFECT, S.FAILED}),
     S.RETRY_WAIT: frozenset({S.DISPATCHING, S.CANCELLED, S.FAILED}),
@@ -66,11 +72,13 @@ TRANSITIONS: Mapping[OccurrenceState, frozenset[OccurrenceState]] = {
     S.SKIPPED_GAP: frozenset(),
     S.MISFIRE_EXPIRED: frozenset(),
     S.CANCELLED: frozenset(),
+    S.SKIPPED_OVERLAP: frozenset(),
 }
 """Legal transitions: ``TRANSITIONS[from]`` is the set of states ``from`` may move to."""
 
 TERMINAL: frozenset[OccurrenceState] = frozenset(s for s, nxt in TRANSITIONS.items() if not nxt)
-"""States with no way out: SUCCEEDED, FAILED, SKIPPED_GAP, MISFIRE_EXPIRED, CANCELLED."""
+"""States with no way out: SUCCEEDED, FAILED, SKIPPED_GAP, MISFIRE_EXPIRED, CANCELLED,
+SKIPPED_OVERLAP."""
 
 INITIAL: frozenset[OccurrenceState] = frozenset({S.PLANNED, S.SKIPPED_GAP})
 """States an occurrence is created in (by materialization)."""

@@ -57,7 +57,11 @@ class GateView:
 
 @dataclass(frozen=True, slots=True)
 class OccurrenceView:
-    """One occurrence as the ledger holds it (see :class:`ledger.models.Occurrence`)."""
+    """One occurrence as the ledger holds it (see :class:`ledger.models.Occurrence`).
+
+    ``jitter`` is the dispatch delay recorded at materialization (``jitter_ms``), ``None`` for
+    skipped records and rows older than migration 0004.
+    """
 
     occurrence_id: str
     schedule_id: str
@@ -76,12 +80,14 @@ class OccurrenceView:
     next_attempt_at_utc: datetime | None
     created_at_utc: datetime
     updated_at_utc: datetime
+    jitter: timedelta | None = None
 
     @classmethod
     def from_row(cls, row: Row[Any]) -> OccurrenceView:
         """Build from an ``occurrences`` row."""
         m = row._mapping
         offset = m["utc_offset_seconds"]
+        jitter_ms = m.get("jitter_ms")
         return cls(
             occurrence_id=m["occurrence_id"],
             schedule_id=m["schedule_id"],
@@ -100,6 +106,7 @@ class OccurrenceView:
             next_attempt_at_utc=m["next_attempt_at_utc"],
             created_at_utc=m["created_at_utc"],
             updated_at_utc=m["updated_at_utc"],
+            jitter=None if jitter_ms is None else timedelta(milliseconds=jitter_ms),
         )
 
     @property

@@ -10,10 +10,14 @@ from timecontract.expand import Rule, RuleError, nominal_period, parse_rule
 from timecontract.ids import (
     LogicalSlotId,
     OccurrenceId,
+    interval_occurrence_id,
     logical_slot_id,
     occurrence_id,
+    occurrence_schedule_id,
     parse_occurrence_id,
 )
+from timecontract.interval import INTERVAL_EPOCH_UTC, interval_instants
+from timecontract.jitter import jitter_delay
 from timecontract.misfire import MisfirePlan, Overdue, plan_misfires
 from timecontract.resolve import (
     Disposition,
@@ -24,12 +28,14 @@ from timecontract.resolve import (
     occurrences,
     resolve_local,
 )
+from timecontract.rscale import RscaleRule, Skip, parse_rscale_rule
 from timecontract.spec import (
     ActionSpec,
     FoldPolicy,
     GapPolicy,
     InvalidSpec,
     MisfirePolicy,
+    OverlapPolicy,
     ScheduleSpecV1,
     format_duration,
     format_instant,
@@ -38,6 +44,7 @@ from timecontract.spec import (
 )
 
 __all__ = [
+    "INTERVAL_EPOCH_UTC",
     "ActionSpec",
     "AlmanacError",
     "Cutover",
@@ -51,11 +58,14 @@ __all__ = [
     "OccurrenceId",
     "OccurrenceRecord",
     "Overdue",
+    "OverlapPolicy",
     "Reason",
     "Resolution",
+    "RscaleRule",
     "Rule",
     "RuleError",
     "ScheduleSpecV1",
+    "Skip",
     "SpecError",
     "SpecWarning",
     "TzdbReleaseNotFound",
@@ -64,15 +74,20 @@ __all__ = [
     "format_duration",
     "format_instant",
     "format_offset",
+    "interval_instants",
+    "interval_occurrence_id",
+    "jitter_delay",
     "load_spec",
     "logical_slot_id",
     "nominal_period",
     "occurrence_id",
+    "occurrence_schedule_id",
     "occurrences",
     "owned_interval",
     "owning_revision",
     "owns",
     "parse_occurrence_id",
+    "parse_rscale_rule",
     "parse_rule",
     "parse_spec",
     "plan_misfires",

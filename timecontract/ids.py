@@ -10,6 +10,15 @@ Formats (ASCII, no spaces, at most 63 + 40 characters)::
                      daily-ops-summary.r7.20261101T013000.f0
     logicalSlotId  = <scheduleId>@<resolved instant, YYYYMMDDTHHMMSSZ>
                      daily-ops-summary@20261101T053000Z
+
+An elapsed-time ``interval`` spec (``timecontract.interval``) has no nominal wall time of its own:
+its occurrenceId carries the UTC instant instead, with a ``Z`` and no fold (an instant is unique)::
+
+    occurrenceId   = <scheduleId>.r<revision>.<instant, YYYYMMDDTHHMMSSZ>
+                     pump-check.r3.20260308T070000Z
+
+The two forms cannot be confused (``.f<fold>`` vs. ``Z`` at the end); both are lowercase
+letters, digits, ``-``, ``.``, ``T`` and ``Z``: valid Temporal workflow IDs.
 """
 
 from __future__ import annotations
@@ -28,6 +37,10 @@ LogicalSlotId = NewType("LogicalSlotId", str)
 
 _OCCURRENCE = re.compile(
     r"^(?P<schedule>[a-z0-9-]+)\.r(?P<revision>\d+)\.(?P<local>\d{8}T\d{6})\.f(?P<fold>[01])$"
+)
+
+_INTERVAL_OCCURRENCE = re.compile(
+    r"^(?P<schedule>[a-z0-9-]+)\.r(?P<revision>\d+)\.(?P<instant>\d{8}T\d{6})Z$"
 )
 
 
@@ -53,6 +66,32 @@ def occurrence_id(
     # The year is zero-padded by hand: strftime's %Y does not pad years before 1000 everywhere.
     local = f"{nominal_local.year:04d}{nominal_local:%m%dT%H%M%S}"
     return OccurrenceId(f"{schedule_id}.r{revision}.{local}.f{fold}")
+
+
+def interval_occurrence_id(schedule_id: str, revision: int, instant_utc: datetime) -> OccurrenceId:
+    """Build the occurrenceId of one instant of an elapsed-time interval spec.
+
+    Raises:
+        ValueError: ``instant_utc`` is naive.
+
+    """
+    if instant_utc.tzinfo is None:
+        raise ValueError("instant_utc must be an aware UTC datetime")
+    instant = instant_utc.astimezone(UTC)
+    return OccurrenceId(f"{schedule_id}.r{revision}.{instant.year:04d}{instant:%m%dT%H%M%S}Z")
+
+
+def occurrence_schedule_id(value: str) -> str:
+    """The scheduleId of an occurrenceId of either form (calendar or interval).
+
+    Raises:
+        ValueError: ``value`` is neither form.
+
+    """
+    match = _OCCURRENCE.fullmatch(value) or _INTERVAL_OCCURRENCE.fullmatch(value)
+    if not match:
+        raise ValueError(f"not an occurrenceId: {value!r}")
+    return match["schedule"]
 
 
 def logical_slot_id(schedule_id: str, instant_utc: datetime) -> LogicalSlotId:

@@ -32,9 +32,25 @@ from enum import StrEnum
 from pathlib import Path
 
 from timecontract import zones
-from timecontract.expand import Rule, expand, iterate_from_start
-from timecontract.ids import LogicalSlotId, OccurrenceId, logical_slot_id, occurrence_id
-from timecontract.spec import FoldPolicy, GapPolicy, ScheduleSpecV1, format_instant
+from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
+from timecontract.expand import Rule
+from timecontract.ids import (
+    LogicalSlotId,
+    OccurrenceId,
+    interval_occurrence_id,
+    logical_slot_id,
+    occurrence_id,
+)
+from timecontract.interval import interval_readings
+from timecontract.jitter import jitter_delay
+from timecontract.rscale import RscaleRule
+from timecontract.spec import (
+    FoldPolicy,
+    GapPolicy,
+    ScheduleSpecV1,
+    format_duration,
+    format_instant,
+)
 
 # Slack around the sampled offsets when a UTC window becomes a floating local one (offsets are
 # sampled daily, see _local_bounds).
@@ -63,6 +79,8 @@ class Reason(StrEnum):
     """The local time does not exist; shifted per RFC 5545 §3.3.5 (gapPolicy SHIFT_FORWARD)."""
     GAP_SHIFT_COLLISION = "GAP_SHIFT_COLLISION"
     """Shifted forward onto the instant of a natural occurrence, which keeps the slot."""
+    ELAPSED_INTERVAL = "ELAPSED_INTERVAL"
+    """A point of an elapsed-time ``interval`` grid (UTC spacing; no gap or fold applies)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +120,9 @@ class OccurrenceRecord:
         tzdb_version: the tz database release that resolved it.
         disposition: ``PLANNED`` or ``SKIPPED_GAP``.
         reason: the policy reason code.
+        jitter_delay: the dispatch delay the spec's ``jitter`` gives it (``timecontract.jitter``;
+            zero without jitter and for skipped records). Evidence: it changes neither the ID,
+            the slot nor the instant lateness is measured from.
 
     """
 
@@ -117,6 +138,7 @@ class OccurrenceRecord:
     tzdb_version: str
     disposition: Disposition
     reason: Reason
+    jitter_delay: timedelta = timedelta(0)
 
     @property
     def placed_at_utc(self) -> datetime:
@@ -140,6 +162,7 @@ class OccurrenceRecord:
             "tzdbVersion": self.tzdb_version,
             "disposition": self.disposition.value,
             "reason": self.reason.value,
+            "jitter": format_duration(self.jitter_delay),
         }
 
 
@@ -238,8 +261,12 @@ def occurrences(
         TzdbReleaseNotFound, ZoneNotFound: the pinned release or zone is not available.
         ValueError: a naive bound.
 
-    Cost: proportional to the window, except for rules with COUNT (walked from DTSTART, at most
-    COUNT existing instances).
+    An ``interval`` spec yields its grid's instants instead (``timecontract.interval``), reason
+    ``ELAPSED_INTERVAL``. Every planned record carries its ``jitter_delay``
+    (``timecontract.jitter``).
+
+    Cost: proportional to the window; for rules with COUNT too when every period yields the same
+    instants (``timecontract.countwindow``), else walked from DTSTART (at most COUNT instances).
 
     """
     if from_utc.tzinfo is None or to_utc.tzinfo is None:
@@ -248,16 +275,66 @@ def occurrences(
     if to_utc <= from_utc:
         return []
     zone = zones.load(spec.time_zone, spec.tzdb_version, tzdb_store)
-    rule = spec.parsed_rule
-    if rule.count is not None:
-        records = list(_counted(spec, rule, zone))
+    if spec.interval is not None:
+        return _jittered(spec, _interval_records(spec, zone, from_utc, to_utc))
+    rule = spec.rscale_rule
+    low, high = _local_bounds(zone, from_utc, to_utc)
+    if rule.rule.count is not None and (
+        rule.moves_invalid_dates or not counts_arithmetically(rule.rule)
+    ):
+        records = list(_counted(spec, rule, zone, rule.iterate_from_start(spec.start), 0))
+    elif rule.rule.count is not None:
+        # Cost follows the window: the instances before it are counted, not walked.
+        before = nominal_count_before(rule.rule, spec.start, low)
+        if spec.gap_policy is GapPolicy.SKIP:
+            before -= gap_nominals_before(rule.rule, spec.start, low, zone)
+        nominals = rule.expand(spec.start, low, high)
+        records = list(_counted(spec, rule, zone, nominals, before))
     else:
-        low, high = _local_bounds(zone, from_utc, to_utc)
-        records = list(
-            _build(spec, rule, _resolved(spec, zone, expand(rule, spec.start, low, high)))
-        )
+        nominals = rule.expand(spec.start, low, high)
+        records = list(_build(spec, rule.rule, _resolved(spec, zone, nominals)))
     owned = [r for r in _settle_collisions(records) if from_utc <= r.placed_at_utc < to_utc]
-    return sorted(owned, key=lambda r: (r.placed_at_utc, r.nominal_local, r.fold))
+    ordered = sorted(owned, key=lambda r: (r.placed_at_utc, r.nominal_local, r.fold))
+    return _jittered(spec, ordered)
+
+
+def _interval_records(
+    spec: ScheduleSpecV1, zone: tzinfo, from_utc: datetime, to_utc: datetime
+) -> list[OccurrenceRecord]:
+    assert spec.interval is not None
+    readings = interval_readings(
+        spec.interval, spec.phase, zone, from_utc, to_utc, spec.start, spec.end
+    )
+    return [
+        OccurrenceRecord(
+            occurrence_id=interval_occurrence_id(
+                spec.schedule_id, spec.revision, reading.instant_utc
+            ),
+            logical_slot_id=logical_slot_id(spec.schedule_id, reading.instant_utc),
+            schedule_id=spec.schedule_id,
+            revision=spec.revision,
+            nominal_local=reading.nominal_local,
+            fold=reading.fold,
+            instant_utc=reading.instant_utc,
+            gap_at_utc=None,
+            utc_offset=reading.utc_offset,
+            tzdb_version=spec.tzdb_version,
+            disposition=Disposition.PLANNED,
+            reason=Reason.ELAPSED_INTERVAL,
+        )
+        for reading in readings
+    ]
+
+
+def _jittered(spec: ScheduleSpecV1, records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
+    if not spec.jitter:
+        return records
+    return [
+        replace(record, jitter_delay=jitter_delay(record.occurrence_id, spec.jitter))
+        if record.disposition is Disposition.PLANNED
+        else record
+        for record in records
+    ]
 
 
 def _local_bounds(zone: tzinfo, from_utc: datetime, to_utc: datetime) -> tuple[datetime, datetime]:
@@ -295,16 +372,31 @@ def _resolved(
         yield nominal_local, resolve_local(nominal_local, zone, spec.gap_policy, spec.fold_policy)
 
 
-def _counted(spec: ScheduleSpecV1, rule: Rule, zone: tzinfo) -> Iterator[OccurrenceRecord]:
-    """Walk from DTSTART, counting nominal times that exist (see the module docstring)."""
-    remaining = rule.count or 0
-    resolved = _resolved(spec, zone, iterate_from_start(rule, spec.start))
+def counts_arithmetically(rule: Rule) -> bool:
+    """Whether a COUNT rule's window is counted arithmetically (``timecontract.countwindow``)."""
+    return constant_per_period(rule)
+
+
+def _counted(
+    spec: ScheduleSpecV1,
+    rule: RscaleRule,
+    zone: tzinfo,
+    nominals: Iterable[datetime],
+    counted_before: int,
+) -> Iterator[OccurrenceRecord]:
+    """Count nominal times that exist (see the module docstring) until COUNT is reached.
+
+    ``nominals`` continue the series after ``counted_before`` existing instances (every one
+    from DTSTART when ``counted_before`` is 0).
+    """
+    remaining = (rule.rule.count or 0) - counted_before
+    resolved = _resolved(spec, zone, nominals)
     for nominal_local, resolutions in resolved:
-        if remaining == 0:
+        if remaining <= 0:
             return
         if resolutions[0].reason is not Reason.GAP_SKIPPED:
             remaining -= 1
-        yield from _build(spec, rule, [(nominal_local, resolutions)])
+        yield from _build(spec, rule.rule, [(nominal_local, resolutions)])
 
 
 def _build(

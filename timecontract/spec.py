@@ -15,9 +15,13 @@ contract, not just the cron string"). Keys are camelCase, as in the seed's examp
     maxCatchUp: 2
     cutoverAt: 2026-11-01T06:00:00Z
 
-Required: ``schema``, ``scheduleId``, ``revision``, ``timeZone``, ``tzdbVersion``, ``rule``,
-``cutoverAt``. Every other field has a deterministic default (never "now"), and
-:meth:`ScheduleSpecV1.resolved` is the stored form with every default written out.
+Required: ``schema``, ``scheduleId``, ``revision``, ``timeZone``, ``tzdbVersion``, ``cutoverAt``,
+and exactly one of ``rule`` (calendar recurrence) and ``interval`` (elapsed-time spacing, see
+``timecontract.interval``). Every other field has a deterministic default (never "now"), and
+:meth:`ScheduleSpecV1.resolved` is the stored form with every default written out — except the
+fields added after the contract's first release (:data:`ADDITIVE_FIELDS`), which are written only
+when they differ from their default, so that the digest of every revision published before them
+stays the same (a published revision's digest is checked on every materialization).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -42,11 +46,13 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from timecontract import zones
 from timecontract.errors import AlmanacError, SpecError
-from timecontract.expand import Rule, RuleError, check_satisfiable, parse_rule
+from timecontract.expand import Rule, RuleError, nominal_period
+from timecontract.rscale import RscaleRule, parse_rscale_rule
 from timecontract.secrets import literal_secret_problems, redact_at
 
 SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
@@ -65,6 +71,20 @@ MAX_REVISION = 2**31 - 1
 MIN_YEAR, MAX_YEAR = 1900, 9000
 """Years accepted in ``start`` and ``end`` (IDs carry four-digit years; the tz database's data
 before 1900 is local mean time guesswork)."""
+MAX_INTERVAL = timedelta(days=3660)
+"""Longest ``interval`` (ten 366-day years)."""
+MAX_JITTER = timedelta(days=1)
+"""Longest ``jitter``."""
+ADDITIVE_FIELDS: dict[str, Any] = {
+    "interval": None,
+    "phase": "PT0S",
+    "jitter": "PT0S",
+    "overlapPolicy": "ALLOW_ALL",
+}
+"""Fields added to scheduleSpec.v1 after its first release, with their defaults as stored JSON.
+
+:meth:`ScheduleSpecV1.resolved` leaves one out while it holds this default, so a spec that does
+not use them has the digest it had before they existed; the absent key means the default."""
 MAX_SPEC_BYTES = 64 * 1024
 """The largest spec file read (a spec is a page of settings; its ``action.parameters.data`` too)."""
 MAX_YAML_ALIASES = 20
@@ -117,6 +137,31 @@ class MisfirePolicy(StrEnum):
     CATCH_UP_LATEST = "CATCH_UP_LATEST"
 
 
+class OverlapPolicy(StrEnum):
+    """What happens when an occurrence comes due while the schedule's previous one still runs.
+
+    The vocabulary is Temporal Schedules' ``ScheduleOverlapPolicy``. "Still runs" means the
+    previous occurrence of the same schedule is ``DISPATCHING``, ``RUNNING`` or ``RETRY_WAIT``.
+
+    ``ALLOW_ALL`` (the default) starts it anyway: occurrences are distinct (own IDs, own
+    idempotency keys), so running them side by side never duplicates an effect; this is what
+    every revision published before the field existed does. ``SKIP`` records the new one
+    ``SKIPPED_OVERLAP`` (a terminal fact) and runs nothing. ``BUFFER_ONE`` keeps at most one
+    waiting until the running one ends and skips (``SKIPPED_OVERLAP``) any further one;
+    ``BUFFER_ALL`` keeps every one waiting, run in order. ``CANCEL_OTHER`` asks the running one to
+    stop and then starts the new one — a dispatched occurrence is never treated as cancelled
+    (DESIGN §4 invariant 5): only one still in ``RETRY_WAIT`` is cancelled outright.
+
+    The time contract only records the choice; the orchestration enforces it.
+    """
+
+    SKIP = "SKIP"
+    BUFFER_ONE = "BUFFER_ONE"
+    BUFFER_ALL = "BUFFER_ALL"
+    CANCEL_OTHER = "CANCEL_OTHER"
+    ALLOW_ALL = "ALLOW_ALL"
+
+
 class ActionSpec(BaseModel):
     """What an occurrence does: an action adapter registered in the worker, by name, with data.
 
@@ -145,7 +190,14 @@ class ScheduleSpecV1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         frozen=True,
-        json_schema_extra={"title": "scheduleSpec.v1"},
+        json_schema_extra={
+            "title": "scheduleSpec.v1",
+            # One of rule and interval must be given (a string); validation also refuses both.
+            "anyOf": [
+                {"required": ["rule"], "properties": {"rule": {"type": "string"}}},
+                {"required": ["interval"], "properties": {"interval": {"type": "string"}}},
+            ],
+        },
         defer_build=True,  # built below, without pydantic plugins (see _build_models)
     )
 
@@ -175,7 +227,37 @@ class ScheduleSpecV1(BaseModel):
         default=None,
         description="Last nominal local date-time (inclusive), no offset. Default: no end.",
     )
-    rule: str = Field(description="RFC 5545 RRULE value, e.g. FREQ=DAILY;BYHOUR=2;BYMINUTE=30.")
+    rule: str | None = Field(
+        default=None,
+        description=(
+            "RFC 5545 RRULE value, e.g. FREQ=DAILY;BYHOUR=2;BYMINUTE=30 (RFC 7529 "
+            "RSCALE=GREGORIAN;SKIP=… accepted). Give exactly one of rule and interval."
+        ),
+    )
+    interval: timedelta | None = Field(
+        default=None,
+        description=(
+            "Elapsed-time spacing instead of rule, an ISO 8601 duration (PT2H): occurrences at "
+            "1970-01-01T00:00:00Z + phase + k × interval, through DST. Whole seconds, PT1S to "
+            "P3660D; no years or months. Give exactly one of rule and interval."
+        ),
+    )
+    phase: timedelta = Field(
+        default=timedelta(0),
+        description="Offset of an interval's grid from the Unix epoch, 0 <= phase < interval.",
+    )
+    jitter: timedelta = Field(
+        default=timedelta(0),
+        description=(
+            "Largest dispatch delay, ISO 8601 duration (PT30S), whole milliseconds, at most P1D. "
+            "Each occurrence waits a fixed delay in [0, jitter) derived from sha256(occurrenceId)."
+        ),
+    )
+    overlap_policy: OverlapPolicy = Field(
+        default=OverlapPolicy.ALLOW_ALL,
+        alias="overlapPolicy",
+        description="SKIP, BUFFER_ONE, BUFFER_ALL, CANCEL_OTHER or ALLOW_ALL (default).",
+    )
     gap_policy: GapPolicy = Field(
         default=GapPolicy.SHIFT_FORWARD, alias="gapPolicy", description="SKIP or SHIFT_FORWARD."
     )
@@ -210,11 +292,64 @@ class ScheduleSpecV1(BaseModel):
 
     @field_validator("rule")
     @classmethod
-    def _check_rule(cls, value: str, info: ValidationInfo) -> str:
-        rule = parse_rule(value)  # raises RuleError (a ValueError) naming the part
+    def _check_rule(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        rule = parse_rscale_rule(value)  # raises RuleError (a ValueError) naming the part
         if "start" in info.data:  # else start itself is invalid and reported
-            check_satisfiable(rule, info.data["start"])
+            rule.check_satisfiable(info.data["start"])
         return value
+
+    @field_validator("interval", "phase", "jitter", mode="before")
+    @classmethod
+    def _fixed_length(cls, value: Any) -> Any:
+        if isinstance(value, str) and re.match(r"^-?P[^T]*[YM]", value.strip().upper()):
+            raise ValueError(
+                "years and months have no fixed length; give days (P30D) or use a rule"
+            )
+        return value
+
+    @field_validator("interval")
+    @classmethod
+    def _interval_range(cls, value: timedelta | None) -> timedelta | None:
+        if value is None:
+            return None
+        if value.microseconds:
+            raise ValueError("must be whole seconds")
+        if not timedelta(seconds=1) <= value <= MAX_INTERVAL:
+            raise ValueError("must be a duration between PT1S and P3660D")
+        return value
+
+    @field_validator("phase")
+    @classmethod
+    def _phase_range(cls, value: timedelta, info: ValidationInfo) -> timedelta:
+        if value.microseconds:
+            raise ValueError("must be whole seconds")
+        interval = info.data.get("interval")
+        if value and interval is None and "interval" in info.data:
+            raise ValueError("phase needs interval (a rule's phase is its start)")
+        if value < timedelta(0) or (interval is not None and value >= interval):
+            raise ValueError("must be at least PT0S and shorter than interval")
+        return value
+
+    @field_validator("jitter")
+    @classmethod
+    def _jitter_range(cls, value: timedelta) -> timedelta:
+        if value.microseconds % 1000:
+            raise ValueError("must be whole milliseconds")
+        if not timedelta(0) <= value <= MAX_JITTER:
+            raise ValueError("must be a duration between PT0S and P1D")
+        return value
+
+    @model_validator(mode="after")
+    def _rule_or_interval(self) -> ScheduleSpecV1:
+        # parse_spec reports these from the raw data together with every other problem; this
+        # is the backstop for direct model construction.
+        for problem in rule_or_interval_problems(
+            {"rule": self.rule, "interval": self.interval}, present=lambda v: v is not None
+        ):
+            raise _RuleOrInterval(problem)
+        return self
 
     @field_validator("start", "end", mode="before")
     @classmethod
@@ -249,17 +384,48 @@ class ScheduleSpecV1(BaseModel):
 
     @property
     def parsed_rule(self) -> Rule:
-        """The parsed RRULE (RFC 5545 §3.3.10)."""
-        return parse_rule(self.rule)
+        """The parsed RRULE (RFC 5545 §3.3.10) without its RFC 7529 parts.
+
+        Raises:
+            ValueError: the spec has an ``interval``, not a rule.
+
+        """
+        return self.rscale_rule.rule
+
+    @property
+    def rscale_rule(self) -> RscaleRule:
+        """The parsed RRULE with its RFC 7529 ``RSCALE``/``SKIP`` (see ``timecontract.rscale``).
+
+        Raises:
+            ValueError: the spec has an ``interval``, not a rule.
+
+        """
+        if self.rule is None:
+            raise ValueError(f"{self.schedule_id} r{self.revision} has an interval, not a rule")
+        return parse_rscale_rule(self.rule)
+
+    @property
+    def nominal_period(self) -> timedelta:
+        """One period: the ``interval``, or the rule's FREQ × INTERVAL (``expand.nominal_period``).
+
+        Used to size look-ahead windows, never for instants.
+        """
+        if self.interval is not None:
+            return self.interval
+        return nominal_period(self.parsed_rule)
 
     def resolved(self) -> dict[str, Any]:
         """Return the stored form: JSON data with camelCase keys and every default written out.
 
-        Instants are ISO 8601 UTC ending in ``Z``; local date-times have no offset; ``lateness``
-        is an ISO 8601 duration.
+        Instants are ISO 8601 UTC ending in ``Z``; local date-times have no offset; durations
+        (``lateness``, ``interval``, ``phase``, ``jitter``) are ISO 8601 durations. The
+        :data:`ADDITIVE_FIELDS` are left out while they hold their default.
         """
         data: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
         data["cutoverAt"] = format_instant(self.cutover_at)
+        for key, default in ADDITIVE_FIELDS.items():
+            if data[key] == default:
+                del data[key]
         return data
 
     def canonical_json(self) -> str:
@@ -281,6 +447,40 @@ class InvalidSpec(AlmanacError, ValueError):
         lines = "\n".join(f"  - {problem}" for problem in problems)
         count = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
         super().__init__(f"{where}invalid scheduleSpec ({count}):\n{lines}")
+
+
+class _RuleOrInterval(ValueError):
+    """``rule``/``interval`` are both given or both missing; carries the :class:`SpecError`."""
+
+    def __init__(self, problem: SpecError) -> None:
+        super().__init__(problem.problem)
+        self.problem = problem
+
+
+def rule_or_interval_problems(
+    data: Mapping[str, Any], present: Callable[[Any], bool] | None = None
+) -> list[SpecError]:
+    """Zero or one problem: spec data gives both ``rule`` and ``interval``, or neither.
+
+    Args:
+        data: spec data (raw, or the model's fields).
+        present: whether a value counts as given (default: the key is present and not null).
+
+    """
+    given = present or (lambda value: value is not None)
+    has_rule, has_interval = given(data.get("rule")), given(data.get("interval"))
+    if has_rule and has_interval:
+        return [
+            SpecError(
+                "interval",
+                data.get("interval"),
+                "rule and interval are mutually exclusive: give one of them (rule for calendar "
+                "times, interval for elapsed-time spacing)",
+            )
+        ]
+    if not has_rule and not has_interval:
+        return [SpecError("rule", None, "is required (or give interval instead)")]
+    return []
 
 
 def format_instant(instant_utc: datetime) -> str:
@@ -444,10 +644,13 @@ def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
     """
     if not isinstance(data, Mapping):
         raise InvalidSpec([SpecError("spec", data, "must be a mapping of fields")], source)
+    exclusive = rule_or_interval_problems(data)
     try:
-        return ScheduleSpecV1.model_validate(dict(data))
+        spec = ScheduleSpecV1.model_validate(dict(data))
     except ValidationError as exc:
-        raise InvalidSpec(_problems(exc, data), source) from exc
+        raise InvalidSpec(_problems(exc, data) + exclusive, source) from exc
+    assert not exclusive  # the model's own validator refuses the same
+    return spec
 
 
 def zone_problems(data: Mapping[str, Any], tzdb_store: Path | None) -> list[SpecError]:
@@ -516,6 +719,8 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             message = "unknown field (scheduleSpec.v1 has no such key)"
         elif isinstance(error.get("ctx", {}).get("error"), RuleError):
             message = f"invalid RRULE: {message}"
+        elif isinstance(error.get("ctx", {}).get("error"), _RuleOrInterval):
+            continue  # reported from the raw data by parse_spec
         if not loc and isinstance(value, Mapping):
             value = None
         problems.append(SpecError(field, redact_at(loc, value), message))

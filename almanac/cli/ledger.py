@@ -99,6 +99,7 @@ def _instant(name: str, value: str | None) -> datetime | None:
 def occurrence_json(row: OccurrenceView) -> dict[str, Any]:
     """An occurrence as JSON (camelCase; instants ISO 8601 UTC with ``Z``)."""
     from timecontract import format_offset
+    from timecontract.spec import format_duration
 
     return {
         "occurrenceId": row.occurrence_id,
@@ -112,6 +113,7 @@ def occurrence_json(row: OccurrenceView) -> dict[str, Any]:
         "utcOffset": None if row.utc_offset is None else format_offset(row.utc_offset),
         "tzdbVersion": row.tzdb_version,
         "reason": row.reason,
+        "jitter": None if row.jitter is None else format_duration(row.jitter),
         "state": row.state.value,
         "stateReason": row.state_reason,
         "claimGeneration": row.claim_generation,

@@ -147,7 +147,7 @@ def preview(
 
     The JSON output is a contract: an array sorted by instant (gapAt for skipped records) of
     objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
-    fold, instant, gapAt, utcOffset, tzdbVersion, disposition and reason.
+    fold, instant, gapAt, utcOffset, tzdbVersion, disposition, reason and jitter.
     """
     from timecontract import InvalidSpec, load_spec, occurrences, spec_warnings
 
@@ -170,9 +170,7 @@ def preview(
 
 def default_window(spec: ScheduleSpecV1) -> timedelta:
     """The preview's default window: 366 days, or 2,000 periods of a high-frequency rule."""
-    from timecontract import nominal_period
-
-    return min(timedelta(days=366), nominal_period(spec.parsed_rule) * PREVIEW_PERIODS)
+    return min(timedelta(days=366), spec.nominal_period * PREVIEW_PERIODS)
 
 
 def preview_table(
@@ -189,15 +187,19 @@ def preview_table(
     (``bench/cli_startup.py``), and importing Rich costs about half the baseline.
     """
     from timecontract import Reason, format_instant, format_offset
+    from timecontract.spec import format_duration
 
+    recurrence = spec.rule if spec.interval is None else f"every {spec.resolved()['interval']}"
     title = (
-        f"{spec.schedule_id} r{spec.revision} · {spec.rule} · {spec.time_zone} "
+        f"{spec.schedule_id} r{spec.revision} · {recurrence} · {spec.time_zone} "
         f"(tzdb {spec.tzdb_version}) · {format_instant(start)} → {format_instant(end)}"
     )
     columns = ["nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"]
-    table = PlainTable(title, columns + (["occurrenceId"] if ids else []))
+    columns += (["jitter"] if spec.jitter else []) + (["occurrenceId"] if ids else [])
+    table = PlainTable(title, columns)
+    plain = {Reason.UNAMBIGUOUS, Reason.ELAPSED_INTERVAL}
     for r in records:
-        color = "" if r.reason is Reason.UNAMBIGUOUS else "yellow"
+        color = "" if r.reason in plain else "yellow"
         if r.disposition.value == "SKIPPED_GAP":
             color = "red"
         if r.instant_utc:
@@ -206,9 +208,11 @@ def preview_table(
             instant = f"(gap at {format_instant(r.gap_at_utc) if r.gap_at_utc else '?'})"
         offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
         cells = [r.nominal_local.isoformat(), str(r.fold), offset, instant]
-        cells += [r.disposition.value, r.reason.value] + ([r.occurrence_id] if ids else [])
+        cells += [r.disposition.value, r.reason.value]
+        cells += [format_duration(r.jitter_delay)] if spec.jitter else []
+        cells += [r.occurrence_id] if ids else []
         table.add_row(*cells, color=color)
-    dst = sum(1 for r in records if r.reason is not Reason.UNAMBIGUOUS)
+    dst = sum(1 for r in records if r.reason not in plain)
     table.caption = f"{len(records)} records, {dst} decided by a DST policy (highlighted)"
     return table
 

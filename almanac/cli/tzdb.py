@@ -79,7 +79,10 @@ def list_releases(as_json: JsonOption = False) -> None:
 
 @tzdb_app.command("add")
 def add(
-    release: Annotated[str, typer.Argument(help="IANA release, e.g. 2022b.")],
+    release: Annotated[
+        str | None,
+        typer.Argument(help="IANA release, e.g. 2022b (optional with --from-tarball)."),
+    ] = None,
     from_wheel: Annotated[
         Path | None,
         typer.Option(
@@ -88,17 +91,32 @@ def add(
             dir_okay=False,
         ),
     ] = None,
+    from_tarball: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-tarball",
+            help="Compile this IANA source tarball (tzdataYYYYx.tar.gz) with zic instead: for "
+            "releases before 2020a, which the package index does not carry.",
+            dir_okay=False,
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Download a release's tzdata wheel, verify the release inside it and store it.
 
-    IANA release YYYYx is tzdata YYYY.n on the package index (a → 1: 2022b → 2022.2). Adding a
+    IANA release YYYYx is tzdata YYYY.n on the package index (a → 1: 2022b → 2022.2). With
+    ``--from-tarball`` nothing is downloaded: the tarball's version file names the release (it
+    must equal RELEASE when given), zic compiles it, and it is stored like the others. Adding a
     release that is already available does nothing and exits 0. With ``--json``: an object with
     release, status (INSTALLED, ALREADY_PRESENT or ADDED), distributionVersion and path.
     """
     from almanac import tzdb
     from timecontract.zones import INSTALLED_RELEASE
 
+    if from_wheel is not None and from_tarball is not None:
+        fail("--from-wheel and --from-tarball are mutually exclusive: give one of them")
+    if release is None and from_tarball is None:
+        fail("RELEASE is required (or give --from-tarball, whose version file names it)")
     store = _store()
     try:
         if release != INSTALLED_RELEASE:  # the installed release needs no store
@@ -106,9 +124,16 @@ def add(
     except OSError as exc:
         fail(f"cannot create the tz release store {store}: {exc.strerror}")
     try:
-        result = tzdb.add_release(release, store, wheel=from_wheel)
+        if from_tarball is not None:
+            from almanac.tzdb_tarball import add_release_from_tarball
+
+            result = add_release_from_tarball(from_tarball, store, release=release)
+        else:
+            assert release is not None
+            result = tzdb.add_release(release, store, wheel=from_wheel)
     except tzdb.TzdbError as exc:
         fail(str(exc), exc.exit_code)
+    release = result.release
     if as_json:
         print_json(
             {
@@ -127,6 +152,8 @@ def add(
         )
     elif result.status is tzdb.AddStatus.ALREADY_PRESENT:
         console.print(f"{release}: already in the store at {result.path}; nothing to add")
+    elif from_tarball is not None:
+        console.print(f"{release}: compiled from {from_tarball.name} with zic at {result.path}")
     else:
         version = result.distribution_version or "?"
         console.print(f"{release}: added from tzdata {version} (verified) at {result.path}")

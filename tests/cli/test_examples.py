@@ -217,10 +217,13 @@ def _check(schema: dict[str, Any], value: Any, root: dict[str, Any], where: str)
     if "$ref" in schema:
         name = schema["$ref"].removeprefix("#/$defs/")
         return _check(root["$defs"][name], value, root, where)
+    problems: list[str] = []
     if "anyOf" in schema:
         options = [_check(option, value, root, where) for option in schema["anyOf"]]
-        return [] if any(not o for o in options) else [f"{where}: matches no anyOf option"]
-    problems: list[str] = []
+        if all(options):
+            problems.append(f"{where}: matches no anyOf option")
+        if set(schema) <= {"anyOf", "description", "title", "default"}:
+            return problems  # a pure union; otherwise the other keywords apply as well
     kinds = {"string": str, "integer": int, "object": dict, "null": type(None), "array": list}
     kind = schema.get("type")
     if kind and not isinstance(value, kinds[kind]):
@@ -237,7 +240,7 @@ def _check(schema: dict[str, Any], value: Any, root: dict[str, Any], where: str)
         problems.append(f"{where}: below minimum")
     if "maximum" in schema and value > schema["maximum"]:
         problems.append(f"{where}: above maximum")
-    if kind == "object":
+    if kind == "object" or (kind is None and isinstance(value, dict) and "required" in schema):
         properties = schema.get("properties", {})
         problems += [f"{where}.{k}: required" for k in schema.get("required", []) if k not in value]
         for key, item in value.items():
@@ -263,8 +266,10 @@ def test_schema_is_a_json_schema_of_the_contract(json_schema: dict[str, Any]) ->
     assert json_schema["type"] == "object"
     assert json_schema["additionalProperties"] is False
     assert set(json_schema["required"]) == {
-        "schema", "scheduleId", "revision", "timeZone", "tzdbVersion", "rule", "cutoverAt",
+        "schema", "scheduleId", "revision", "timeZone", "tzdbVersion", "cutoverAt",
     }  # fmt: skip
+    # Issue 13: one of rule (calendar) and interval (elapsed time) must be given.
+    assert [branch["required"] for branch in json_schema["anyOf"]] == [["rule"], ["interval"]]
 
 
 @pytest.mark.parametrize("name", [SEED.name, *ADDED])
@@ -282,3 +287,6 @@ def test_schema_rejects_what_validate_rejects(json_schema: dict[str, Any]) -> No
     assert _check(json_schema, {**data, "action": {"name": "http", "x": 1}}, json_schema, "$")
     missing = {k: v for k, v in data.items() if k != "cutoverAt"}
     assert _check(json_schema, missing, json_schema, "$") == ["$.cutoverAt: required"]
+    no_rule = {k: v for k, v in data.items() if k != "rule"}
+    assert _check(json_schema, no_rule, json_schema, "$") == ["$: matches no anyOf option"]
+    assert _check(json_schema, {**no_rule, "interval": "PT2H"}, json_schema, "$") == []

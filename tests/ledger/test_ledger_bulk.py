@@ -85,7 +85,7 @@ def test_materialize_writes_one_slot_and_event_row_per_created_occurrence(
 ) -> None:
     spec = make_spec(rule="FREQ=MINUTELY;INTERVAL=7", timeZone="UTC")
     publish_revision(ledger, spec, T0, by="test")
-    # More rows than one SQLite statement holds (32,766 parameters / 17 columns ≈ 1,927 rows).
+    # More rows than one SQLite statement holds (32,766 parameters / 18 columns ≈ 1,820 rows).
     result = materialize(ledger, spec, T0, T0 + timedelta(days=10), T0)
     planned = {v.occurrence_id for v in result.rows if v.state is S.PLANNED}
     assert len(planned) == len(result.created) > 2_000
@@ -103,7 +103,7 @@ def test_bulk_insert_rejects_an_overlong_key_instead_of_truncating(ledger: Ledge
     row = (
         "x" * 200,  # occurrence_id is String(120); PostgreSQL must not truncate it
         spec.schedule_id, 1, None, datetime(2026, 11, 2), 0, None, T0, None, "2026a",
-        "GAP_SKIPPED", "SKIPPED_GAP", None, 0, None, T0, T0, 1,
+        "GAP_SKIPPED", "SKIPPED_GAP", None, 0, None, T0, T0, 1, None,
     )  # fmt: skip
     columns = [c.name for c in OCCURRENCES.columns]
     if ledger.dialect == "postgresql":

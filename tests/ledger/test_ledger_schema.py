@@ -98,8 +98,12 @@ def test_transition_table_is_design_section_4() -> None:
         S.SKIPPED_GAP: set(),
         S.MISFIRE_EXPIRED: set(),
         S.CANCELLED: set(),
-    } == TRANSITIONS
-    assert {S.SKIPPED_GAP, S.MISFIRE_EXPIRED, S.CANCELLED, S.SUCCEEDED, S.FAILED} == TERMINAL
+    } == {s: t - {S.SKIPPED_OVERLAP} for s, t in TRANSITIONS.items() if s is not S.SKIPPED_OVERLAP}
+    # Issue 13: SKIPPED_OVERLAP, a terminal fact, reached only before any dispatch.
+    assert {s for s, t in TRANSITIONS.items() if S.SKIPPED_OVERLAP in t} == {S.PLANNED, S.DUE}
+    assert TRANSITIONS[S.SKIPPED_OVERLAP] == frozenset()
+    expected_terminal = {S.SKIPPED_GAP, S.MISFIRE_EXPIRED, S.CANCELLED, S.SUCCEEDED, S.FAILED}
+    assert expected_terminal | {S.SKIPPED_OVERLAP} == TERMINAL
 
 
 # --- Migration 0002: the transition graph and append-only facts, enforced by triggers. ---
@@ -120,9 +124,28 @@ def _migration_0002() -> ModuleType:
     return module
 
 
-def test_migration_0002_frozen_transitions_equal_ledger_states() -> None:
-    frozen = _migration_0002().TRANSITIONS
+def _migration(name: str) -> ModuleType:
+    path = _MIGRATION_0002.parent / name
+    spec = importlib.util.spec_from_file_location(f"ledger_migration_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_migration_0005_frozen_transitions_equal_ledger_states() -> None:
+    frozen = _migration("0005_jitter_overlap_and_interval_evidence.py").TRANSITIONS
     assert {S(a): {S(b) for b in targets} for a, targets in frozen.items()} == TRANSITIONS
+
+
+def test_migration_0002_frozen_transitions_are_the_table_without_skipped_overlap() -> None:
+    frozen = _migration_0002().TRANSITIONS
+    before_0005 = {
+        s: {t for t in targets if t is not S.SKIPPED_OVERLAP}
+        for s, targets in TRANSITIONS.items()
+        if s is not S.SKIPPED_OVERLAP
+    }
+    assert {S(a): {S(b) for b in targets} for a, targets in frozen.items()} == before_0005
 
 
 def _triggers(ledger: Ledger) -> set[str]:

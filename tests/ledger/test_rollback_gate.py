@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from devtools.gates import rollback
-from ledger import ClaimRefusal, ClaimResult, GateView
 
 occurrences_module = importlib.import_module("ledger.occurrences")
 
@@ -25,16 +24,13 @@ def test_rollback_gate_passes_with_zero_claims_after_the_epoch_bump(tmp_path: Pa
 def test_rollback_gate_fails_on_a_claim_that_skips_the_epoch_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    original = occurrences_module._gate_refusal
-
-    def without_epoch(gate: GateView, view: GateView, alias: str) -> ClaimResult | None:
-        refusal = original(gate, view, alias)
-        if refusal is not None and refusal.refusal is ClaimRefusal.EXECUTION_EPOCH_CHANGED:
-            if gate.implementation_alias != alias:  # keep the alias check the mutant still has
-                return ClaimResult(refusal=ClaimRefusal.IMPLEMENTATION_ALIAS_MISMATCH, detail="")
-            return None if gate.active_revision == view.active_revision else refusal
-        return refusal
-
-    monkeypatch.setattr(occurrences_module, "_gate_refusal", without_epoch)
+    # The claim's gate checks are a tuple (ledger.occurrences.GATE_CHECKS): drop the epoch's.
+    without_epoch = tuple(
+        check
+        for check in occurrences_module.GATE_CHECKS
+        if check is not occurrences_module._execution_epoch
+    )
+    assert len(without_epoch) == len(occurrences_module.GATE_CHECKS) - 1
+    monkeypatch.setattr(occurrences_module, "GATE_CHECKS", without_epoch)
     gate = rollback(tmp_path)
     assert not gate.passed and gate.figure > 0

@@ -46,12 +46,32 @@ def test_resolved_writes_out_every_default_of_a_minimal_spec() -> None:
     assert parse_spec(MINIMAL).resolved() == EXPECTED_RESOLVED
 
 
-def test_resolved_has_a_key_for_every_spec_field() -> None:
+# Added after scheduleSpec.v1's first release (issue 13); written only when not the default, so
+# the digests of revisions published before them do not change.
+ADDITIVE = {"interval": None, "phase": "PT0S", "jitter": "PT0S", "overlapPolicy": "ALLOW_ALL"}
+
+
+def test_resolved_has_a_key_for_every_spec_field_but_additive_ones_at_default() -> None:
     resolved = parse_spec(SEED_SPEC).resolved()
     aliases = {
         field.alias or name for name, field in type(parse_spec(SEED_SPEC)).model_fields.items()
     }
-    assert set(resolved) == aliases
+    assert set(resolved) == aliases - set(ADDITIVE)
+
+
+def test_additive_fields_are_written_out_when_set() -> None:
+    data = {**SEED_SPEC, "jitter": "PT30S", "overlapPolicy": "SKIP"}
+    resolved = parse_spec(data).resolved()
+    assert (resolved["jitter"], resolved["overlapPolicy"]) == ("PT30S", "SKIP")
+    interval = {k: v for k, v in SEED_SPEC.items() if k != "rule"}
+    resolved = parse_spec({**interval, "interval": "PT2H", "phase": "PT15M"}).resolved()
+    assert (resolved["interval"], resolved["phase"], resolved["rule"]) == ("PT2H", "PT15M", None)
+    assert parse_spec(resolved).resolved() == resolved
+
+
+def test_additive_fields_at_their_default_keep_the_old_digest() -> None:
+    explicit = {**MINIMAL, **{k: v for k, v in ADDITIVE.items() if v is not None}}
+    assert parse_spec(explicit).digest() == parse_spec(MINIMAL).digest()
 
 
 def test_defaults_do_not_depend_on_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
