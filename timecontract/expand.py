@@ -20,6 +20,11 @@ Choices this module makes (each documented where a user would look for it, in th
   ``COUNT`` the expansion restarts at the beginning of the rule's period that contains the window
   start, with every default DTSTART would have supplied made explicit, which yields exactly the same
   set. Rules with ``COUNT`` are expanded from DTSTART (at most ``COUNT`` existing instances).
+- Every expansion starts at the natural beginning of a period, also the first one (a WEEKLY rule's
+  first week begins on WKST, before DTSTART if need be), so that BYSETPOS counts whole sets; what
+  falls before DTSTART is then dropped (issue 16; see :func:`_from_period`).
+- Where dateutil 2.9 is wrong for a whole kind of rule (BYDAY mixing plain and ordinal weekdays;
+  YEARLY with BYWEEKNO), ``timecontract.dayset`` expands it instead.
 """
 
 from __future__ import annotations

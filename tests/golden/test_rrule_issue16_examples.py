@@ -11,7 +11,7 @@ All specs are in Etc/UTC, so every nominal time exists once and is its own insta
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -97,6 +97,23 @@ def test_issue16_byweekno_with_interval_counts_week_numbering_years() -> None:
     ]
     actual = _nominal_times(
         rule, "2024-01-01T00:00:00", "2024-01-01T00:00:00Z", "2029-01-01T00:00:00Z"
+    )
+    assert actual == expected
+
+
+def test_negative_week_number_reaches_into_the_previous_calendar_year() -> None:
+    """``BYWEEKNO=-53`` of 2020 is its week 1, which starts in 2019 (dateutil lost those days).
+
+    2020-01-01 is a Wednesday, so week 1 of 2020 (Monday weeks) is 2019-12-30..2020-01-05; 2020
+    has 53 weeks (its last, week 53, is 2020-12-28..2021-01-03, holding four days of 2020), so
+    week -53 is week 1. 2019 and 2021 have 52 weeks and no week -53.
+    """
+    expected = [datetime(2019, 12, 30) + timedelta(days=i) for i in range(7)]
+    actual = _nominal_times(
+        "FREQ=YEARLY;BYWEEKNO=-53",
+        "2019-01-01T00:00:00",
+        "2019-01-01T00:00:00Z",
+        "2022-01-01T00:00:00Z",
     )
     assert actual == expected
 

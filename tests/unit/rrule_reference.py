@@ -241,18 +241,24 @@ def _weekdays_in(year: int, month: int, weekday: int) -> list[date]:
     return found
 
 
-def instances_of(rule: RefRule, dtstart: datetime, span: Period) -> list[datetime]:
-    """The sorted set of one period: every candidate date-time in it that satisfies every part."""
-    ints, byday = effective_parts(rule, dtstart)
+def instances_of(
+    rule: RefRule, ints: dict[str, list[int]], byday: list, span: Period
+) -> list[datetime]:
+    """The sorted set of one period: every candidate date-time in it that satisfies every part.
+
+    ``ints`` and ``byday`` are the rule's parts with DTSTART's defaults (:func:`effective_parts`).
+    """
     hours = ints.get("BYHOUR", range(24))
     minutes = ints.get("BYMINUTE", range(60))
     seconds = ints.get("BYSECOND", range(60))
-    if not coarser(rule.freq, "HOURLY"):  # the period lies within one clock hour …
-        hours = [h for h in hours if h == span.start.hour]
-    if not coarser(rule.freq, "MINUTELY"):  # … minute …
-        minutes = [m for m in minutes if m == span.start.minute]
-    if rule.freq == "SECONDLY":  # … second
-        seconds = [s for s in seconds if s == span.start.second]
+    # A period of an HOURLY or finer rule lies within one clock hour, so its hour is the
+    # period's, kept only if BYHOUR allows it ("Limit"); likewise minutes and seconds.
+    if not coarser(rule.freq, "HOURLY"):
+        hours = [span.start.hour] if span.start.hour in hours else []
+    if not coarser(rule.freq, "MINUTELY"):
+        minutes = [span.start.minute] if span.start.minute in minutes else []
+    if rule.freq == "SECONDLY":
+        seconds = [span.start.second] if span.start.second in seconds else []
     found: set[datetime] = set()
     day = span.start.date()
     while _midnight(day) < span.end:
@@ -285,11 +291,12 @@ def expand(text: str, dtstart: datetime, until: datetime) -> list[datetime]:
     after BYSETPOS ("then COUNT and UNTIL are evaluated").
     """
     rule = parse(text)
+    ints, byday = effective_parts(rule, dtstart)
     found: list[datetime] = []
     for span in periods(rule, dtstart):
         if span.start > until or span.start.year > 9000:
             return found
-        for moment in instances_of(rule, dtstart, span):
+        for moment in instances_of(rule, ints, byday, span):
             if moment < dtstart:  # instances start at DTSTART (see the module docstring)
                 continue
             if moment > until or (rule.until is not None and moment > rule.until):
