@@ -20,17 +20,25 @@ Choices this module makes (each documented where a user would look for it, in th
   ``COUNT`` the expansion restarts at the beginning of the rule's period that contains the window
   start, with every default DTSTART would have supplied made explicit, which yields exactly the same
   set. Rules with ``COUNT`` are expanded from DTSTART (at most ``COUNT`` existing instances).
+- Every expansion starts at the natural beginning of a period, also the first one (a WEEKLY rule's
+  first week begins on WKST, before DTSTART if need be), so that BYSETPOS counts whole sets; what
+  falls before DTSTART is then dropped (issue 16; see :func:`_from_period`).
+- Where dateutil 2.9 is wrong for a whole kind of rule (BYDAY mixing plain and ordinal weekdays;
+  YEARLY with BYWEEKNO), ``timecontract.dayset`` expands it instead.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
+from itertools import dropwhile
 from typing import Any, Literal
 
 from dateutil import rrule as du
+
+from timecontract import dayset
 
 Frequency = Literal[0, 1, 2, 3, 4, 5, 6]
 FREQUENCIES: dict[str, Frequency] = {
@@ -246,17 +254,6 @@ def _parse_until(value: str) -> datetime:
         raise RuleError(f"UNTIL={value} is not a valid date-time") from exc
 
 
-def to_dateutil(rule: Rule, dtstart: datetime) -> du.rrule:
-    """Build the dateutil ``rrule`` for ``rule`` from floating ``dtstart``, without COUNT/UNTIL.
-
-    Every default that RFC 5545 takes from DTSTART (BYxxx parts the rule leaves out) is made
-    explicit from ``dtstart``, so the result does not change when the expansion is restarted
-    later at a period boundary (see :func:`expand`). COUNT and UNTIL are applied by the caller.
-    """
-    kwargs = _explicit_defaults(rule, dtstart)
-    return du.rrule(rule.frequency, dtstart=dtstart, interval=rule.interval, cache=False, **kwargs)
-
-
 def _explicit_defaults(rule: Rule, dtstart: datetime) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         "bysecond": rule.by_second or None,
@@ -291,24 +288,29 @@ def _explicit_defaults(rule: Rule, dtstart: datetime) -> dict[str, Any]:
 
 
 def period_start_at_or_before(rule: Rule, dtstart: datetime, moment: datetime) -> datetime:
-    """Return the start of the rule's period (of INTERVAL × FREQ) containing ``moment``.
+    """Return the start of the rule's period containing ``moment``, or of the last one before it.
 
-    Periods are counted from the one containing ``dtstart`` (weeks begin on WKST). When ``moment``
-    is before the second period, ``dtstart`` itself is returned. All values are floating local.
+    A period is one FREQ unit (RFC 5545 §3.3.10, BYSETPOS: "in a WEEKLY rule, the interval would
+    be one week"); periods repeat every INTERVAL units counted from the one containing
+    ``dtstart``. Weeks begin on WKST; the years of a YEARLY rule with BYWEEKNO are week-numbering
+    years (``timecontract.dayset``). The first period begins at its natural start, which may be
+    before ``dtstart``: "A set of recurrence instances starts at the beginning of the interval
+    defined by the FREQ rule part" (see :func:`expand`). All values are floating local.
     """
     step = rule.interval
+    if rule.freq == "YEARLY" and rule.by_week_no:
+        first = dayset.week_year_of(dtstart.date(), rule.wkst)
+        year = first + (dayset.week_year_of(moment.date(), rule.wkst) - first) // step * step
+        return datetime.combine(dayset.week_one_start(year, rule.wkst), time())
     if rule.freq == "YEARLY":
         k = (moment.year - dtstart.year) // step * step
-        candidate = datetime(dtstart.year + k, 1, 1)
-    elif rule.freq == "MONTHLY":
+        return datetime(dtstart.year + k, 1, 1)
+    if rule.freq == "MONTHLY":
         months = (moment.year - dtstart.year) * 12 + moment.month - dtstart.month
         index = dtstart.year * 12 + dtstart.month - 1 + months // step * step
-        candidate = datetime(index // 12, index % 12 + 1, 1)
-    else:
-        origin, unit = _fixed_period_origin(rule, dtstart)
-        periods = (moment - origin) // (unit * step)
-        candidate = origin + unit * step * periods
-    return candidate if candidate > dtstart else dtstart
+        return datetime(index // 12, index % 12 + 1, 1)
+    origin, unit = _fixed_period_origin(rule, dtstart)
+    return origin + unit * step * ((moment - origin) // (unit * step))
 
 
 def _fixed_period_origin(rule: Rule, dtstart: datetime) -> tuple[datetime, timedelta]:
@@ -346,19 +348,49 @@ def expand(
         window_end = min(window_end, rule.until_utc.replace(tzinfo=None) + timedelta(days=1))
     if window_end < window_start or window_end < dtstart:
         return
-    restart = period_start_at_or_before(rule, dtstart, max(window_start, dtstart))
-    recurrence = du.rrule(
-        rule.frequency,
-        dtstart=restart,
-        interval=rule.interval,
-        cache=False,
-        **_explicit_defaults(rule, dtstart),
-    )
-    # The defaults come from the true dtstart, the iteration from the restart point: the same set.
-    for nominal_local in recurrence.xafter(max(window_start, dtstart), inc=True):
+    for nominal_local in _from_period(rule, dtstart, max(window_start, dtstart), window_end):
         if nominal_local > window_end:
             return
         yield nominal_local
+
+
+def iterate_from_start(rule: Rule, dtstart: datetime) -> Iterator[datetime]:
+    """Yield the rule's floating local date-times from ``dtstart`` on, unbounded and in order.
+
+    Used for rules with COUNT, which must be counted from DTSTART (RFC 5545 §3.3.10).
+    """
+    return _from_period(rule, dtstart, dtstart, datetime.max)
+
+
+def _from_period(
+    rule: Rule, dtstart: datetime, moment: datetime, end: datetime
+) -> Iterator[datetime]:
+    """The rule's date-times at or after ``moment`` (not before ``dtstart``), in order.
+
+    The expansion starts at the beginning of the period containing ``moment``, never at
+    ``moment`` or ``dtstart`` themselves, and drops what comes before ``moment`` afterwards. This
+    corrects dateutil, whose first WEEKLY set begins on DTSTART's day instead of WKST (its
+    ``wdayset`` starts at DTSTART): ``FREQ=WEEKLY;BYDAY=MO,TH;BYSETPOS=2`` from a Thursday took
+    the Thursday as the *first* of its week and skipped it. RFC 5545 §3.3.10, BYSETPOS: "A set of
+    recurrence instances starts at the beginning of the interval defined by the FREQ rule part."
+    Every default DTSTART supplies is made explicit from the true ``dtstart``, so restarting
+    yields the same set as walking from DTSTART. Rules dateutil expands wrongly altogether go to
+    ``timecontract.dayset``. ``end`` bounds only that own expansion (dateutil stops by itself in
+    the year 9999); the caller stops reading at its own end.
+    """
+    restart = period_start_at_or_before(rule, dtstart, moment)
+    stream: Iterable[datetime]
+    if dayset.applies(rule):
+        stream = dayset.iterate(rule, dtstart, restart, end)
+    else:
+        stream = du.rrule(
+            rule.frequency,
+            dtstart=restart,
+            interval=rule.interval,
+            cache=False,
+            **_explicit_defaults(rule, dtstart),
+        )
+    return dropwhile(moment.__gt__, stream)
 
 
 SATISFIABILITY_HORIZON_YEARS = 60
@@ -374,21 +406,23 @@ def check_satisfiable(rule: Rule, dtstart: datetime) -> None:
     calendar repeats (weekdays every 28 years in that range), so a rule that matches nothing there
     matches nothing ever — or less than once in 60 years, which no schedule means.
 
+    A BYSETPOS that no period's set is large enough to reach (``FREQ=SECONDLY;BYSETPOS=2``: one
+    instance per second) is refused first, without a probe: dateutil would walk those 60 years
+    one empty period at a time.
+
     Raises:
         RuleError: the rule produces nothing, or dateutil finds its BYxxx parts unreachable from
             ``dtstart`` with its INTERVAL (``FREQ=HOURLY;INTERVAL=2;BYHOUR=1`` from 00:00).
     """
-    probe_from = datetime(datetime.max.year - SATISFIABILITY_HORIZON_YEARS, 1, 1)
-    restart = period_start_at_or_before(rule, dtstart, probe_from)
-    try:
-        recurrence = du.rrule(
-            rule.frequency,
-            dtstart=restart,
-            interval=rule.interval,
-            cache=False,
-            **_explicit_defaults(rule, dtstart),
+    largest = _largest_set(rule)
+    if rule.by_set_pos and all(abs(position) > largest for position in rule.by_set_pos):
+        raise RuleError(
+            f"BYSETPOS={','.join(map(str, rule.by_set_pos))} is beyond the {largest} instance(s) "
+            f"one FREQ={rule.freq} period can hold, so the rule never produces a date-time"
         )
-        first = next(iter(recurrence), None)
+    probe_from = datetime(datetime.max.year - SATISFIABILITY_HORIZON_YEARS, 1, 1)
+    try:
+        first = next(_from_period(rule, dtstart, probe_from, datetime.max), None)
     except ValueError as exc:  # dateutil: "Invalid rrule byxxx generates an empty set."
         raise RuleError(
             f"its BYxxx parts are unreachable from start with this INTERVAL ({exc})"
@@ -398,6 +432,21 @@ def check_satisfiable(rule: Rule, dtstart: datetime) -> None:
             "the rule never produces a date-time (e.g. February 30, or BYxxx parts that "
             "INTERVAL never reaches from start)"
         )
+
+
+def _largest_set(rule: Rule) -> int:
+    """The most instances one period of ``rule`` can hold (the bound BYSETPOS can reach)."""
+    times = 1
+    for values, unit in (
+        (rule.by_second, du.SECONDLY),
+        (rule.by_minute, du.MINUTELY),
+        (rule.by_hour, du.HOURLY),
+    ):
+        # A unit finer than FREQ expands to its listed values (or DTSTART's one); one at FREQ
+        # or coarser only limits, so it keeps one value per period.
+        times *= (len(values) or 1) if rule.frequency < unit else 1
+    days = {"YEARLY": 371, "MONTHLY": 31, "WEEKLY": 7}.get(rule.freq, 1)
+    return days * times
 
 
 def nominal_period(rule: Rule) -> timedelta:
@@ -415,11 +464,3 @@ def nominal_period(rule: Rule) -> timedelta:
         "SECONDLY": timedelta(seconds=1),
     }[rule.freq]
     return unit * rule.interval
-
-
-def iterate_from_start(rule: Rule, dtstart: datetime) -> Iterator[datetime]:
-    """Yield the rule's floating local date-times from ``dtstart`` on, unbounded and in order.
-
-    Used for rules with COUNT, which must be counted from DTSTART (RFC 5545 §3.3.10).
-    """
-    yield from to_dateutil(rule, dtstart)

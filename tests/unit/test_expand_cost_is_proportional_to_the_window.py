@@ -92,7 +92,25 @@ def test_restart_point_is_within_one_period_of_the_window(rule: str, period: tim
     assert moment - period < restart <= moment
 
 
-def test_restart_point_is_dtstart_when_the_window_is_in_the_first_period() -> None:
-    dtstart = datetime(2026, 6, 1, 13, 7, 11)
-    restart = period_start_at_or_before(parse_rule("FREQ=DAILY"), dtstart, dtstart)
-    assert restart == dtstart
+@pytest.mark.parametrize(
+    ("rule", "dtstart", "expected"),
+    [
+        # Issue 16: the first period starts where the FREQ's interval starts, not at DTSTART (RFC
+        # 5545 §3.3.10: "A set of recurrence instances starts at the beginning of the interval
+        # defined by the FREQ rule part"). 2024-01-04 is a Thursday.
+        ("FREQ=WEEKLY", datetime(2024, 1, 4, 9), datetime(2024, 1, 1)),
+        ("FREQ=WEEKLY;WKST=SU", datetime(2024, 1, 4, 9), datetime(2023, 12, 31)),
+        ("FREQ=WEEKLY;WKST=TH", datetime(2024, 1, 4, 9), datetime(2024, 1, 4)),
+        ("FREQ=DAILY", datetime(2026, 6, 1, 13, 7, 11), datetime(2026, 6, 1)),
+        ("FREQ=HOURLY", datetime(2026, 6, 1, 13, 7, 11), datetime(2026, 6, 1, 13)),
+        ("FREQ=MONTHLY", datetime(2026, 6, 17, 13), datetime(2026, 6, 1)),
+        ("FREQ=YEARLY", datetime(2026, 6, 17, 13), datetime(2026, 1, 1)),
+        # Week 1 of 2025 (Monday weeks) starts on Monday 2024-12-30; of 2026, on 2025-12-29.
+        ("FREQ=YEARLY;BYWEEKNO=1", datetime(2024, 12, 31), datetime(2024, 12, 30)),
+        ("FREQ=YEARLY;BYWEEKNO=1", datetime(2026, 1, 2), datetime(2025, 12, 29)),
+    ],
+)
+def test_first_period_starts_at_the_start_of_its_interval_not_at_dtstart(
+    rule: str, dtstart: datetime, expected: datetime
+) -> None:
+    assert period_start_at_or_before(parse_rule(rule), dtstart, dtstart) == expected

@@ -31,6 +31,13 @@ def test_hourly_interval_that_never_reaches_byhour_is_rejected_or_empty() -> Non
         "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30",
         "FREQ=DAILY;BYMONTH=4;BYMONTHDAY=31",
         "FREQ=MONTHLY;BYMONTH=2,4,6,9,11;BYMONTHDAY=31",
+        # BYSETPOS beyond the largest set a period can hold: one instance per second; two per
+        # minute; 7 days x 2 hours a week. dateutil would walk empty sets one period at a time.
+        "FREQ=SECONDLY;BYSECOND=1,2;BYSETPOS=2",
+        "FREQ=MINUTELY;BYSECOND=1,2;BYSETPOS=-3",
+        "FREQ=WEEKLY;BYHOUR=1,2;BYSETPOS=15,-15",
+        # A mixed BYDAY that no month holds (issue 16: the union is still empty).
+        "FREQ=MONTHLY;BYMONTHDAY=1,2;BYDAY=5FR,-1SA",
     ],
 )
 def test_rule_whose_by_parts_contradict_is_rejected_naming_the_rule(rule: str) -> None:
@@ -39,3 +46,17 @@ def test_rule_whose_by_parts_contradict_is_rejected_naming_the_rule(rule: str) -
     with pytest.raises(InvalidSpec) as caught:
         parse_spec({**SEED_SPEC, "rule": rule})
     assert [(p.field, p.value) for p in caught.value.problems] == [("rule", rule)]
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        # Issue 16: dateutil intersected plain and ordinal BYDAY values and called this empty.
+        "FREQ=MONTHLY;BYDAY=MO,-1WE",
+        # The largest set a period can hold is reachable: 7 days x 2 hours in a week.
+        "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=1,2;BYSETPOS=14",
+        "FREQ=MINUTELY;BYSECOND=1,2;BYSETPOS=-2",
+    ],
+)
+def test_rule_that_occurs_is_accepted(rule: str) -> None:
+    parse_spec({**SEED_SPEC, "rule": rule})
