@@ -25,10 +25,11 @@ from datetime import UTC, datetime, timedelta
 
 from temporalio.client import Client
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
-from temporalio.worker import Worker
+from temporalio.worker import Interceptor, Worker
 
 import ledger
 from activities.actions import ActionRegistry
+from activities.clock import Clock, SystemClock
 from activities.ledger_activities import AlmanacActivities
 from activities.metrics import DEFAULT_REGISTRY, LedgerCollector, start_metrics_server
 from activities.snapshot import ledger_snapshot
@@ -92,15 +93,21 @@ def build_worker(
     executor: ThreadPoolExecutor,
     *,
     workflows: Sequence[type] = WORKFLOWS,
+    clock: Clock | None = None,
+    interceptors: Sequence[Interceptor] = (),
 ) -> Worker:
     """Register both workflows and every activity on the settings' task queue.
 
     ``workflows``: the production ones; a simulation passes its own (``devtools.simulation``).
+    ``clock``: the activities' clock of work (default: the host's, :class:`SystemClock` — the
+    edge where production reads the time); ``interceptors``: worker interceptors. A simulation
+    passes ``devtools.simulated_clock.SimulatedClock`` as both (``activities.clock`` says why).
     """
     activities = AlmanacActivities(
         ledger_,
         ActionRegistry.default(temporal_client=client),
         identity=options.identity,
+        clock=SystemClock() if clock is None else clock,
         implementation_alias=settings.implementation_alias,
         tzdb_store=settings.tzdb_store,
     )
@@ -112,6 +119,7 @@ def build_worker(
         activity_executor=executor,
         max_concurrent_activities=options.max_concurrent_activities,
         identity=options.identity,
+        interceptors=interceptors,
         graceful_shutdown_timeout=GRACEFUL_SHUTDOWN,
     )
 
@@ -122,8 +130,13 @@ async def run(
     stop: asyncio.Event | None = None,
     *,
     workflows: Sequence[type] = WORKFLOWS,
+    clock: Clock | None = None,
+    interceptors: Sequence[Interceptor] = (),
 ) -> None:
-    """Run a worker until ``stop`` is set (default: until SIGTERM or SIGINT)."""
+    """Run a worker until ``stop`` is set (default: until SIGTERM or SIGINT).
+
+    ``workflows``, ``clock``, ``interceptors``: as :func:`build_worker`.
+    """
     if stop is None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -151,7 +164,14 @@ async def run(
     try:
         with ThreadPoolExecutor(max_workers=options.max_concurrent_activities) as executor:
             async with build_worker(
-                client, settings, ledger_, options, executor, workflows=workflows
+                client,
+                settings,
+                ledger_,
+                options,
+                executor,
+                workflows=workflows,
+                clock=clock,
+                interceptors=interceptors,
             ):
                 await stop.wait()
                 log.info("stopping: letting running activities finish")

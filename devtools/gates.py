@@ -155,6 +155,7 @@ async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> Asy
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
     from devtools import simulation
+    from devtools.simulated_clock import SimulatedClock
 
     settings = AlmanacSettings(
         data_dir=data_dir, ledger_url=url, temporal=TemporalSettings(task_queue=task_queue)
@@ -164,8 +165,16 @@ async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> Asy
     options = worker.WorkerOptions(identity="gate", max_concurrent_activities=8)
     try:
         with ThreadPoolExecutor(max_workers=8) as executor:
+            clock = SimulatedClock()
             async with worker.build_worker(
-                client, settings, store, options, executor, workflows=simulation.WORKFLOWS
+                client,
+                settings,
+                store,
+                options,
+                executor,
+                workflows=simulation.WORKFLOWS,
+                clock=clock,
+                interceptors=[clock],
             ):
                 yield
     finally:
@@ -313,12 +322,15 @@ def catch_up(folder: Path) -> Gate:
 def deliveries(folder: Path) -> Gate:
     """Gate 5: the most confirmed effects one key got under 100 concurrent deliveries."""
     from activities.actions import ActionRegistry
+    from activities.clock import FixedClock
     from activities.ledger_activities import AlmanacActivities
 
     store = _fresh_ledger(folder, "deliveries.sqlite3")
     with _sink() as sink:
         due, view = _due(store, _http_spec("gate-hundred", sink.url))
-        acts = AlmanacActivities(store, ActionRegistry.default(), identity="gate")
+        acts = AlmanacActivities(
+            store, ActionRegistry.default(), identity="gate", clock=FixedClock(_at(9))
+        )
         claim = acts.claim(io.ClaimOccurrenceInput(due.occurrence_id, view, _at(9)))
         attempt = io.ExecuteAttemptInput(due.occurrence_id, claim.claim_generation, 1, 3, _at(9))
 

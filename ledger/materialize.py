@@ -375,7 +375,12 @@ def _cancel_conflicts(
 
 
 def release_due(
-    ledger: Ledger, schedule_id: str, now_utc: datetime, *, by: str = MATERIALIZER
+    ledger: Ledger,
+    schedule_id: str,
+    now_utc: datetime,
+    *,
+    by: str = MATERIALIZER,
+    recorded_at_utc: datetime | None = None,
 ) -> ReleaseResult:
     """Apply misfire planning at ``now_utc``: overdue ``PLANNED`` → ``DUE`` or ``MISFIRE_EXPIRED``.
 
@@ -387,8 +392,11 @@ def release_due(
     Args:
         ledger: the ledger.
         schedule_id: the schedule.
-        now_utc: the decision instant (aware UTC).
+        now_utc: the decision instant (aware UTC): what is overdue and what is later than
+            ``lateness`` are decided as of it (the schedule workflow's instant).
         by: who (event rows).
+        recorded_at_utc: when the decision is recorded (aware UTC): the events' ``at_utc`` and
+            ``updated_at_utc``, read from the recorder's clock (default: ``now_utc``).
 
     Returns:
         Released and expired occurrence IDs, oldest first.
@@ -398,6 +406,7 @@ def release_due(
 
     """
     require_aware("now_utc", now_utc)
+    at = now_utc if recorded_at_utc is None else require_aware("recorded_at_utc", recorded_at_utc)
 
     def work(connection: Connection) -> ReleaseResult:
         gate = lock_gate(connection, schedule_id)
@@ -423,12 +432,12 @@ def release_due(
             plan = plan_misfires(
                 items, now_utc, spec.lateness, spec.misfire_policy, spec.max_catch_up
             )
-            _move(connection, plan.release, OccurrenceState.DUE, now_utc, by, "released")
+            _move(connection, plan.release, OccurrenceState.DUE, at, by, "released")
             _move(
                 connection,
                 plan.expire,
                 OccurrenceState.MISFIRE_EXPIRED,
-                now_utc,
+                at,
                 by,
                 f"misfire: later than lateness {spec.lateness} under {spec.misfire_policy.value}",
             )

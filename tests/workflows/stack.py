@@ -30,6 +30,7 @@ from almanac import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
 from devtools import simulation
+from devtools.simulated_clock import SimulatedClock
 from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from devtools.sink import Sink
 from ledger import Ledger, OccurrenceView, list_occurrences
@@ -117,8 +118,16 @@ async def running_stack(
         identity=f"test-worker-{task_queue}", max_concurrent_activities=8
     )
     with Sink() as sink, ThreadPoolExecutor(max_workers=8) as executor:
+        clock = SimulatedClock()
         running = worker.build_worker(
-            env.client, settings, ledger_, options, executor, workflows=simulation.WORKFLOWS
+            env.client,
+            settings,
+            ledger_,
+            options,
+            executor,
+            workflows=simulation.WORKFLOWS,
+            clock=clock,
+            interceptors=[clock],
         )
         async with running:
             yield Stack(env, env.client, ledger_, sink, task_queue)
