@@ -165,6 +165,7 @@ _OCCURRENCE_COLUMNS = (
     "next_attempt_at_utc",
     "created_at_utc",
     "updated_at_utc",
+    "event_sequence",
 )
 _STATE = _OCCURRENCE_COLUMNS.index("state")
 _SLOT_COLUMNS = (
@@ -175,7 +176,9 @@ _SLOT_COLUMNS = (
     "owner_revision",
     "claimed_at_utc",
 )
-_EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why")
+_EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why", "sequence")
+_CREATION_SEQUENCE = 1
+"""A created occurrence's ``event_sequence`` and the ``sequence`` of its creation event."""
 _PLANNED = OccurrenceState.PLANNED.value
 _SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
 
@@ -218,6 +221,7 @@ def _occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any
         None,
         now_utc,
         now_utc,
+        _CREATION_SEQUENCE,
     )
 
 
@@ -246,6 +250,7 @@ def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
         next_attempt_at_utc,
         created_at_utc,
         updated_at_utc,
+        _event_sequence,
     ) = row
     if cancelled_why is not None:
         state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why
@@ -303,7 +308,7 @@ def _insert(
     planned = [record for record, _ in new if record.disposition is Disposition.PLANNED]
     claimed = _claim_slots(connection, planned, now)
     events: list[tuple[Any, ...]] = [
-        (row[0], None, row[_STATE], now, by, f"materialized: {record.reason}")
+        (row[0], None, row[_STATE], now, by, f"materialized: {record.reason}", _CREATION_SEQUENCE)
         for record, row in new
     ]
     bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
