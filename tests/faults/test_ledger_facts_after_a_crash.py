@@ -33,6 +33,7 @@ import pytest
 from faultkit import (
     REPO,
     WorkerProcess,
+    publish,
     running_sink,
     server_address,
     spec_data,
@@ -160,9 +161,13 @@ async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_
     ports = free_port(), free_port()
     first_instant = (datetime.now(UTC) + LEAD).replace(microsecond=0)
     with running_sink() as sink:
-        # Occurrence 1's first delivery is recorded, then its answer held (the slow endpoint);
-        # its ID holds its nominal local time (UTC here).
-        sink.add_fault(match=f".{first_instant:%Y%m%dT%H%M%S}.", delay=600, delayTimes=1)
+        # Occurrence 1's first delivery is recorded, then its answer held (the slow endpoint).
+        first = f"{SCHEDULE}.r1.{first_instant:%Y%m%dT%H%M%S}.f0"
+        sink.add_fault(match=first, delay=600, delayTimes=1)
+        data = spec(sink.url, first_instant)
+        # Published now, so both occurrences are materialized however long the worker takes to
+        # start (the workflow's own publication of the same spec is then a no-op).
+        publish(ledger_, data, datetime.now(UTC))
         worker_a = spawn_production_worker(env, log, ports[0])
         worker_b: WorkerProcess | None = None
         try:
@@ -170,20 +175,18 @@ async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_
                 ScheduleWorkflow.run,
                 ScheduleInput(
                     schedule_id=SCHEDULE,
-                    initial_spec=spec(sink.url, first_instant),
+                    initial_spec=data,
                     occurrence_action_timeout_seconds=ACTION_TIMEOUT,
                 ),
                 id=schedule_workflow_id(SCHEDULE),
                 task_queue=task_queue,
             )
-            first = await anyio.to_thread.run_sync(
-                lambda: (
-                    wait_until(
-                        lambda: sink.effects(),
-                        lambda effects: len(effects) == 1,
-                        timeout=90,
-                        what="the sink records occurrence 1's first delivery",
-                    )[0].idempotency_key
+            await anyio.to_thread.run_sync(
+                lambda: wait_until(
+                    lambda: sink.effect(first),
+                    lambda effect: effect is not None,
+                    timeout=90,
+                    what="the sink records occurrence 1's first delivery",
                 )
             )
             running = ledger.show_occurrence(ledger_, first)
@@ -195,10 +198,14 @@ async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_
             worker_b = await anyio.to_thread.run_sync(spawn_production_worker, env, log, ports[1])
             await anyio.to_thread.run_sync(
                 lambda: wait_until(
-                    lambda: [o.state for o in ledger.list_occurrences(ledger_, SCHEDULE)],
-                    lambda s: s == [OccurrenceState.SUCCEEDED] * 2,
+                    lambda: [
+                        (o.occurrence_id, o.state.value, o.state_reason)
+                        for o in ledger.list_occurrences(ledger_, SCHEDULE)
+                    ],
+                    lambda s: [state for _, state, _ in s] == ["SUCCEEDED"] * 2,
                     timeout=180,
-                    what="both occurrences succeed",
+                    what=f"both occurrences succeed (first instant {first_instant})\n"
+                    + log.read_text(errors="replace")[-4000:],
                 )
             )
             lag_count, lag_sum = dispatch_lag(ports[1])
