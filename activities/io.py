@@ -8,6 +8,12 @@ types Temporal's default converter supports: ``str``, ``int``, ``bool``, aware `
 lists and nested dataclasses. Durations cross as ``*_seconds`` floats, because the converter has no
 ``timedelta``. Names follow ``<Verb><Noun>Input``/``…Result`` and differ from the ledger's own
 types (``GateSnapshot`` here, ``ledger.GateView`` there).
+
+Every input's ``now_utc`` is the workflow's instant when it scheduled the call. Temporal hands it
+back unchanged when the activity is retried (after a crash, minutes later), so the activities use
+it only as a *decision* instant (the materialization window, the release/misfire decision) and
+read every instant they record from their own clock (``activities.clock``). The field stays in
+the other inputs because recorded histories carry it.
 """
 
 from dataclasses import dataclass, field

@@ -5,9 +5,12 @@ implementation alias, so tests can build it with their own. Workflows call its m
 (``workflow.execute_activity_method``); the activity names (``activities.io``'s constants, fixed
 by recorded histories) and the payload dataclasses in ``activities.io`` are the contract.
 
-Time: every activity takes ``now_utc`` from the workflow (``workflow.now()``, or a simulated clock
-in tests: ``devtools.simulation``) and advances it with a monotonic clock while it runs, so ledger
-times follow the workflow's clock, also in skipped time. No activity reads the wall clock.
+Time (see ``activities.clock``, the one place that lists every instant the ledger records): an
+instant of work (a claim, a call's start, an outcome, a publication) is read from the injected
+:class:`~activities.clock.Clock` at the moment of the work; the ``now_utc`` an input carries is the
+workflow's instant when it scheduled the call (Temporal hands it back unchanged on a retry after a
+crash), so it is used only as a *decision* instant: the materialization window and the
+release/misfire decision.
 
 Errors: ledger refusals that are expected (a lost claim, a rejected revision) are results; a
 programming or contract error is a non-retryable ``ApplicationError`` whose type is the domain
@@ -23,7 +26,6 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,7 @@ from activities.actions import (
     OutcomeKind,
     QueryOutcomeKind,
 )
+from activities.clock import Clock
 from activities.metrics import AlmanacMetrics, default_metrics
 from ledger import ClaimRefusal, Ledger, LedgerError, OccurrenceState, OccurrenceView
 from timecontract import InvalidSpec, ScheduleSpecV1, format_instant, load_spec
@@ -59,23 +62,6 @@ CANCELLING_REFUSALS = frozenset(
         ClaimRefusal.NOT_OWNER,
     }
 )
-
-
-@dataclass(frozen=True)
-class ActivityClock:
-    """``now`` for one activity: the workflow's instant advanced by monotonic time since start."""
-
-    anchor_utc: datetime
-    started: float
-
-    @classmethod
-    def starting_at(cls, anchor_utc: datetime) -> ActivityClock:
-        """Anchor a clock at ``anchor_utc`` (aware), now."""
-        return cls(anchor_utc.astimezone(UTC), time.monotonic())
-
-    def now(self) -> datetime:
-        """The anchor plus the monotonic time elapsed since the clock was made."""
-        return self.anchor_utc + timedelta(seconds=time.monotonic() - self.started)
 
 
 def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
@@ -102,6 +88,7 @@ class AlmanacActivities:
         actions: ActionRegistry,
         *,
         identity: str,
+        clock: Clock,
         implementation_alias: str = ledger.DEFAULT_IMPLEMENTATION_ALIAS,
         tzdb_store: Path | None = None,
         metrics: AlmanacMetrics | None = None,
@@ -112,6 +99,8 @@ class AlmanacActivities:
             ledger_: the ledger (SQLite or PostgreSQL).
             actions: the action adapters, by name.
             identity: the worker's identity (stored on attempts and events).
+            clock: the clock of work: every instant the activities record is read from it when
+                the work happens (production: ``SystemClock``, built by the worker).
             implementation_alias: the implementation this worker runs (claims check it).
             tzdb_store: the local tz release store.
             metrics: where to count (default: the process registry).
@@ -119,6 +108,7 @@ class AlmanacActivities:
         self._ledger = ledger_
         self._actions = actions
         self._identity = identity
+        self._clock = clock
         self._alias = implementation_alias
         self._tzdb_store = tzdb_store
         self._metrics = metrics or default_metrics()
@@ -142,8 +132,12 @@ class AlmanacActivities:
     def materialize(
         self, params: io.MaterializeOccurrencesInput
     ) -> io.MaterializeOccurrencesResult:
-        """Materialize ``[from, now + horizon)`` for every revision owning part of it."""
-        clock = ActivityClock.starting_at(params.now_utc)
+        """Materialize ``[from, now + horizon)`` for every revision owning part of it.
+
+        ``params.now_utc`` is a decision instant: the window's end and the ``upcoming`` list are
+        computed as of the workflow's instant, so the schedule's timers and its view of what is
+        next agree. The rows' creation time is the clock's, when they are written.
+        """
         started = time.monotonic()
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
@@ -159,7 +153,7 @@ class AlmanacActivities:
                     spec,
                     since,
                     until,
-                    clock.now(),
+                    self._clock.now(),
                     by=self._identity,
                     tzdb_store=self._tzdb_store,
                 )
@@ -194,10 +188,19 @@ class AlmanacActivities:
 
     @activity.defn(name=io.RELEASE_DUE)
     def release_due(self, params: io.ReleaseDueInput) -> io.ReleaseDueResult:
-        """Apply misfire planning at ``now``; return every DUE occurrence and the gate."""
+        """Apply misfire planning at ``now``; return every DUE occurrence and the gate.
+
+        ``params.now_utc`` is the decision instant (what is overdue, what is later than
+        ``lateness``): the workflow's, so a release retried later decides as the schedule's
+        timer did. Its events are stamped with the clock, when they are written.
+        """
         with _domain_errors():
             released = ledger.release_due(
-                self._ledger, params.schedule_id, params.now_utc, by=self._identity
+                self._ledger,
+                params.schedule_id,
+                params.now_utc,
+                by=self._identity,
+                recorded_at_utc=self._clock.now(),
             )
             due = ledger.list_occurrences(
                 self._ledger, params.schedule_id, states=[OccurrenceState.DUE]
@@ -229,7 +232,7 @@ class AlmanacActivities:
             result = ledger.publish_revision(
                 self._ledger,
                 spec,
-                params.now_utc,
+                self._clock.now(),
                 by=self._identity,
                 implementation_alias=self._alias,
             )
@@ -246,12 +249,14 @@ class AlmanacActivities:
                 gate = ledger.disable(
                     self._ledger,
                     params.schedule_id,
-                    params.now_utc,
+                    self._clock.now(),
                     by=params.by,
                     reason=params.reason,
                 )
             else:
-                gate = ledger.enable(self._ledger, params.schedule_id, params.now_utc, by=params.by)
+                gate = ledger.enable(
+                    self._ledger, params.schedule_id, self._clock.now(), by=params.by
+                )
         return gate_payload(gate)
 
     # -- occurrence-level -------------------------------------------------------------------
@@ -275,7 +280,7 @@ class AlmanacActivities:
                     worker_identity=self._identity,
                     implementation_alias=self._alias,
                     input_digest=_input_digest(occurrence, self._spec(occurrence)),
-                    now_utc=params.now_utc,
+                    now_utc=self._clock.now(),
                 )
                 if result.refusal is not ClaimRefusal.REVISION_CHANGED:
                     break
@@ -288,7 +293,7 @@ class AlmanacActivities:
             adopted = self._own_earlier_claim(params.occurrence_id, result)
             if adopted is not None:
                 return adopted
-            state = self._settle_refusal(occurrence.occurrence_id, result, params.now_utc)
+            state = self._settle_refusal(occurrence.occurrence_id, result)
         return io.ClaimOccurrenceResult(False, 0, f"{result.refusal.value}: {result.detail}", state)
 
     def _own_earlier_claim(
@@ -308,12 +313,14 @@ class AlmanacActivities:
             return None
         return io.ClaimOccurrenceResult(True, current.claim_generation, None, current.state.value)
 
-    def _settle_refusal(self, occurrence_id: str, result: ledger.ClaimResult, now: datetime) -> str:
+    def _settle_refusal(self, occurrence_id: str, result: ledger.ClaimResult) -> str:
         current = ledger.show_occurrence(self._ledger, occurrence_id).occurrence
         cancellable = current.state in (OccurrenceState.DUE, OccurrenceState.RETRY_WAIT)
         if result.refusal in CANCELLING_REFUSALS and cancellable:
             why = f"claim refused: {result.refusal.value if result.refusal else ''} {result.detail}"
-            ledger.cancel(self._ledger, occurrence_id, now, by=self._identity, why=why.strip())
+            ledger.cancel(
+                self._ledger, occurrence_id, self._clock.now(), by=self._identity, why=why.strip()
+            )
             return OccurrenceState.CANCELLED.value
         return current.state.value
 
@@ -325,8 +332,11 @@ class AlmanacActivities:
         occurrence RUNNING: the downstream may have the call already. An idempotent downstream
         then gets the same key again, as a new attempt; any other downstream makes the occurrence
         UNKNOWN_EFFECT — never a blind resend. A retry that finds the outcome recorded returns it.
+
+        Every instant recorded is the clock's at that moment, never ``params.now_utc`` (which a
+        retry after a crash carries unchanged); the dispatch lag observed is exactly the recorded
+        start of the call (the RUNNING event) minus the occurrence's instant.
         """
-        clock = ActivityClock.starting_at(params.now_utc)
         occurrence = await self._read(params.occurrence_id)
         if occurrence.state not in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
             return io.ExecuteAttemptResult(occurrence.state.value, detail="already recorded")
@@ -341,34 +351,35 @@ class AlmanacActivities:
                 return await self._record_unknown(
                     occurrence,
                     occurrence.claim_generation,
-                    clock,
                     capabilities.can_query_result,
                     "the worker stopped after the call began (lost acknowledgement)",
                 )
+            started = self._clock.now()
             attempt = await asyncio.to_thread(
                 ledger.redeliver,
                 self._ledger,
                 oid,
                 occurrence.claim_generation,
-                clock.now(),
+                started,
                 by=by,
                 input_digest=_input_digest(occurrence, spec),
             )
             generation = attempt.claim_generation
         else:
+            started = self._clock.now()
             await asyncio.to_thread(
-                ledger.mark_running, self._ledger, oid, generation, clock.now(), by=by
+                ledger.mark_running, self._ledger, oid, generation, started, by=by
             )
         if occurrence.instant_utc is not None:
-            lag = (clock.now() - occurrence.instant_utc).total_seconds()
+            lag = (started - occurrence.instant_utc).total_seconds()
             self._metrics.observe_dispatch_lag(occurrence.schedule_id, lag)
         outcome = await self._actions.invoke(
             spec.action.name, _context(occurrence, spec, generation)
         )
-        now = clock.now()
+        now = self._clock.now()
         if outcome.kind is OutcomeKind.UNCONFIRMED:
             return await self._record_unknown(
-                occurrence, generation, clock, capabilities.can_query_result, outcome.detail
+                occurrence, generation, capabilities.can_query_result, outcome.detail
             )
         retryable = outcome.kind is OutcomeKind.RETRYABLE_FAILURE
         if retryable and params.claim_number < params.max_attempts:
@@ -414,7 +425,6 @@ class AlmanacActivities:
         self,
         occurrence: OccurrenceView,
         generation: int,
-        clock: ActivityClock,
         can_query: bool,
         detail: str,
     ) -> io.ExecuteAttemptResult:
@@ -423,7 +433,7 @@ class AlmanacActivities:
             self._ledger,
             occurrence.occurrence_id,
             generation,
-            clock.now(),
+            self._clock.now(),
             by=self._identity,
             error_class="UNCONFIRMED",
             error_message=detail or "outcome not confirmed",
@@ -461,7 +471,7 @@ class AlmanacActivities:
             self._ledger,
             occurrence.occurrence_id,
             resolution,
-            params.now_utc,
+            self._clock.now(),
             by=self._identity,
             note=f"downstream answered {answer.kind.value}: {answer.detail}".strip(),
         )
@@ -476,7 +486,7 @@ class AlmanacActivities:
                 self._ledger,
                 params.occurrence_id,
                 ledger.ReconciliationResolution.HUMAN,
-                params.now_utc,
+                self._clock.now(),
                 by=self._identity,
                 note=params.why,
             )

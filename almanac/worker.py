@@ -29,11 +29,12 @@ from datetime import UTC, datetime, timedelta
 
 from temporalio.client import Client
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
-from temporalio.worker import Worker
+from temporalio.worker import Interceptor, Worker
 
 import ledger
 from activities.actions import ActionRegistry
 from activities.io import alias_task_queue
+from activities.clock import Clock, SystemClock
 from activities.ledger_activities import AlmanacActivities
 from activities.metrics import DEFAULT_REGISTRY, LedgerCollector, start_metrics_server
 from activities.snapshot import ledger_snapshot
@@ -123,10 +124,15 @@ def build_worker(
     *,
     workflows: Sequence[type] = WORKFLOWS,
     task_queue: str | None = None,
+    clock: Clock | None = None,
+    interceptors: Sequence[Interceptor] = (),
 ) -> Worker:
     """Register both workflows and every activity on ``task_queue`` (default: the settings').
 
     ``workflows``: the production ones; a simulation passes its own (``devtools.simulation``).
+    ``clock``: the activities' clock of work (default: the host's, :class:`SystemClock` — the
+    edge where production reads the time); ``interceptors``: worker interceptors. A simulation
+    passes ``devtools.simulated_clock.SimulatedClock`` as both (``activities.clock`` says why).
     """
     activities = AlmanacActivities(
         ledger_,
@@ -136,6 +142,7 @@ def build_worker(
             secrets=settings.secret_resolver,
         ),
         identity=options.identity,
+        clock=SystemClock() if clock is None else clock,
         implementation_alias=settings.implementation_alias,
         tzdb_store=settings.tzdb_store,
     )
@@ -147,6 +154,7 @@ def build_worker(
         activity_executor=executor,
         max_concurrent_activities=options.max_concurrent_activities,
         identity=options.identity,
+        interceptors=interceptors,
         graceful_shutdown_timeout=GRACEFUL_SHUTDOWN,
     )
 
@@ -157,8 +165,13 @@ async def run(
     stop: asyncio.Event | None = None,
     *,
     workflows: Sequence[type] = WORKFLOWS,
+    clock: Clock | None = None,
+    interceptors: Sequence[Interceptor] = (),
 ) -> None:
-    """Run a worker until ``stop`` is set (default: until SIGTERM or SIGINT)."""
+    """Run a worker until ``stop`` is set (default: until SIGTERM or SIGINT).
+
+    ``workflows``, ``clock``, ``interceptors``: as :func:`build_worker`.
+    """
     if stop is None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -171,12 +184,12 @@ async def run(
         DEFAULT_REGISTRY.register(LedgerCollector(snapshot))
         host = options.metrics_host or settings.metrics_host
         start_metrics_server(options.metrics_port, DEFAULT_REGISTRY, addr=host)
-    # The worker's start is an edge: it registers the ID formats its alias recognises.
+    # The worker's start registers the ID formats its alias recognises (an instant of work).
     ledger.register_implementation(
         ledger_,
         settings.implementation_alias,
         [ID_FORMAT_VERSION],
-        datetime.now(UTC),
+        (SystemClock() if clock is None else clock).now(),
         by=options.identity,
     )
     client = await connect(settings, options.sdk_metrics_port, options.metrics_host)
@@ -206,6 +219,8 @@ async def run(
                             executor,
                             workflows=workflows,
                             task_queue=queue,
+                            clock=clock,
+                            interceptors=interceptors,
                         )
                     )
                 await stop.wait()

@@ -23,6 +23,7 @@ from pathlib import Path
 import ledger
 from activities import io
 from activities.actions import ActionRegistry
+from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities, gate_payload
 from devtools.gate_fixtures import UNUSED_URL, at, due, fresh_ledger, http_spec
 from ledger import ClaimRefusal
@@ -204,7 +205,11 @@ def _claim(point: str, store: ledger.Ledger, oid: str, view: ledger.GateView, al
         )
         return "" if result.attempt is not None else str(result.refusal)
     activities = AlmanacActivities(
-        store, ActionRegistry.default(), identity="gate", implementation_alias=alias
+        store,
+        ActionRegistry.default(),
+        identity="gate",
+        implementation_alias=alias,
+        clock=FixedClock(at(9, 2)),
     )
     claimed = activities.claim(io.ClaimOccurrenceInput(oid, gate_payload(view), at(9, 2)))
     return "" if claimed.claimed else (claimed.refusal or "?").partition(":")[0]

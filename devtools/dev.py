@@ -164,9 +164,19 @@ def check_data_dir(path: Path) -> None:
 
 
 def check_ports(ports: dict[str, int]) -> None:
-    """Fail (exit 1) naming the first port that something else listens on."""
+    """Fail (exit 1) naming the first port that something else listens on.
+
+    The probe binds with ``SO_REUSEADDR``, as the services it stands in for do (Temporal's Go
+    listeners, Python's HTTP servers): after a crash the port's old connections linger in
+    TIME_WAIT for a minute or two, nothing listens, and the services could bind it at once — a
+    plain bind would refuse it and stop a restart for no reason. (Linux lets the probe share the
+    port with TIME_WAIT sockets that had ``SO_REUSEADDR`` too, as the services' do.) A socket that
+    *listens* on the port still makes the bind fail (``socket(7)``), so a running stack is still
+    reported.
+    """
     for name, port in ports.items():
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError as exc:

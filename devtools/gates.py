@@ -127,6 +127,7 @@ async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> Asy
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
     from devtools import simulation
+    from devtools.simulated_clock import SimulatedClock
 
     settings = AlmanacSettings(
         data_dir=data_dir,
@@ -139,8 +140,16 @@ async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> Asy
     options = worker.WorkerOptions(identity="gate", max_concurrent_activities=8)
     try:
         with ThreadPoolExecutor(max_workers=8) as executor:
+            clock = SimulatedClock()
             async with worker.build_worker(
-                client, settings, store, options, executor, workflows=simulation.WORKFLOWS
+                client,
+                settings,
+                store,
+                options,
+                executor,
+                workflows=simulation.WORKFLOWS,
+                clock=clock,
+                interceptors=[clock],
             ):
                 yield
     finally:
@@ -323,6 +332,7 @@ def deliveries(folder: Path) -> Gate:
     again.
     """
     from activities.actions import ActionRegistry, EgressPolicy
+    from activities.clock import FixedClock
     from activities.ledger_activities import AlmanacActivities
 
     store = fresh_ledger(folder, "deliveries.sqlite3")
@@ -330,7 +340,9 @@ def deliveries(folder: Path) -> Gate:
         row, view = due(store, http_spec("gate-hundred", sink.url))
         oid = row.occurrence_id
         local = EgressPolicy.allowing(["127.0.0.1"])  # the gate's sink is on loopback
-        acts = AlmanacActivities(store, ActionRegistry.default(egress=local), identity="gate")
+        acts = AlmanacActivities(
+            store, ActionRegistry.default(egress=local), identity="gate", clock=FixedClock(at(9))
+        )
         claim = acts.claim(io.ClaimOccurrenceInput(oid, view, at(9)))
         attempt = io.ExecuteAttemptInput(oid, claim.claim_generation, 1, 3, at(9))
         sink.add_fault(match=oid, delay=2.0, delayTimes=1)  # only the first answer is late

@@ -1,7 +1,8 @@
 """``python -m devtools.simulated_worker [--identity NAME]``: a worker on a simulated clock.
 
 The production worker (``almanac.worker.run``: same environment, ledger, activities and logs) with
-the simulated workflows of :mod:`devtools.simulation` registered in place of the production ones.
+the simulated workflows of :mod:`devtools.simulation` registered in place of the production ones,
+and the activities' clock of work on their calendar (:mod:`devtools.simulated_clock`).
 Fault tests run it as a subprocess they can SIGKILL while schedules run on a fixed calendar.
 """
 
@@ -15,6 +16,7 @@ import sys
 
 from almanac import worker
 from almanac.settings import AlmanacSettings
+from devtools.simulated_clock import SimulatedClock
 from devtools.simulation import WORKFLOWS
 
 
@@ -25,7 +27,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     options = worker.WorkerOptions(identity=args.identity or worker.default_identity())
-    asyncio.run(worker.run(AlmanacSettings(), options, workflows=WORKFLOWS))
+    clock = SimulatedClock()
+    asyncio.run(
+        worker.run(
+            AlmanacSettings(), options, workflows=WORKFLOWS, clock=clock, interceptors=[clock]
+        )
+    )
     sys.stdout.flush()
     # temporalio may abort at interpreter exit (sdk-python#300); the exit code must stay ours.
     os._exit(0)

@@ -5,8 +5,10 @@ fixed calendar in skipped time (or maps one onto a dev server's real clock) and 
 workflows are subclasses registered under the production workflow type names (``AlmanacSchedule``,
 ``AlmanacOccurrence``) whose inputs add two controls:
 
-- ``clock_offset_seconds``: added to ``workflow.now()`` for every instant the ledger is told; the
-  schedule hands it on to the occurrences it starts;
+- ``clock_offset_seconds``: added to ``workflow.now()`` for every instant stamped on an activity
+  call; the schedule hands it on to the occurrences it starts. The activities record instants of
+  work on the same calendar through ``devtools.simulated_clock.SimulatedClock``, which the
+  harness injects with these workflows;
 - ``stop_after_utc``: the schedule's loop returns its status once the simulated clock passes it.
 
 A worker runs them in place of the production ones (``almanac.worker.build_worker(..., workflows=

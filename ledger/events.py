@@ -53,6 +53,8 @@ class Event:
     at_utc: datetime
     by: str
     why: str
+    sequence: int
+    """The number the transition's compare-and-set gave it (``occurrences.event_sequence``)."""
 
 
 def append_events(connection: Connection, events: Iterable[Event]) -> None:
@@ -69,6 +71,7 @@ def append_events(connection: Connection, events: Iterable[Event]) -> None:
             "at_utc": e.at_utc,
             "by": e.by,
             "why": e.why,
+            "sequence": e.sequence,
         }
         for e in events
     ]

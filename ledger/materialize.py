@@ -168,6 +168,7 @@ _OCCURRENCE_COLUMNS = (
     "updated_at_utc",
     "id_format",
     "jitter_ms",
+    "event_sequence",
 )
 _STATE = _OCCURRENCE_COLUMNS.index("state")
 _SLOT_COLUMNS = (
@@ -178,7 +179,9 @@ _SLOT_COLUMNS = (
     "owner_revision",
     "claimed_at_utc",
 )
-_EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why")
+_EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why", "sequence")
+_CREATION_SEQUENCE = 1
+"""A created occurrence's ``event_sequence`` and the ``sequence`` of its creation event."""
 _PLANNED = OccurrenceState.PLANNED.value
 _SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
 
@@ -223,6 +226,7 @@ def _occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any
         now_utc,
         ID_FORMAT_VERSION,
         record.jitter_delay // timedelta(milliseconds=1) if planned else None,
+        _CREATION_SEQUENCE,
     )
 
 
@@ -253,6 +257,7 @@ def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
         updated_at_utc,
         _id_format,
         jitter_ms,
+        _event_sequence,
     ) = row
     if cancelled_why is not None:
         state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why
@@ -311,7 +316,7 @@ def _insert(
     planned = [record for record, _ in new if record.disposition is Disposition.PLANNED]
     claimed = _claim_slots(connection, planned, now)
     events: list[tuple[Any, ...]] = [
-        (row[0], None, row[_STATE], now, by, f"materialized: {record.reason}")
+        (row[0], None, row[_STATE], now, by, f"materialized: {record.reason}", _CREATION_SEQUENCE)
         for record, row in new
     ]
     bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
@@ -383,7 +388,12 @@ def _cancel_conflicts(
 
 
 def release_due(
-    ledger: Ledger, schedule_id: str, now_utc: datetime, *, by: str = MATERIALIZER
+    ledger: Ledger,
+    schedule_id: str,
+    now_utc: datetime,
+    *,
+    by: str = MATERIALIZER,
+    recorded_at_utc: datetime | None = None,
 ) -> ReleaseResult:
     """Apply misfire planning at ``now_utc``: overdue ``PLANNED`` → ``DUE`` or ``MISFIRE_EXPIRED``.
 
@@ -395,8 +405,11 @@ def release_due(
     Args:
         ledger: the ledger.
         schedule_id: the schedule.
-        now_utc: the decision instant (aware UTC).
+        now_utc: the decision instant (aware UTC): what is overdue and what is later than
+            ``lateness`` are decided as of it (the schedule workflow's instant).
         by: who (event rows).
+        recorded_at_utc: when the decision is recorded (aware UTC): the events' ``at_utc`` and
+            ``updated_at_utc``, read from the recorder's clock (default: ``now_utc``).
 
     Returns:
         Released and expired occurrence IDs, oldest first.
@@ -406,6 +419,7 @@ def release_due(
 
     """
     require_aware("now_utc", now_utc)
+    at = now_utc if recorded_at_utc is None else require_aware("recorded_at_utc", recorded_at_utc)
 
     def work(connection: Connection) -> ReleaseResult:
         gate = lock_gate(connection, schedule_id)
@@ -431,12 +445,12 @@ def release_due(
             plan = plan_misfires(
                 items, now_utc, spec.lateness, spec.misfire_policy, spec.max_catch_up
             )
-            _move(connection, plan.release, OccurrenceState.DUE, now_utc, by, "released")
+            _move(connection, plan.release, OccurrenceState.DUE, at, by, "released")
             _move(
                 connection,
                 plan.expire,
                 OccurrenceState.MISFIRE_EXPIRED,
-                now_utc,
+                at,
                 by,
                 f"misfire: later than lateness {format_duration(spec.lateness)} under "
                 f"{spec.misfire_policy.value}",

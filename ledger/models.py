@@ -184,12 +184,15 @@ class Occurrence(Base):
     jitter_ms: Mapped[int | None] = mapped_column(Integer)
     """Dispatch delay from the spec's ``jitter`` (``timecontract.jitter``), milliseconds; NULL on
     rows materialized before migration 0005. Evidence: never part of the ID, slot or lateness."""
+    event_sequence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The ``sequence`` of this occurrence's latest event: each transition's compare-and-set
+    increments it in its ``UPDATE`` and numbers its event with the result (migration 0004)."""
 
     attempts: Mapped[list[Attempt]] = relationship(
         lazy="raise", order_by="Attempt.claim_generation", viewonly=True
     )
     events: Mapped[list[OccurrenceEvent]] = relationship(
-        lazy="raise", order_by="OccurrenceEvent.id", viewonly=True
+        lazy="raise", order_by="OccurrenceEvent.sequence", viewonly=True
     )
 
 
@@ -256,7 +259,10 @@ class Attempt(Base):
 class OccurrenceEvent(Base):
     """Append-only audit trail: one row per transition (DESIGN §4 invariant 6).
 
-    ``from_state`` is NULL for the creation of an occurrence by materialization.
+    ``from_state`` is NULL for the creation of an occurrence by materialization. ``sequence``
+    orders an occurrence's events (1, 2, 3, … without holes): the ledger assigns it from
+    ``occurrences.event_sequence`` in the transition's compare-and-set, never from a clock; a
+    trigger rejects any other number (migration 0004). ``at_utc`` is when, by the writer's clock.
     """
 
     __tablename__ = "occurrence_events"
@@ -265,6 +271,8 @@ class OccurrenceEvent(Base):
             f"from_state IS NULL OR {_in('from_state', STATES)}", name="from_state_valid"
         ),
         CheckConstraint(_in("to_state", STATES), name="to_state_valid"),
+        CheckConstraint("sequence >= 1", name="sequence_positive"),
+        UniqueConstraint("occurrence_id", "sequence"),
         Index("ix_occurrence_events_occurrence", "occurrence_id", "id"),
     )
 
@@ -275,6 +283,7 @@ class OccurrenceEvent(Base):
     at_utc: Mapped[datetime]
     by: Mapped[str] = mapped_column(String(200))
     why: Mapped[str] = mapped_column(Text)
+    sequence: Mapped[int] = mapped_column(Integer)
 
 
 class ReconciliationCase(Base):

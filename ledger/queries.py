@@ -79,7 +79,9 @@ def show_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceDetail:
             .order_by(ATTEMPTS.c.claim_generation)
         )
         events = connection.execute(
-            select(EVENTS).where(EVENTS.c.occurrence_id == occurrence_id).order_by(EVENTS.c.id)
+            select(EVENTS)
+            .where(EVENTS.c.occurrence_id == occurrence_id)
+            .order_by(EVENTS.c.sequence)
         )
         case = connection.execute(
             select(CASES).where(CASES.c.occurrence_id == occurrence_id)

@@ -13,6 +13,12 @@ the caller's connection, inside the caller's one transaction, and append the eve
 
 The transition table (:data:`ledger.states.TRANSITIONS`) is checked here before any SQL is sent;
 the database trigger of migration 0002 rejects any other state change as a backstop.
+
+Event order: the same ``UPDATE`` increments ``occurrences.event_sequence`` and returns it, and the
+event row carries that number. So the number is taken under the row lock the compare-and-set
+holds until commit: concurrent writers of one occurrence are serialised by it (a loser changes no
+row and appends nothing; a rollback takes its increment with it), and an occurrence's events are
+numbered 1, 2, 3, … in commit order, whatever the writers' clocks say (migration 0004).
 """
 
 from __future__ import annotations
@@ -89,14 +95,17 @@ def transition(
             state=to_state.value,
             state_reason=why if state_reason is None else state_reason,
             updated_at_utc=now_utc,
+            event_sequence=OCCURRENCES.c.event_sequence + 1,
             **(values or {}),
         )
+        .returning(OCCURRENCES.c.event_sequence)
     )
     if guard is not None:
         statement = statement.where(guard)
-    if connection.execute(statement).rowcount != 1:
+    sequences = connection.execute(statement).scalars().all()
+    if len(sequences) != 1:
         raise ClaimLost(oid, f"state {before.state.value} changed concurrently or guard failed")
-    append_events(connection, [Event(oid, before.state, to_state, now_utc, by, why)])
+    append_events(connection, [Event(oid, before.state, to_state, now_utc, by, why, sequences[0])])
     return before
 
 
@@ -136,20 +145,26 @@ def transition_where(
     """
     if not is_legal(from_state, to_state):
         raise IllegalTransition(f"occurrences in {from_state.value}", from_state, to_state)
-    moved = tuple(
-        sorted(
-            connection.execute(
-                update(OCCURRENCES)
-                .where(OCCURRENCES.c.state == from_state.value, *criteria)
-                .values(state=to_state.value, state_reason=why, updated_at_utc=now_utc)
-                .returning(OCCURRENCES.c.occurrence_id)
-            ).scalars()
-        )
+    numbered = sorted(
+        connection.execute(
+            update(OCCURRENCES)
+            .where(OCCURRENCES.c.state == from_state.value, *criteria)
+            .values(
+                state=to_state.value,
+                state_reason=why,
+                updated_at_utc=now_utc,
+                event_sequence=OCCURRENCES.c.event_sequence + 1,
+            )
+            .returning(OCCURRENCES.c.occurrence_id, OCCURRENCES.c.event_sequence)
+        ).all()
     )
+    moved = tuple(oid for oid, _ in numbered)
     if expected is not None and len(moved) != expected:
         raise ClaimLost(
             f"{expected} occurrences",
             f"{from_state.value} → {to_state.value} changed {len(moved)}",
         )
-    append_events(connection, (Event(i, from_state, to_state, now_utc, by, why) for i in moved))
+    append_events(
+        connection, (Event(i, from_state, to_state, now_utc, by, why, n) for i, n in numbered)
+    )
     return moved

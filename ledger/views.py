@@ -143,10 +143,15 @@ class AttemptView:
 
 @dataclass(frozen=True, slots=True)
 class EventView:
-    """One audit event: ``from_state`` (``None`` at creation) → ``to_state``, when, by whom, why."""
+    """One audit event: ``from_state`` (``None`` at creation) → ``to_state``, when, by whom, why.
+
+    ``sequence`` is the event's place in its occurrence's trail (1, 2, 3, …), assigned by the
+    ledger; the trail is ordered by it, not by ``at_utc`` (the writer's clock).
+    """
 
     id: int
     occurrence_id: str
+    sequence: int
     from_state: str | None
     to_state: str
     at_utc: datetime

@@ -150,8 +150,15 @@ def detail_json(detail: OccurrenceDetail) -> dict[str, Any]:
             for a in detail.attempts
         ],
         "events": [
-            {"from": e.from_state, "to": e.to_state, "at": _z(e.at_utc), "by": e.by, "why": e.why}
-            for e in detail.events
+            {
+                "sequence": e.sequence,
+                "from": e.from_state,
+                "to": e.to_state,
+                "at": _z(e.at_utc),
+                "by": e.by,
+                "why": e.why,
+            }
+            for e in detail.events  # in sequence order, as the ledger numbered them
         ],
         "reconciliationCase": None
         if case is None
@@ -266,10 +273,10 @@ def show_command(
         )
     console.print(attempts)
     events = Table(title="events", title_justify="left")
-    for column in ("at (UTC)", "from", "to", "by", "why"):
+    for column in ("#", "at (UTC)", "from", "to", "by", "why"):
         events.add_column(column)
-    for e in detail.events:
-        events.add_row(_z(e.at_utc), e.from_state or "—", e.to_state, e.by, e.why)
+    for e in detail.events:  # in the ledger's sequence order, never sorted by time
+        events.add_row(str(e.sequence), _z(e.at_utc), e.from_state or "—", e.to_state, e.by, e.why)
     console.print(events)
     if detail.case is not None:
         c = detail.case

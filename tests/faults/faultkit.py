@@ -34,6 +34,7 @@ from almanac import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
 from devtools import simulation
+from devtools.simulated_clock import SimulatedClock
 from devtools.simulation import (
     SimulatedOccurrenceInput,
     SimulatedOccurrenceWorkflow,
@@ -320,8 +321,16 @@ async def in_process_worker(
     options = worker.WorkerOptions(identity=identity, max_concurrent_activities=8)
     try:
         with ThreadPoolExecutor(max_workers=8) as executor:
+            clock = SimulatedClock()
             async with worker.build_worker(
-                client, settings, ledger_, options, executor, workflows=simulation.WORKFLOWS
+                client,
+                settings,
+                ledger_,
+                options,
+                executor,
+                workflows=simulation.WORKFLOWS,
+                clock=clock,
+                interceptors=[clock],
             ):
                 yield
     finally:

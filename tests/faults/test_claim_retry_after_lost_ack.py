@@ -31,6 +31,7 @@ from faultkit import (
 from temporalio.testing import ActivityEnvironment
 
 from activities import io
+from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities
 from ledger import Ledger
 
@@ -41,13 +42,17 @@ def test_a_retried_claim_continues_the_dispatch_it_won(store: Ledger) -> None:
     with running_sink() as sink:
         spec = publish(store, spec_data("lost-claim-ack", sink), day(10, 8))
         (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
-        activities = AlmanacActivities(store, local_actions(), identity="worker-A")
+        activities = AlmanacActivities(
+            store, local_actions(), identity="worker-A", clock=FixedClock(day(10, 9))
+        )
         request = io.ClaimOccurrenceInput(
             due.occurrence_id, gate_view(store, spec.schedule_id), day(10, 9)
         )
         first = activities.claim(request)
         assert first.claimed and first.state == "DISPATCHING"
-        other = AlmanacActivities(store, local_actions(), identity="worker-B")
+        other = AlmanacActivities(
+            store, local_actions(), identity="worker-B", clock=FixedClock(day(10, 9))
+        )
         # A second first-try claim (another caller) is still refused.
         assert not ActivityEnvironment().run(other.claim, request).claimed
         # The worker died before reporting `first`; Temporal runs the same activity again.

@@ -26,6 +26,7 @@ from faultkit import (
 
 import ledger
 from activities import io
+from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities
 from ledger import Ledger, OccurrenceState
 
@@ -38,7 +39,9 @@ RAN = {OccurrenceState.SUCCEEDED, OccurrenceState.UNKNOWN_EFFECT}
 def test_disable_racing_start_either_runs_or_cancels_each_occurrence(store: Ledger) -> None:
     outcomes: Counter[str] = Counter()
     with running_sink() as sink:
-        activities = AlmanacActivities(store, local_actions(), identity="racer")
+        activities = AlmanacActivities(
+            store, local_actions(), identity="racer", clock=FixedClock(day(10, 9))
+        )
         for trial in range(TRIALS):
             schedule_id = f"race-{trial}"
             spec = publish(store, spec_data(schedule_id, sink), day(10, 8))

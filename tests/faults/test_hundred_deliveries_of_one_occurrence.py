@@ -37,6 +37,7 @@ import ledger
 from activities import io
 from activities.actions import ActionContext, OutcomeKind
 from activities.actions.http_action import HttpAction
+from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities
 from devtools.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
 from ledger import Ledger, OccurrenceState, ReconciliationResolution
@@ -50,7 +51,9 @@ def test_a_hundred_concurrent_attempt_executions_confirm_one_effect(store: Ledge
     with running_sink() as sink:
         spec = publish(store, spec_data("hundred", sink), day(10, 8))
         (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
-        activities = AlmanacActivities(store, local_actions(), identity="w")
+        activities = AlmanacActivities(
+            store, local_actions(), identity="w", clock=FixedClock(day(10, 9))
+        )
         claimed = activities.claim(
             io.ClaimOccurrenceInput(due.occurrence_id, gate_view(store, "hundred"), day(10, 9))
         )

@@ -15,6 +15,7 @@ from faultkit import day, gate_view, local_actions, publish, spec_data
 
 import ledger
 from activities import io
+from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities
 from ledger import ClaimRefusal, Ledger, OccurrenceState
 
@@ -122,7 +123,9 @@ def test_publishing_a_revision_does_not_cancel_an_old_occurrence_before_its_cuto
     before = "stale.r1.20270114T090000.f0"
     ledger.release_due(store, "stale", day(14, 9, 1))
     # The occurrence workflow of 01-14 09:00 was started with the gate its releaser read on 01-11.
-    activities = AlmanacActivities(store, local_actions(), identity="worker")
+    activities = AlmanacActivities(
+        store, local_actions(), identity="worker", clock=FixedClock(day(14, 9, 1))
+    )
     released_gate = ledger.get_gate(store, "stale")
     assert released_gate.active_revision == 2
     io_gate = io.GateSnapshot(**{**gate_view(store, "stale").__dict__, "active_revision": 1})

@@ -103,7 +103,7 @@ def test_bulk_insert_rejects_an_overlong_key_instead_of_truncating(ledger: Ledge
     row = (
         "x" * 200,  # occurrence_id is String(120); PostgreSQL must not truncate it
         spec.schedule_id, 1, None, datetime(2026, 11, 2), 0, None, T0, None, "2026a",
-        "GAP_SKIPPED", "SKIPPED_GAP", None, 0, None, T0, T0, 1, None,
+        "GAP_SKIPPED", "SKIPPED_GAP", None, 0, None, T0, T0, 1, None, 1,
     )  # fmt: skip
     columns = [c.name for c in OCCURRENCES.columns]
     if ledger.dialect == "postgresql":
@@ -120,14 +120,14 @@ def test_bulk_insert_rejects_an_overlong_key_instead_of_truncating(ledger: Ledge
 
 
 def test_bulk_insert_rejects_a_naive_instant(ledger: Ledger) -> None:
-    columns = ["occurrence_id", "from_state", "to_state", "at_utc", "by", "why"]
+    columns = ["occurrence_id", "from_state", "to_state", "at_utc", "by", "why", "sequence"]
     with pytest.raises(ValueError, match="naive"):
         ledger.write(
             lambda c: bulk_insert(
                 c,
                 EVENTS,
                 columns,
-                [("x", None, "PLANNED", datetime(2026, 11, 1), "t", "w")],
+                [("x", None, "PLANNED", datetime(2026, 11, 1), "t", "w", 1)],
                 ignore_conflicts=False,
             )
         )

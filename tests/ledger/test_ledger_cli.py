@@ -103,3 +103,31 @@ def test_ledger_cli_unknown_effect_queue_and_resolution_by_hand(run, tmp_path: P
     shown = json.loads(run("ledger", "show", occurrence_id, "--json").output)
     assert shown["occurrence"]["state"] == "SUCCEEDED"
     assert json.loads(run("ledger", "unknown", "--json").output) == []
+
+
+def test_ledger_show_prints_the_trail_in_the_ledger_s_sequence_not_by_time(
+    run, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    assert run("db", "upgrade").exit_code == 0
+    handle = Ledger.from_url(f"sqlite:///{tmp_path / 'data' / 'ledger.sqlite3'}")
+    try:
+        occurrence_id = due_occurrence(handle)
+        attempt = claim_now(handle, occurrence_id, T0 + timedelta(days=1)).attempt
+        assert attempt is not None
+        # A worker whose clock is a day behind records the call's start: earlier than the claim.
+        mark_running(handle, occurrence_id, attempt.claim_generation, T0, by="behind")
+    finally:
+        handle.dispose()
+    shown = json.loads(run("ledger", "show", occurrence_id, "--json").output)
+    trail = [(e["sequence"], e["to"], e["by"]) for e in shown["events"]]
+    assert trail == [
+        (1, "PLANNED", "materializer"),
+        (2, "DUE", "materializer"),
+        (3, "DISPATCHING", "worker-1"),
+        (4, "RUNNING", "behind"),
+    ]
+    assert shown["events"][3]["at"] < shown["events"][2]["at"]
+    table = run("ledger", "show", occurrence_id).output
+    trail_table = table[table.index("\nevents") :]
+    numbers = [line.split("│")[1].strip() for line in trail_table.splitlines() if "│" in line]
+    assert numbers == ["1", "2", "3", "4"]

@@ -156,12 +156,13 @@ def _triggers(ledger: Ledger) -> set[str]:
     return set(ledger.read(lambda c: c.execute(text(sql)).scalars().all()))
 
 
-def test_migration_0002_triggers_exist(ledger: Ledger) -> None:
+def test_migration_0002_and_0004_triggers_exist(ledger: Ledger) -> None:
     expected = {
         "trg_occurrences_legal_transition",
         "trg_occurrences_no_delete",
         "trg_occurrence_events_no_update",
         "trg_occurrence_events_no_delete",
+        "trg_occurrence_events_in_sequence",
     }
     if ledger.dialect == "postgresql":
         expected |= {"trg_occurrences_no_truncate", "trg_occurrence_events_no_truncate"}

@@ -31,6 +31,7 @@ from almanac import worker
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
 from devtools import simulation
+from devtools.simulated_clock import SimulatedClock
 from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from devtools.sink import Sink
 from ledger import Ledger, OccurrenceView, list_occurrences
@@ -134,6 +135,7 @@ async def running_stack(
         Sink(signing_secret=sink_signing_secret) as sink,
         ThreadPoolExecutor(max_workers=8) as executor,
     ):
+        clock = SimulatedClock()
         async with contextlib.AsyncExitStack() as running:
             for queue in (task_queue, *extra_task_queues):
                 await running.enter_async_context(
@@ -145,6 +147,8 @@ async def running_stack(
                         executor,
                         workflows=simulation.WORKFLOWS,
                         task_queue=queue,
+                        clock=clock,
+                        interceptors=[clock],
                     )
                 )
             yield Stack(env, env.client, ledger_, sink, task_queue)
