@@ -33,8 +33,8 @@ from temporalio.worker import Interceptor, Worker
 
 import ledger
 from activities.actions import ActionRegistry
-from activities.io import alias_task_queue
 from activities.clock import Clock, SystemClock
+from activities.io import alias_task_queue
 from activities.ledger_activities import AlmanacActivities
 from activities.metrics import DEFAULT_REGISTRY, LedgerCollector, start_metrics_server
 from activities.snapshot import ledger_snapshot

@@ -6,7 +6,7 @@ Public surface; everything else is an implementation detail of this package.
 from timecontract.advisories import SpecWarning, WarningCode, spec_warnings
 from timecontract.cutover import Cutover, owned_interval, owning_revision, owns
 from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
-from timecontract.expand import Rule, RuleError, nominal_period, parse_rule
+from timecontract.expand import nominal_period
 from timecontract.ids import (
     LogicalSlotId,
     OccurrenceId,
@@ -28,6 +28,7 @@ from timecontract.resolve import (
     occurrences,
     resolve_local,
 )
+from timecontract.rrule import Rule, RuleError, parse_rule
 from timecontract.rscale import RscaleRule, Skip, parse_rscale_rule
 from timecontract.spec import (
     ActionSpec,

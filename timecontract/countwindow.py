@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, tzinfo
 
-from timecontract.expand import Rule, expand
+from timecontract.expand import expand
+from timecontract.rrule import Rule
 
 _UNITS = {
     "SECONDLY": timedelta(seconds=1),

@@ -37,7 +37,7 @@ from itertools import product
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from timecontract.expand import Rule
+    from timecontract.rrule import Rule
 
 LAST_YEAR = 9998
 """Last (calendar or week-numbering) year expanded here; dateutil's calendar ends in 9999 too, and

@@ -33,7 +33,6 @@ from pathlib import Path
 
 from timecontract import zones
 from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
-from timecontract.expand import Rule
 from timecontract.ids import (
     LogicalSlotId,
     OccurrenceId,
@@ -43,6 +42,7 @@ from timecontract.ids import (
 )
 from timecontract.interval import interval_readings
 from timecontract.jitter import jitter_delay
+from timecontract.rrule import Rule
 from timecontract.rscale import RscaleRule
 from timecontract.spec import (
     FoldPolicy,

@@ -31,14 +31,8 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 
-from timecontract.expand import (
-    Rule,
-    RuleError,
-    check_satisfiable,
-    expand,
-    iterate_from_start,
-    parse_rule,
-)
+from timecontract.expand import check_satisfiable, expand, iterate_from_start
+from timecontract.rrule import Rule, RuleError, parse_rule
 
 RSCALES = ("GREGORIAN",)
 """The calendar scales accepted in ``RSCALE`` (RFC 7529 §3.1; CLDR names)."""
@@ -60,7 +54,7 @@ class RscaleRule:
     """An RRULE with its RFC 7529 parts: the RFC 5545 rule, the scale and the SKIP behaviour.
 
     Attributes:
-        rule: the rule without ``RSCALE`` and ``SKIP`` (``timecontract.expand.Rule``).
+        rule: the rule without ``RSCALE`` and ``SKIP`` (``timecontract.rrule.Rule``).
         rscale: ``"GREGORIAN"``, or ``None`` when the rule has no ``RSCALE``.
         skip: the ``SKIP`` value (``OMIT`` when absent).
 
@@ -131,11 +125,11 @@ def parse_rscale_rule(text: str) -> RscaleRule:
     """Parse an RRULE value that may carry RFC 7529's ``RSCALE`` and ``SKIP`` parts.
 
     Args:
-        text: the RRULE value (as ``expand.parse_rule`` takes it), e.g.
+        text: the RRULE value (as ``rrule.parse_rule`` takes it), e.g.
             ``RSCALE=GREGORIAN;FREQ=MONTHLY;BYMONTHDAY=31;SKIP=BACKWARD``.
 
     Returns:
-        The rule; without ``RSCALE`` it is exactly ``expand.parse_rule(text)``.
+        The rule; without ``RSCALE`` it is exactly ``rrule.parse_rule(text)``.
 
     Raises:
         RuleError: everything ``parse_rule`` refuses; an ``RSCALE`` other than ``GREGORIAN``;

@@ -51,7 +51,8 @@ from pydantic import (
 
 from timecontract import zones
 from timecontract.errors import AlmanacError, SpecError
-from timecontract.expand import Rule, RuleError, nominal_period
+from timecontract.expand import nominal_period
+from timecontract.rrule import Rule, RuleError
 from timecontract.rscale import RscaleRule, parse_rscale_rule
 from timecontract.secrets import literal_secret_problems, redact_at
 

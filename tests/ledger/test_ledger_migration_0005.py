@@ -50,7 +50,7 @@ def test_upgrade_from_0004_with_referenced_rows_keeps_them_and_adds_the_column(
     with pytest.raises(LedgerIntegrityError):  # 0004 refuses the new state
         _raw(ledger, "UPDATE occurrences SET state = 'SKIPPED_OVERLAP' WHERE state = 'PLANNED'")
     command.upgrade(config, "head")
-    assert current(ledger.engine) == head() == "0005"
+    assert current(ledger.engine) == head()
     assert "jitter_ms" in _columns(ledger)
     after = show_occurrence(ledger, occurrence_id)
     assert before.occurrence.jitter == timedelta(0)  # written by this code at 0005
@@ -121,7 +121,8 @@ def test_downgrade_refuses_while_a_row_holds_a_new_value_then_round_trips(ledger
     config = alembic_config(ledger.engine)
     with pytest.raises(RuntimeError, match="ELAPSED_INTERVAL"):
         command.downgrade(config, "0004")
-    assert current(ledger.engine) == "0005"
+    # PostgreSQL rolls the whole downgrade back; SQLite (no transactional DDL here) stops at 0005.
+    assert current(ledger.engine) == ("0005" if ledger.dialect == "sqlite" else head())
 
 
 def test_downgrade_to_0004_and_back_on_a_ledger_without_new_values(ledger: Ledger) -> None:

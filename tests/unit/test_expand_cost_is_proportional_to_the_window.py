@@ -12,7 +12,8 @@ from dateutil import rrule as du
 from tcsupport import row, utc
 
 from timecontract import occurrences
-from timecontract.expand import parse_rule, period_start_at_or_before
+from timecontract.expand import period_start_at_or_before
+from timecontract.rrule import parse_rule
 
 expand_module = importlib.import_module("timecontract.expand")
 

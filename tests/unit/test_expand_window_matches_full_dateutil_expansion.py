@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rrule_reference import expand as reference_expand
 
-from timecontract.expand import expand, parse_rule
+from timecontract.expand import expand
+from timecontract.rrule import parse_rule
 
 FREQS = ["YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY", "MINUTELY", "SECONDLY"]
 DAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]

@@ -12,7 +12,7 @@ import pytest
 from tcsupport import utc
 
 from timecontract import InvalidSpec, occurrences, parse_rscale_rule, parse_spec
-from timecontract.expand import RuleError
+from timecontract.rrule import RuleError
 
 BASE = {
     "schema": "scheduleSpec.v1",
