@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import shutil
 import tempfile
 import time
 import uuid
@@ -236,6 +237,8 @@ async def main(args: argparse.Namespace) -> _pairs.Result:
         finally:
             for proc in workers:
                 proc.stop()
+            if not args.keep:
+                shutil.rmtree(folder, ignore_errors=True)
     print()
     print(f"N = {args.schedules} schedules × {args.per_schedule} overdue occurrences per round")
     print(result.table())
@@ -253,6 +256,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--before", help="also run the worker of this git revision (an arm)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="keep the temp folder (worker logs)")
     return parser.parse_args(argv)
 
 
