@@ -26,6 +26,7 @@ PUBLISH_REVISION = "almanac.publish_revision"
 SET_GATE = "almanac.set_gate"
 CLAIM = "almanac.claim"
 EXECUTE_ATTEMPT = "almanac.execute_attempt"
+CLAIM_AND_EXECUTE = "almanac.claim_and_execute"
 QUERY_EFFECT = "almanac.query_effect"
 ESCALATE = "almanac.escalate"
 
@@ -198,6 +199,37 @@ class ExecuteAttemptResult:
     detail: str = ""
     reconcile_deadline_utc: datetime | None = None
     """For UNKNOWN_EFFECT: the case's deadline (opened + 30 minutes), in the ledger's clock."""
+
+
+@dataclass(frozen=True)
+class ClaimAndExecuteInput:
+    """Claim an occurrence against the releaser's gate view and, if won, run one attempt.
+
+    One activity where there were two (``claim``, then ``execute_attempt``): the ledger's claim
+    CAS is still the acceptance point, inside the activity, before the action is called.
+    """
+
+    occurrence_id: str
+    gate: GateSnapshot
+    claim_number: int
+    """The claim this would be if won (1 for the first); see ``ExecuteAttemptInput``."""
+    max_attempts: int
+    now_utc: datetime
+    first_retry_delay_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class ClaimAndExecuteResult:
+    """The claim's outcome and, when it was won, the attempt's (``ExecuteAttemptResult``)."""
+
+    claimed: bool
+    """False: the ledger refused the claim (``refusal``), or could not be reached (``retry``)."""
+    state: str
+    """The occurrence's state after the call."""
+    refusal: str | None = None
+    ledger_unavailable: bool = False
+    """The claim could not reach the ledger: claim again with the ledger's retry policy."""
+    attempt: ExecuteAttemptResult | None = None
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,7 @@ class AlmanacActivities:
             self.set_gate,
             self.claim,
             self.execute_attempt,
+            self.claim_and_execute,
             self.query_effect,
             self.escalate,
         ]
@@ -262,9 +263,50 @@ class AlmanacActivities:
     # -- occurrence-level -------------------------------------------------------------------
     @activity.defn(name=io.CLAIM)
     def claim(self, params: io.ClaimOccurrenceInput) -> io.ClaimOccurrenceResult:
+        """Claim against the releaser's gate view; cancel where the gate refuses the run."""
+        return self._claim(params)
+
+    @activity.defn(name=io.CLAIM_AND_EXECUTE)
+    async def claim_and_execute(self, params: io.ClaimAndExecuteInput) -> io.ClaimAndExecuteResult:
+        """Claim (the same acceptance point as :meth:`claim`) and, if won, run one attempt.
+
+        A Temporal retry of this activity (a lost worker or completion) claims again: a claim its
+        earlier try won is adopted (:meth:`_own_earlier_claim`) and the attempt then finds the
+        occurrence DISPATCHING or RUNNING, exactly as a retried ``execute_attempt`` does; an
+        outcome already recorded is returned as it is (a RETRY_WAIT keeps its backoff). A ledger
+        that cannot be reached before the claim is a result, not a failure, so the workflow claims
+        again with the ledger's unbounded retry policy rather than this activity's bounded one.
+        """
+        if activity.info().attempt >= 2:
+            settled = await self._read(params.occurrence_id)
+            if settled.state is OccurrenceState.RETRY_WAIT and settled.next_attempt_at_utc:
+                wait = (settled.next_attempt_at_utc - params.now_utc).total_seconds()
+                attempt = io.ExecuteAttemptResult("RETRY_WAIT", max(wait, 0.0), detail="recorded")
+                return io.ClaimAndExecuteResult(True, "RETRY_WAIT", None, attempt=attempt)
+        request = io.ClaimOccurrenceInput(params.occurrence_id, params.gate, params.now_utc)
+        try:
+            claim = await asyncio.to_thread(self._claim, request)
+        except ledger.LedgerUnavailable as exc:
+            return io.ClaimAndExecuteResult(False, "DUE", str(exc), ledger_unavailable=True)
+        if not claim.claimed:
+            return io.ClaimAndExecuteResult(False, claim.state, claim.refusal)
+        attempt = await self.execute_attempt(
+            io.ExecuteAttemptInput(
+                occurrence_id=params.occurrence_id,
+                claim_generation=claim.claim_generation,
+                claim_number=params.claim_number,
+                max_attempts=params.max_attempts,
+                now_utc=params.now_utc,
+                first_retry_delay_seconds=params.first_retry_delay_seconds,
+            )
+        )
+        return io.ClaimAndExecuteResult(True, attempt.state, None, attempt=attempt)
+
+    def _claim(self, params: io.ClaimOccurrenceInput) -> io.ClaimOccurrenceResult:
         """Claim against the releaser's gate view; cancel where the gate refuses the run.
 
-        A revision published since the release does not by itself end an occurrence: the old
+        The one acceptance point of the activities (``claim`` and ``claim_and_execute``). A
+        revision published since the release does not by itself end an occurrence: the old
         revision still owns instants before the new cutover. So on ``REVISION_CHANGED`` the gate
         is read again and the claim retried once with the fresh view; the ledger's slot and
         cutover checks then decide (``NOT_OWNER`` cancels what the new revision took over).

@@ -34,7 +34,7 @@ LEDGER_POINT = "ledger.claim"
 ACTIVITY_POINT = "claim activity"
 """The claim activity workflows call (:meth:`AlmanacActivities.claim`)."""
 POINTS = (LEDGER_POINT, ACTIVITY_POINT)
-DRIVEN_CALLERS = frozenset({"activities/ledger_activities.py:AlmanacActivities.claim"})
+DRIVEN_CALLERS = frozenset({"activities/ledger_activities.py:AlmanacActivities._claim"})
 """The callers of ``ledger.claim`` outside ``ledger/`` that this module drives (``ast`` finds
 every caller; one not listed here is an acceptance point the gate does not drive, a FAIL)."""
 OTHER_ALIAS = "gate-other-implementation"

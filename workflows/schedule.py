@@ -17,6 +17,7 @@ clock overrides (``devtools.simulation``); production runs on ``workflow.now()``
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 from dataclasses import dataclass, field
@@ -41,6 +42,12 @@ with workflow.unsafe.imports_passed_through():
 WORKFLOW_ID_PREFIX = "almanac-schedule-"
 DEFAULT_HORIZON = timedelta(days=14)
 DEFAULT_REFRESH = timedelta(hours=1)
+CONCURRENT_CHILD_STARTS = "almanac-concurrent-child-starts"
+"""Patch: a wake-up's children are started together (one workflow task for a batch, not one per
+child: catching up 300 occurrences took 300 parent tasks, ≈ 7 starts/s). Same IDs, same order of
+commands; histories recorded before it replay on the one-by-one path."""
+CHILD_START_BATCH = 100
+"""Child starts issued in one workflow task at most (bounds the task's commands)."""
 
 
 def schedule_workflow_id(schedule_id: str) -> str:
@@ -264,9 +271,15 @@ class ScheduleWorkflow:
             retry_policy=LEDGER_RETRY,
         )
         self._status.gate = released.gate
-        for occurrence in released.due:
-            if occurrence.occurrence_id not in self._started:
-                await self._start_child(occurrence, released.gate)
+        if workflow.patched(CONCURRENT_CHILD_STARTS):
+            new = [o for o in released.due if o.occurrence_id not in self._started]
+            for first in range(0, len(new), CHILD_START_BATCH):
+                batch = new[first : first + CHILD_START_BATCH]
+                await asyncio.gather(*(self._start_child(o, released.gate) for o in batch))
+        else:
+            for occurrence in released.due:
+                if occurrence.occurrence_id not in self._started:
+                    await self._start_child(occurrence, released.gate)
         if released.due or released.expired:
             await self._materialize(now)
 

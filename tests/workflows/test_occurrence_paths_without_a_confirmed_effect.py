@@ -111,7 +111,8 @@ async def test_a_claim_refused_after_a_disable_ends_the_occurrence_cancelled(
             assert outcome.state == "CANCELLED"
             assert outcome.detail.startswith("DISABLED")
             assert outcome.attempts == 0
-            assert await _activities(stack, row.occurrence_id) == ["almanac.claim"]
+            # One activity: the claim (refused inside claim_and_execute, before any action call).
+            assert await _activities(stack, row.occurrence_id) == ["almanac.claim_and_execute"]
             detail = ledger.show_occurrence(stack.ledger, row.occurrence_id)
             assert detail.occurrence.state is ledger.OccurrenceState.CANCELLED
             assert detail.attempts == ()

@@ -1,0 +1,190 @@
+"""What the Temporal benches share: a dev server, a sink, worker processes, CPU accounting.
+
+- :func:`dev_server`: ``temporal server start-dev`` (the pip ``temporal`` binary) on free ports,
+  headless, SQLite file with the WAL pragmas of ``shared/notes/temporal.md``, Almanac's search
+  attributes registered; its process ID for CPU accounting.
+- :class:`WorkerProcess`: ``python -m worker`` (or any module) as a child process with its own
+  task queue and ledger, optionally from another source tree (``--before REF``: the code at a git
+  revision, extracted with ``git archive``), so before and after run side by side in one bench.
+- :func:`cpu_seconds`: user + system CPU of a process so far (``/proc/<pid>/stat``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SEARCH_ATTRIBUTES = ("ScheduleId=Keyword", "Revision=Int", "NominalLocal=Keyword")
+SEARCH_ATTRIBUTES += ("OccurrenceState=Keyword",)
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (127.0.0.1)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def binary(name: str) -> str:
+    """A binary installed next to this interpreter (``temporal``)."""
+    path = Path(sys.executable).parent / name
+    if not path.is_file():
+        raise SystemExit(f"{name} not found next to {sys.executable}: run make install")
+    return str(path)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds the process ``pid`` has used (not its children)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of ``pid`` in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+@dataclass
+class DevServer:
+    """A running dev server: its address and process."""
+
+    address: str
+    process: subprocess.Popen[bytes]
+
+    @property
+    def pid(self) -> int:
+        """The server's process ID."""
+        return self.process.pid
+
+
+@contextlib.contextmanager
+def dev_server(folder: Path, *extra: str) -> Iterator[DevServer]:
+    """A headless dev server on a SQLite file in ``folder`` (WAL pragmas); stopped on exit."""
+    port = free_port()
+    args = [
+        binary("temporal"),
+        "server",
+        "start-dev",
+        "--headless",
+        "--db-filename",
+        str(folder / "temporal.sqlite3"),
+        "--port",
+        str(port),
+        "--http-port",
+        str(free_port()),
+        "--metrics-port",
+        str(free_port()),
+        "--log-level",
+        "error",
+        "--sqlite-pragma",
+        "journal_mode=wal",
+        "--sqlite-pragma",
+        "synchronous=off",
+        *[a for sa in SEARCH_ATTRIBUTES for a in ("--search-attribute", sa)],
+        *extra,
+    ]
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, 30.0)
+        yield DevServer(f"127.0.0.1:{port}", process)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_for_port(port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            time.sleep(0.5)  # the frontend accepts before the namespace is ready
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"the dev server did not listen on {port} within {timeout} s")
+
+
+@contextlib.contextmanager
+def source_tree(ref: str | None) -> Iterator[Path]:
+    """This checkout (``ref`` None), or the code at git ``ref`` extracted to a temp directory."""
+    if ref is None:
+        yield ROOT
+        return
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", ref],
+        check=True,
+        capture_output=True,
+    ).stdout
+    folder = Path(tempfile.mkdtemp(prefix="almanac-bench-tree-"))
+    try:
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class WorkerProcess:
+    """A worker as a child process: ``python -m <module>`` from ``tree`` with ``env`` added."""
+
+    def __init__(
+        self, tree: Path, env: dict[str, str], *, module: str = "worker", log: Path
+    ) -> None:
+        """Start it; ``log`` receives its output."""
+        full = {**os.environ, **env, "PYTHONPATH": str(tree), "PYTHONUNBUFFERED": "1"}
+        self._log = open(log, "ab")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", module],
+            cwd=tree,
+            env=full,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+
+    @property
+    def pid(self) -> int:
+        """The worker's process ID."""
+        return self.process.pid
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> None:
+        """Signal the worker and wait for it (kill after ``timeout``)."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+
+
+def almanac_worker_env(
+    address: str, task_queue: str, ledger_url: str, data_dir: Path
+) -> dict[str, str]:
+    """The environment of ``python -m worker`` for one bench arm (loopback sink allowed)."""
+    return {
+        "ALMANAC_TEMPORAL_ADDRESS": address,
+        "ALMANAC_TEMPORAL_TASK_QUEUE": task_queue,
+        "ALMANAC_LEDGER_URL": ledger_url,
+        "ALMANAC_DATA_DIR": str(data_dir),
+        "ALMANAC_EGRESS_ALLOW": "127.0.0.1",
+    }
