@@ -280,7 +280,8 @@ class AlmanacActivities:
         if activity.info().attempt >= 2:
             settled = await self._read(params.occurrence_id)
             if settled.state is OccurrenceState.RETRY_WAIT and settled.next_attempt_at_utc:
-                wait = (settled.next_attempt_at_utc - params.now_utc).total_seconds()
+                # The remaining backoff, from the clock of work: a retry's ``now_utc`` is stale.
+                wait = (settled.next_attempt_at_utc - self._clock.now()).total_seconds()
                 attempt = io.ExecuteAttemptResult("RETRY_WAIT", max(wait, 0.0), detail="recorded")
                 return io.ClaimAndExecuteResult(True, "RETRY_WAIT", None, attempt=attempt)
         request = io.ClaimOccurrenceInput(params.occurrence_id, params.gate, params.now_utc)
