@@ -74,14 +74,18 @@ async def test_a_retried_claim_and_execute_sends_once_and_keeps_the_outcome(stor
     with running_sink() as sink:
         spec = publish(store, spec_data("lost-both-ack", sink), day(10, 8))
         (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
-        activities = AlmanacActivities(store, local_actions(), identity="worker-A")
+        activities = AlmanacActivities(
+            store, local_actions(), identity="worker-A", clock=FixedClock(day(10, 9))
+        )
         request = io.ClaimAndExecuteInput(
             due.occurrence_id, gate_view(store, spec.schedule_id), 1, 3, day(10, 9)
         )
         first = await ActivityEnvironment().run(activities.claim_and_execute, request)
         assert first.claimed and first.state == "SUCCEEDED"
         assert first.attempt is not None and first.attempt.state == "SUCCEEDED"
-        other = AlmanacActivities(store, local_actions(), identity="worker-B")
+        other = AlmanacActivities(
+            store, local_actions(), identity="worker-B", clock=FixedClock(day(10, 9))
+        )
         refused = await ActivityEnvironment().run(other.claim_and_execute, request)
         assert not refused.claimed and refused.state == "SUCCEEDED"
         env = ActivityEnvironment()
@@ -99,7 +103,9 @@ async def test_a_claim_and_execute_retried_after_the_claim_runs_the_attempt_once
     with running_sink() as sink:
         spec = publish(store, spec_data("lost-mid-ack", sink), day(10, 8))
         (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
-        activities = AlmanacActivities(store, local_actions(), identity="worker-A")
+        activities = AlmanacActivities(
+            store, local_actions(), identity="worker-A", clock=FixedClock(day(10, 9))
+        )
         gate = gate_view(store, spec.schedule_id)
         won = activities.claim(io.ClaimOccurrenceInput(due.occurrence_id, gate, day(10, 9)))
         assert won.claimed

@@ -290,13 +290,12 @@ def test_unknown_effect_gate_fails_on_a_blind_resend(
         self: la.AlmanacActivities,
         occurrence: ledger.OccurrenceView,
         generation: int,
-        clock: Any,
         can_query: bool,
         detail: str,
     ) -> io.ExecuteAttemptResult:
         if generation >= 3:  # then give up as the real code does, so the workflow ends
-            return await real(self, occurrence, generation, clock, can_query, detail)
-        now = clock.now()
+            return await real(self, occurrence, generation, can_query, detail)
+        now = self._clock.now()
         await asyncio.to_thread(
             ledger.retry_wait,
             self._ledger,
