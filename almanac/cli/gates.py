@@ -20,8 +20,8 @@ GATE_NAMES = (
     "catch-up",
     "deliveries",
     "unknown-effect",
-    "rollback",
     "acceptance-points",
+    "rollback",
 )
 """``devtools.gates.NAMES``, spelled out so that ``almanac --help`` need not import the harness
 (a test keeps the two equal)."""

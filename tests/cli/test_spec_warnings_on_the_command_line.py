@@ -39,6 +39,7 @@ PREVIEW_KEYS = {
     "utcOffset",
     "disposition",
     "reason",
+    "jitter",
 }
 
 
