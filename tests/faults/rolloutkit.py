@@ -28,6 +28,7 @@ from faultkit import REPO, WorkerProcess, spawn_worker, spec_data, worker_env
 from sqlalchemy import Connection, select
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHistory
+from temporalio.converter import DataConverter
 
 import ledger
 from devtools.sink import Sink
@@ -35,7 +36,7 @@ from ledger import Ledger, OccurrenceDetail, OccurrenceState
 from ledger.events import ATTEMPTS, CASES, EVENTS, OCCURRENCES
 from ledger.views import AttemptView, CaseView, EventView, OccurrenceView
 from timecontract import load_spec
-from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
+from workflows import OccurrenceInput, ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 
 S = OccurrenceState
 ACTION_TIMEOUT_SECONDS = 8.0
@@ -225,3 +226,12 @@ def started_on(history: WorkflowHistory) -> str:
     """The task queue a workflow run was started on."""
     first: HistoryEvent = history.events[0]
     return first.workflow_execution_started_event_attributes.task_queue.name
+
+
+def started_input(history: WorkflowHistory) -> OccurrenceInput:
+    """The input an occurrence run was started with (the default converter)."""
+    payloads = history.events[0].workflow_execution_started_event_attributes.input.payloads
+    [value] = DataConverter.default.payload_converter.from_payloads(
+        list(payloads), [OccurrenceInput]
+    )
+    return value  # type: ignore[no-any-return]

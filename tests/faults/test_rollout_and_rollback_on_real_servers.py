@@ -35,6 +35,7 @@ import pytest
 from chaoskit import chaos_ledger_url
 from faultkit import WorkerProcess, await_until, running_sink, server_address
 from rolloutkit import (
+    ACTION_TIMEOUT_SECONDS,
     Pools,
     details,
     every,
@@ -44,6 +45,7 @@ from rolloutkit import (
     noop_spec,
     not_started,
     start_schedule,
+    started_input,
     started_on,
     unsettled,
 )
@@ -94,7 +96,9 @@ async def test_canary_five_percent_and_rollback_under_a_kill(
             processes += [v1, v2]
             await _canary_noop(env.client, pools, store, sink, task_queue)
             rollout = await _five_percent(pools, store)
-            processes.append(await _rollback_under_a_kill(pools, store, sink, v2, rollout))
+            processes.append(
+                await _rollback_under_a_kill(env.client, pools, store, sink, v2, rollout)
+            )
             await _record_routed_schedule_history(env.client)
     finally:
         for process in processes:
@@ -234,7 +238,12 @@ async def _five_percent(pools: Pools, store: Ledger) -> dict[str, int]:
 
 
 async def _rollback_under_a_kill(
-    pools: Pools, store: Ledger, sink: Sink, v2: WorkerProcess, epochs: dict[str, int]
+    client: Client,
+    pools: Pools,
+    store: Ledger,
+    sink: Sink,
+    v2: WorkerProcess,
+    epochs: dict[str, int],
 ) -> WorkerProcess:
     """Phase 3: rollback --all with the v2 worker SIGKILLed mid-attempt. Returns the new v2."""
     on_v2 = CANARY | {NOOP}
@@ -300,6 +309,11 @@ async def _rollback_under_a_kill(
         assert {(a.implementation_alias, a.execution_epoch) for a in d.attempts} == {
             ("v1", rollback_epochs[schedule_id])
         }, oid
+    # Requeued runs start on v1's queue with the limits their schedule gave them (a fix).
+    for oid in sorted(requeued)[:: max(1, len(requeued) // 4)]:
+        history = await client.get_workflow_handle(oid).fetch_history()
+        assert started_on(history) == f"{pools.task_queue}.v1", oid
+        assert started_input(history).action_timeout_seconds == ACTION_TIMEOUT_SECONDS, oid
     for oid in in_flight:
         d = after[oid]
         assert d.occurrence.state in (S.SUCCEEDED, S.UNKNOWN_EFFECT), (oid, d.occurrence.state)
