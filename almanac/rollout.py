@@ -10,7 +10,8 @@ adds what needs the world around the ledger:
 - :func:`switch` — the ledger switch for each selected schedule, in scheduleId order;
 - :func:`start_requeued` — a requeued occurrence's workflow may be waiting on the old alias's task
   queue (or closed after its claim was refused at the new epoch); it is started again, ID =
-  occurrenceId, on the target alias's queue (``activities.io.alias_task_queue``). A run still
+  occurrenceId, on the target alias's queue (``activities.io.alias_task_queue``), with the limits
+  (attempts, timeouts) the schedule gave the run it replaces. A run still
   open under the same ID is terminated first: it was DUE when the switch committed, so its claim,
   which read the old epoch, can never win (the ledger refuses it), and no effect can be lost.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from temporalio.client import Client
 from temporalio.common import (
@@ -33,6 +35,7 @@ from temporalio.common import (
     WorkflowIDConflictPolicy,
     WorkflowIDReusePolicy,
 )
+from temporalio.service import RPCError, RPCStatusCode
 
 import ledger
 from activities import io
@@ -138,9 +141,10 @@ async def start_requeued(
                 instant_utc=occurrence.instant_utc,
                 state=occurrence.state.value,
             )
+            limits = await _limits_of_previous_run(temporal, occurrence_id)
             await temporal.start_workflow(
                 OccurrenceWorkflow.run,
-                OccurrenceInput(occurrence=payload, gate=gate),
+                OccurrenceInput(occurrence=payload, gate=gate, **limits),
                 id=occurrence_id,
                 task_queue=queue,
                 # A closed run (its claim refused at the new epoch) may be followed by this one;
@@ -158,6 +162,36 @@ async def start_requeued(
             )
             started.append(occurrence_id)
     return started
+
+
+async def _limits_of_previous_run(temporal: Client, occurrence_id: str) -> dict[str, Any]:
+    """The limits the occurrence's latest run was started with; ``{}`` if it has no run.
+
+    The schedule workflow gives each occurrence its schedule's limits (``ScheduleInput``: attempts,
+    action timeout, first retry delay, reconciliation deadline), which the ledger does not hold.
+    A requeued run is the same occurrence on another task queue, so it keeps them; an occurrence
+    released but not started yet takes ``OccurrenceInput``'s defaults.
+    """
+    handle = temporal.get_workflow_handle(occurrence_id)
+    try:
+        async for event in handle.fetch_history_events(page_size=1):
+            started = event.workflow_execution_started_event_attributes
+            [previous] = await temporal.data_converter.decode(
+                started.input.payloads, [OccurrenceInput]
+            )
+            return {
+                name: getattr(previous, name)
+                for name in (
+                    "max_attempts",
+                    "action_timeout_seconds",
+                    "reconcile_deadline_seconds",
+                    "first_retry_delay_seconds",
+                )
+            }
+    except RPCError as exc:
+        if exc.status is not RPCStatusCode.NOT_FOUND:
+            raise
+    return {}
 
 
 def result_json(result: SwitchResult) -> dict[str, object]:

@@ -272,11 +272,22 @@ def worker_env(
     return env
 
 
-def spawn_worker(env: dict[str, str], log: Path, identity: str) -> WorkerProcess:
-    """Start ``python -m devtools.simulated_worker --identity IDENTITY``; wait until it polls."""
+def spawn_worker(
+    env: dict[str, str],
+    log: Path,
+    identity: str,
+    *,
+    module: str = "devtools.simulated_worker",
+    args: tuple[str, ...] = (),
+) -> WorkerProcess:
+    """Start ``python -m MODULE --identity IDENTITY ARGS``; wait until it polls.
+
+    ``module``: the simulated worker by default; ``"worker"`` runs the production one (``python
+    -m worker``, real clock), e.g. with ``args=("--no-schedules",)`` for a canary pool.
+    """
     handle = log.open("ab")
     process = subprocess.Popen(
-        [sys.executable, "-m", "devtools.simulated_worker", "--identity", identity],
+        [sys.executable, "-m", module, "--identity", identity, *args],
         cwd=REPO,
         env=env,
         stdout=handle,

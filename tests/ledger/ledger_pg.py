@@ -113,4 +113,26 @@ def start_server(pg_ctl: str) -> PgServer:
     )
     executor.start()
     executor.wait_for_postgres()
-    return PgServer(executor, "127.0.0.1", port, "postgres", workdir)
+    server = PgServer(executor, "127.0.0.1", port, "postgres", workdir)
+    _wait_for_connections(server)
+    return server
+
+
+def _wait_for_connections(server: PgServer, timeout: float = 60.0) -> None:
+    """Wait until the cluster accepts connections, not only until ``pg_ctl`` says it runs.
+
+    On a busy machine the first connection was refused "the database system is starting up".
+    """
+    import time
+
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            server.admin("SELECT 1")
+            return
+        except psycopg.OperationalError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)

@@ -2,7 +2,8 @@
 
 The histories in ``histories/`` were recorded by the workflow tests (see ``histories/README.md``):
 schedule runs with a fold, signals (disable, enable, malformed ones), a revision cutover, a run
-continued as new with queued signals; occurrence runs that succeeded, retried twice, were
+continued as new with queued signals, a production run routed by its gate's implementation alias
+(canary rollout and rollback); occurrence runs that succeeded, retried twice, were
 reconciled by asking the downstream, ended UNKNOWN_EFFECT in the human queue (with no result query,
 and with one that never answered until the deadline), and whose claim was refused. Those in
 ``histories/legacy/`` were recorded before the typed activity calls and the input/state split

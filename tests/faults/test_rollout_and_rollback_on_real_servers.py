@@ -1,0 +1,356 @@
+"""Issue 12's proof on the real servers: canary routing, a 5 % rollout, a rollback under a kill.
+
+Real processes: a Temporal dev server, a throwaway PostgreSQL ledger, the sink, and two worker
+pools of the production worker (``python -m worker``): ``v1`` (schedules and its alias's queue)
+and ``v2`` (``--no-schedules``: its alias's queue only). Forty-one schedules run on the real clock:
+``internal-noop`` (the ``noop`` action, every 5 s) and ``fleet-00`` … ``fleet-39`` (POST to the
+sink; the three a 5 % rollout selects every 10 s, the others every 30 s). Gates start on ``v1``
+(the alias of the pool that publishes them).
+
+1. **Canary**: ``almanac rollout v2 --schedule internal-noop`` → its occurrences run on ``v2``
+   only: every attempt at the new epoch is the ``v2`` worker's, with alias ``v2``; the occurrence
+   workflows start on ``<queue>.v2``, and only the ``v2`` worker ever picks up their tasks.
+2. **5 %**: ``--dry-run`` then ``almanac rollout v2 --percent 5`` → the printed set is the one the
+   documented rule gives (SHA-256, computed here), and exactly those gates (plus the canary) move;
+   their next occurrences run on ``v2``, the others' stay on ``v1``.
+3. **Rollback under a kill**: while a ``v2`` attempt is RUNNING (the sink holds the answer), the
+   ``v2`` worker is SIGKILLed; once an occurrence is DUE and not started, ``almanac rollback --to
+   v1 --all``; then a new ``v2`` worker starts (the pool finishes what had won dispatch).
+   Expected: the requeued set contains every occurrence not started before the command and only
+   not-started ones (no claim in its trail before the requeue), and they run on ``v1``; every
+   occurrence in flight at the rollback ends SUCCEEDED or UNKNOWN_EFFECT (reconciled or queued);
+   nothing is left DUE; no SUCCEEDED occurrence gets another delivery or attempt; at most one
+   effect per logical slot, and only for occurrences that succeeded (or whose effect is unknown);
+   no ``v2`` claim at or after the rollback's epoch.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import anyio
+import pytest
+from chaoskit import chaos_ledger_url
+from faultkit import WorkerProcess, await_until, running_sink, server_address
+from rolloutkit import (
+    ACTION_TIMEOUT_SECONDS,
+    Pools,
+    details,
+    every,
+    expected_canary,
+    http_spec,
+    identities,
+    noop_spec,
+    not_started,
+    start_schedule,
+    started_input,
+    started_on,
+    unsettled,
+)
+from stack import record_history
+from temporal_env import start_dev_server
+from temporalio.client import Client, WorkflowHistory
+from temporalio.worker import Replayer
+
+import ledger
+from devtools.sink import Sink
+from ledger import Ledger, OccurrenceState
+from ledger.rollout import switches
+from workflows import OccurrenceWorkflow, ScheduleWorkflow, schedule_workflow_id
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.temporal,
+    pytest.mark.postgres,
+    pytest.mark.fault,
+    pytest.mark.slow,
+    pytest.mark.timeout(420),
+]
+
+S = OccurrenceState
+NOOP = "internal-noop"
+FLEET = [f"fleet-{n:02d}" for n in range(40)]
+CANARY = expected_canary(FLEET, 5)
+V1, V2A, V2B = "pool-v1", "pool-v2-a", "pool-v2-b"
+
+
+async def test_canary_five_percent_and_rollback_under_a_kill(
+    request: pytest.FixtureRequest, tmp_path: Path, task_queue: str
+) -> None:
+    assert len(CANARY) == 3  # the rules below give the canaries a shorter period
+    url = chaos_ledger_url(request, tmp_path)
+    assert url.startswith("postgresql"), "the proof runs on PostgreSQL"
+    store = Ledger.from_url(url)
+    env = await start_dev_server(dev_server_extra_args=["--sqlite-pragma", "journal_mode=wal"])
+    processes: list[WorkerProcess] = []
+    began = time.monotonic()
+    try:
+        with running_sink() as sink:
+            # The canary schedules' effects take 3 s to answer: attempts are RUNNING for a while.
+            for schedule_id in sorted(CANARY):
+                sink.add_fault(match=schedule_id, delay=3)
+            pools = Pools(server_address(env.client), task_queue, url, tmp_path, tmp_path / "w.log")
+            v1, v2 = await _spawn_both(pools)
+            processes += [v1, v2]
+            await _canary_noop(env.client, pools, store, sink, task_queue)
+            rollout = await _five_percent(pools, store)
+            processes.append(
+                await _rollback_under_a_kill(env.client, pools, store, sink, v2, rollout)
+            )
+            await _record_routed_schedule_history(env.client)
+    finally:
+        for process in processes:
+            process.stop()
+        await env.shutdown()
+        store.dispose()
+    assert time.monotonic() - began < 400
+
+
+async def _spawn_both(pools: Pools) -> tuple[WorkerProcess, WorkerProcess]:
+    spawned: dict[str, WorkerProcess] = {}
+
+    async def one(alias: str, identity: str, schedules: bool) -> None:
+        spawned[alias] = await anyio.to_thread.run_sync(
+            lambda: pools.spawn(alias, identity, schedules=schedules)
+        )
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(one, "v1", V1, True)
+        group.start_soon(one, "v2", V2A, False)
+    return spawned["v1"], spawned["v2"]
+
+
+async def _canary_noop(
+    client: Client, pools: Pools, store: Ledger, sink: Sink, task_queue: str
+) -> None:
+    """Phase 1: one internal noop schedule moves to v2 and runs there only."""
+    await start_schedule(client, task_queue, noop_spec(NOOP, every(5)))
+    for schedule_id in FLEET:
+        rule = every(10) if schedule_id in CANARY else every(30, offset=5)
+        await start_schedule(client, task_queue, http_spec(schedule_id, sink, rule))
+    # Before the rollout the schedule runs on v1 (the gate names the publishing pool's alias).
+    await await_until(
+        lambda: _succeeded_by(store, NOOP, "v1"),
+        lambda n: n >= 1,
+        timeout=60,
+        what="internal-noop succeeds on v1",
+    )
+    output = await anyio.to_thread.run_sync(
+        lambda: pools.almanac("rollout", "v2", "--schedule", NOOP, "--reason", "first canary")
+    )
+    [switch] = output["switches"]
+    assert (switch["scheduleId"], switch["fromAlias"], switch["toAlias"]) == (NOOP, "v1", "v2")
+    epoch = switch["epochAfter"]
+    assert ledger.get_gate(store, NOOP).implementation_alias == "v2"
+
+    def at_new_epoch() -> list[ledger.OccurrenceDetail]:
+        return [
+            d
+            for d in details(store, [NOOP]).values()
+            if any(a.execution_epoch == epoch for a in d.attempts)
+        ]
+
+    done = await await_until(
+        at_new_epoch,
+        lambda ds: sum(d.occurrence.state is S.SUCCEEDED for d in ds) >= 3,
+        timeout=60,
+        what="three internal-noop occurrences succeed after the rollout",
+    )
+    for d in done:
+        assert {(a.worker_identity, a.implementation_alias) for a in d.attempts} == {(V2A, "v2")}, d
+    # Temporal's side: started on the v2 queue; only the v2 worker took their tasks.
+    for d in [d for d in done if d.occurrence.state is S.SUCCEEDED][:3]:
+        history = await client.get_workflow_handle(d.occurrence.occurrence_id).fetch_history()
+        assert started_on(history) == f"{task_queue}.v2"
+        assert identities(history) == {V2A}
+    # No v1 attempt on any occurrence released after the switch.
+    moved_at = switches(store, [NOOP])[-1]["at_utc"]
+    later = [
+        d
+        for d in details(store, [NOOP]).values()
+        # A second's margin: the command reads its clock just before the switch commits.
+        if d.occurrence.instant_utc is not None
+        and d.occurrence.instant_utc > moved_at + timedelta(seconds=1)
+    ]
+    assert later and all(a.implementation_alias == "v2" for d in later for a in d.attempts)
+
+
+def _succeeded_by(store: Ledger, schedule_id: str, alias: str) -> int:
+    return sum(
+        1
+        for d in details(store, [schedule_id]).values()
+        if d.occurrence.state is S.SUCCEEDED and d.attempts[-1].implementation_alias == alias
+    )
+
+
+async def _five_percent(pools: Pools, store: Ledger) -> dict[str, int]:
+    """Phase 2: a deterministic 5 % moves exactly the printed set. Returns its epochs."""
+    await await_until(
+        lambda: {g.schedule_id for g in ledger.list_gates(store)},
+        lambda ids: ids >= {NOOP, *FLEET},
+        timeout=60,
+        what="every schedule has a gate",
+    )
+    before = {g.schedule_id: g for g in ledger.list_gates(store)}
+    dry = await anyio.to_thread.run_sync(
+        lambda: pools.almanac("rollout", "v2", "--percent", "5", "--dry-run")
+    )
+    assert dry["dryRun"] and set(dry["moving"]) == CANARY
+    assert {g.schedule_id: g for g in ledger.list_gates(store)} == before  # nothing moved
+    output = await anyio.to_thread.run_sync(
+        lambda: pools.almanac("rollout", "v2", "--percent", "5", "--reason", "5 % canary")
+    )
+    assert set(output["selected"]) == set(output["moving"]) == CANARY
+    assert {s["scheduleId"] for s in output["switches"] if s["changed"]} == CANARY
+    after = {g.schedule_id: g for g in ledger.list_gates(store)}
+    on_v2 = {s for s, g in after.items() if g.implementation_alias == "v2"}
+    assert on_v2 == CANARY | {NOOP}
+    for schedule_id, gate in after.items():
+        moved = schedule_id in CANARY
+        assert gate.execution_epoch == before[schedule_id].execution_epoch + moved, schedule_id
+    again = await anyio.to_thread.run_sync(
+        lambda: pools.almanac("rollout", "v2", "--percent", "5", "--reason", "5 % canary")
+    )
+    assert set(again["selected"]) == CANARY and again["moving"] == []  # idempotent
+    assert {g.schedule_id: g.execution_epoch for g in ledger.list_gates(store)} == {
+        s: g.execution_epoch for s, g in after.items()
+    }
+    epochs = {s: after[s].execution_epoch for s in CANARY}
+    # The moved schedules' next occurrences run on v2; the others' stay on v1.
+    await await_until(
+        lambda: {
+            s
+            for s in CANARY
+            for d in details(store, [s]).values()
+            if d.occurrence.state is S.SUCCEEDED
+            and d.attempts[-1].execution_epoch == epochs[s]
+            and d.attempts[-1].worker_identity == V2A
+        },
+        lambda ran: ran == CANARY,
+        timeout=60,
+        what="each moved schedule succeeds on v2",
+    )
+    stayed = details(store, set(FLEET) - CANARY)
+    assert all(a.implementation_alias == "v1" for d in stayed.values() for a in d.attempts)
+    return epochs
+
+
+async def _rollback_under_a_kill(
+    client: Client,
+    pools: Pools,
+    store: Ledger,
+    sink: Sink,
+    v2: WorkerProcess,
+    epochs: dict[str, int],
+) -> WorkerProcess:
+    """Phase 3: rollback --all with the v2 worker SIGKILLed mid-attempt. Returns the new v2."""
+    on_v2 = CANARY | {NOOP}
+
+    def running_on_v2() -> list[str]:
+        return [
+            oid
+            for oid, d in details(store, CANARY).items()
+            if d.occurrence.state is S.RUNNING and d.attempts[-1].worker_identity == V2A
+        ]
+
+    await await_until(running_on_v2, bool, timeout=60, what="a v2 attempt is RUNNING")
+    v2.kill()
+    # Nothing serves the v2 queue now: what the schedules release for v2 stays DUE, unclaimed.
+    await await_until(
+        lambda: not_started(store, on_v2), bool, timeout=60, what="a v2 occurrence is DUE"
+    )
+    before = details(store, [NOOP, *FLEET])
+    waiting = not_started(store, on_v2)
+    succeeded = {oid for oid, d in before.items() if d.occurrence.state is S.SUCCEEDED}
+    deliveries = {e.idempotency_key: e.delivery_count for e in sink.effects()}
+    output = await anyio.to_thread.run_sync(
+        lambda: pools.almanac("rollback", "--to", "v1", "--all", "--reason", "v2 under suspicion")
+    )
+    replacement = await anyio.to_thread.run_sync(lambda: pools.spawn("v2", V2B, schedules=False))
+    moved = {s["scheduleId"]: s for s in output["switches"] if s["changed"]}
+    assert set(moved) == on_v2
+    assert all(g.implementation_alias == "v1" for g in ledger.list_gates(store))
+    requeued = {oid for s in moved.values() for oid in s["requeued"]}
+    in_flight = {
+        n["occurrenceId"]
+        for s in moved.values()
+        for n in s["notRequeued"]
+        if n["state"] in ("DISPATCHING", "RUNNING")
+    }
+    assert waiting <= requeued, (waiting, requeued)
+    assert in_flight, "the killed attempt was in flight at the rollback"
+    assert set(output["started"]) <= requeued
+    # The ledger's requeue events are the printed ones, each naming its rollback.
+    marked = {
+        e.occurrence_id
+        for d in details(store, on_v2).values()
+        for e in d.events
+        if e.from_state == e.to_state == S.DUE and "rollback #" in e.why
+    }
+    assert marked == requeued
+    until = max(w["at_utc"] for w in switches(store, sorted(on_v2))) + timedelta(seconds=1)
+    await await_until(
+        lambda: unsettled(store, on_v2, until),
+        lambda left: not left,
+        timeout=120,
+        what="every occurrence up to the rollback is settled",
+    )
+    after = details(store, [NOOP, *FLEET])
+    rollback_epochs = {s: m["epochAfter"] for s, m in moved.items()}
+    for oid in requeued:
+        d = after[oid]
+        trail = [e.to_state for e in d.events]
+        mark = next(i for i, e in enumerate(d.events) if "rollback #" in e.why)
+        assert S.DISPATCHING not in trail[:mark], (oid, trail)  # not started before the requeue
+        assert d.occurrence.state is S.SUCCEEDED, oid
+        schedule_id = d.occurrence.schedule_id
+        assert {(a.implementation_alias, a.execution_epoch) for a in d.attempts} == {
+            ("v1", rollback_epochs[schedule_id])
+        }, oid
+    # Requeued runs start on v1's queue with the limits their schedule gave them (a fix).
+    for oid in sorted(requeued)[:: max(1, len(requeued) // 4)]:
+        history = await client.get_workflow_handle(oid).fetch_history()
+        assert started_on(history) == f"{pools.task_queue}.v1", oid
+        assert started_input(history).action_timeout_seconds == ACTION_TIMEOUT_SECONDS, oid
+    for oid in in_flight:
+        d = after[oid]
+        assert d.occurrence.state in (S.SUCCEEDED, S.UNKNOWN_EFFECT), (oid, d.occurrence.state)
+    # No v2 claim at or after a rollback's epoch; no SUCCEEDED occurrence touched again.
+    for oid, d in after.items():
+        for attempt in d.attempts:
+            if attempt.implementation_alias == "v2":
+                assert attempt.execution_epoch < rollback_epochs[d.occurrence.schedule_id], oid
+        if oid in succeeded:
+            assert d.attempts == before[oid].attempts, oid
+    effects = {e.idempotency_key: e for e in sink.effects() if e.idempotency_key in after}
+    for key, count in deliveries.items():
+        if key in succeeded:
+            assert effects[key].delivery_count == count, f"{key} was re-sent after SUCCEEDED"
+    # At most one effect per logical slot, and only for occurrences that may have one.
+    slots = [after[key].occurrence.logical_slot_id for key in effects]
+    assert len(slots) == len(set(slots))
+    window = [
+        after[key].occurrence
+        for key in effects
+        if after[key].occurrence.instant_utc is not None
+        and after[key].occurrence.instant_utc <= until
+    ]
+    assert window and all(o.state in (S.SUCCEEDED, S.UNKNOWN_EFFECT) for o in window)
+    assert epochs  # the rollout's epochs were bumped again by the rollback
+    assert all(rollback_epochs[s] == epochs[s] + 1 for s in CANARY)
+    return replacement
+
+
+async def _record_routed_schedule_history(client: Client) -> None:
+    """The canary schedule's run (routed to v1, then v2, then v1 again) replays; record it."""
+    handle = client.get_workflow_handle(schedule_workflow_id(NOOP))
+    await handle.terminate("the proof is over")
+    history = await handle.fetch_history()
+    replayer = Replayer(workflows=[ScheduleWorkflow, OccurrenceWorkflow])
+    result = await replayer.replay_workflow(
+        WorkflowHistory.from_json(handle.id, history.to_json()), raise_on_replay_failure=True
+    )
+    assert result.replay_failure is None
+    await record_history(client, handle.id, "schedule-routed-by-alias")
