@@ -16,10 +16,13 @@ from ledger.errors import (
     OccurrenceNotFound,
     RevisionNotFound,
     RevisionRejected,
+    ScheduleDeleted,
     ScheduleNotFound,
 )
 from ledger.gate import (
     DEFAULT_IMPLEMENTATION_ALIAS,
+    change_gate,
+    delete_schedule,
     disable,
     enable,
     get_gate,
@@ -47,6 +50,7 @@ from ledger.queries import (
     show_occurrence,
 )
 from ledger.reconcile import human_queue, open_cases, resolve_reconciliation
+from ledger.schedule_events import record_schedule_event, schedule_events
 from ledger.states import (
     TERMINAL,
     TRANSITIONS,
@@ -54,18 +58,21 @@ from ledger.states import (
     ClaimRefusal,
     OccurrenceState,
     ReconciliationResolution,
+    ScheduleEventKind,
 )
 from ledger.views import (
     AttemptView,
     CaseView,
     ClaimResult,
     EventView,
+    GateChange,
     GateView,
     MaterializeResult,
     OccurrenceDetail,
     OccurrenceView,
     PublishResult,
     ReleaseResult,
+    ScheduleEventView,
 )
 
 __all__ = [
@@ -81,6 +88,7 @@ __all__ = [
     "ClaimRefusal",
     "ClaimResult",
     "EventView",
+    "GateChange",
     "GateView",
     "IllegalTransition",
     "Ledger",
@@ -97,12 +105,17 @@ __all__ = [
     "ReleaseResult",
     "RevisionNotFound",
     "RevisionRejected",
+    "ScheduleDeleted",
+    "ScheduleEventKind",
+    "ScheduleEventView",
     "ScheduleNotFound",
     "cancel",
+    "change_gate",
     "claim",
     "counts_by_schedule_and_state",
     "counts_by_state",
     "create_ledger_engine",
+    "delete_schedule",
     "disable",
     "enable",
     "failed",
@@ -115,11 +128,13 @@ __all__ = [
     "open_cases",
     "publish_revision",
     "published_specs",
+    "record_schedule_event",
     "redeliver",
     "release_due",
     "resolve_reconciliation",
     "retry_wait",
     "rollback",
+    "schedule_events",
     "show_occurrence",
     "succeeded",
     "unknown_effect",

@@ -81,7 +81,7 @@ def test_migration_0003_upgrades_a_ledger_at_0002_holding_rows(ledger: Ledger) -
 
     command.upgrade(config, "head")
 
-    assert current(ledger.engine) == head() == "0003"
+    assert current(ledger.engine) == head() >= "0003"
     assert "outbox" not in _tables(ledger)
     assert "attempt_number" not in _columns(ledger, "attempts")
     assert "attempt_number" not in _columns(ledger, "reconciliation_cases")
