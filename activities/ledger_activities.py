@@ -9,9 +9,15 @@ Time: every activity takes ``now_utc`` from the workflow (``workflow.now()``, or
 in tests: ``devtools.simulation``) and advances it with a monotonic clock while it runs, so ledger
 times follow the workflow's clock, also in skipped time. No activity reads the wall clock.
 
-Errors: ledger refusals that are expected (a lost claim, a rejected revision) are results; a
-programming or contract error is a non-retryable ``ApplicationError`` whose type is the domain
-error's class name (STYLE: "Activities map domain errors to ApplicationError").
+Errors: ledger refusals that are expected (a lost claim, a rejected revision, a refused gate
+change) are results — verdicts the schedule workflow hands back to the caller of its updates. A
+deterministic error (:data:`DETERMINISTIC_ERRORS`: an invalid spec or parameters, an unknown
+adapter, a refused transition, a missing row) is a non-retryable ``ApplicationError`` whose type is
+the domain error's class name (STYLE: "Activities map domain errors to ApplicationError"), and it
+is recorded as a rejection on the schedule first: a ``schedule_events`` row
+(``ACTIVITY_REJECTED``) and ``almanac_schedule_rejections_total``. Only
+``ledger.LedgerUnavailable`` (the database unreachable) is retried, and the workflows bound those
+retries (``workflows.occurrence.LEDGER_RETRY``).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -41,8 +47,24 @@ from activities.actions import (
     QueryOutcomeKind,
 )
 from activities.metrics import AlmanacMetrics, default_metrics
-from ledger import ClaimRefusal, Ledger, LedgerError, OccurrenceState, OccurrenceView
-from timecontract import InvalidSpec, ScheduleSpecV1, format_instant, load_spec, nominal_period
+from ledger import (
+    ClaimRefusal,
+    Ledger,
+    LedgerError,
+    OccurrenceState,
+    OccurrenceView,
+    ScheduleEventKind,
+)
+from timecontract import (
+    InvalidSpec,
+    MisfirePolicy,
+    ScheduleSpecV1,
+    SpecError,
+    format_instant,
+    load_spec,
+    nominal_period,
+    parse_occurrence_id,
+)
 
 HORIZON_PERIODS = 2000
 MIN_HORIZON = timedelta(hours=1)
@@ -76,6 +98,18 @@ class ActivityClock:
     def now(self) -> datetime:
         """The anchor plus the monotonic time elapsed since the clock was made."""
         return self.anchor_utc + timedelta(seconds=time.monotonic() - self.started)
+
+
+DETERMINISTIC_ERRORS: tuple[type[Exception], ...] = (
+    LedgerError,
+    SpecError,
+    InvalidSpec,
+    ActionError,
+)
+"""Errors that the same input raises again: never retried (``ledger.LedgerUnavailable``, a
+``LedgerError`` too, is the one exception: it is transient)."""
+ERROR_DETAIL_LIMIT = 500
+"""Characters of an error message carried into a failure, an event or a log line."""
 
 
 def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
@@ -135,6 +169,8 @@ class AlmanacActivities:
             self.execute_attempt,
             self.query_effect,
             self.escalate,
+            self.change_gate,
+            self.delete_schedule,
         ]
 
     # -- schedule-level ---------------------------------------------------------------------
@@ -147,7 +183,7 @@ class AlmanacActivities:
         started = time.monotonic()
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
-        with _domain_errors():
+        with self._domain_errors(params.schedule_id, io.MATERIALIZE, params.now_utc):
             specs = ledger.published_specs(self._ledger, params.schedule_id)
             horizon = timedelta(seconds=params.horizon_seconds)
             if specs:
@@ -195,7 +231,7 @@ class AlmanacActivities:
     @activity.defn(name=io.RELEASE_DUE)
     def release_due(self, params: io.ReleaseDueInput) -> io.ReleaseDueResult:
         """Apply misfire planning at ``now``; return every DUE occurrence and the gate."""
-        with _domain_errors():
+        with self._domain_errors(params.schedule_id, io.RELEASE_DUE, params.now_utc):
             released = ledger.release_due(
                 self._ledger, params.schedule_id, params.now_utc, by=self._identity
             )
@@ -213,28 +249,69 @@ class AlmanacActivities:
 
     @activity.defn(name=io.PUBLISH_REVISION)
     def publish_revision(self, params: io.PublishRevisionInput) -> io.PublishRevisionResult:
-        """Validate spec data and publish it; a bad or stale spec is rejected, never raised."""
+        """Validate spec data, check its action, publish it: the ledger's verdict, never raised.
+
+        A rejection (invalid spec, another scheduleId, no action, an unknown adapter or bad
+        parameters, a revision or cutover the ledger refuses) names the field and the value, is
+        appended to the schedule's events (``REVISION_REJECTED``) and counted.
+        """
+        sid = params.schedule_id
         try:
             spec = load_spec(params.spec, self._tzdb_store)
-        except InvalidSpec as exc:
-            return io.PublishRevisionResult(False, None, str(exc))
-        if spec.schedule_id != params.schedule_id:
-            reason = f"scheduleId={spec.schedule_id!r}: this schedule is {params.schedule_id!r}"
-            return io.PublishRevisionResult(False, spec.revision, reason)
-        if spec.action is None:
-            return io.PublishRevisionResult(False, spec.revision, "action: required to apply")
-        try:
-            self._actions.validate(spec.action.name, spec.action.parameters)
+            if spec.schedule_id != sid:
+                raise SpecError("scheduleId", spec.schedule_id, f"this schedule is {sid!r}")
+            if spec.action is None:
+                raise SpecError("action", None, "required to apply (a spec without one previews)")
+            self._actions.check(spec.action.name, spec.action.parameters)
             result = ledger.publish_revision(self._ledger, spec, params.now_utc, by=self._identity)
-        except (ActionError, ledger.RevisionRejected) as exc:
-            return io.PublishRevisionResult(False, spec.revision, str(exc))
+        except (InvalidSpec, SpecError, ledger.RevisionRejected) as exc:
+            return self._rejected_revision(params, exc)
         note = "published" if result.created else "already published (same digest)"
-        return io.PublishRevisionResult(True, spec.revision, note)
+        return io.PublishRevisionResult(
+            True,
+            spec.revision,
+            note,
+            cutover_at_utc=spec.cutover_at,
+            created=result.created,
+            created_schedule=result.created_schedule,
+            superseded=len(result.superseded),
+            gate=gate_payload(result.gate),
+        )
+
+    def _rejected_revision(
+        self, params: io.PublishRevisionInput, exc: Exception
+    ) -> io.PublishRevisionResult:
+        problem = exc.problems[0] if isinstance(exc, InvalidSpec) and exc.problems else exc
+        field_ = str(getattr(problem, "field", ""))
+        value = _plain(getattr(problem, "value", None))
+        revision = params.spec.get("revision")
+        revision = (
+            revision if isinstance(revision, int) and not isinstance(revision, bool) else None
+        )
+        reason = _bounded(str(exc))
+        self._record_rejection(
+            params.schedule_id,
+            ScheduleEventKind.REVISION_REJECTED,
+            type(exc).__name__,
+            reason,
+            params.now_utc,
+            revision=revision,
+        )
+        gate = self._gate_or_none(params.schedule_id)
+        return io.PublishRevisionResult(
+            False,
+            revision,
+            reason,
+            field=field_,
+            value=value,
+            gate=gate,
+            schedule_live=gate is not None and gate.deleted_at_utc is None,
+        )
 
     @activity.defn(name=io.SET_GATE)
     def set_gate(self, params: io.SetGateInput) -> io.GateSnapshot:
-        """Disable (with a reason) or enable the schedule's gate."""
-        with _domain_errors():
+        """Disable (with a reason) or enable the schedule's gate (the signals' path)."""
+        with self._domain_errors(params.schedule_id, io.SET_GATE, params.now_utc):
             if params.disabled:
                 gate = ledger.disable(
                     self._ledger,
@@ -247,6 +324,66 @@ class AlmanacActivities:
                 gate = ledger.enable(self._ledger, params.schedule_id, params.now_utc, by=params.by)
         return gate_payload(gate)
 
+    @activity.defn(name=io.CHANGE_GATE)
+    def change_gate(self, params: io.ChangeGateInput) -> io.ChangeGateResult:
+        """Disable or enable the gate and report what it did (the updates' path).
+
+        On an enable that changed the gate, the occurrences that came due while disabled are
+        decided at once by the misfire policy (``ledger.release_due`` at ``now``): the result
+        counts how many run and how many expire. Enabling a deleted schedule is refused, as a
+        result. Other errors as :meth:`_domain_errors` says.
+        """
+        sid = params.schedule_id
+        with self._domain_errors(sid, io.CHANGE_GATE, params.now_utc):
+            try:
+                change = ledger.change_gate(
+                    self._ledger,
+                    sid,
+                    params.now_utc,
+                    disabled=params.disabled,
+                    by=params.by,
+                    reason=params.reason if params.disabled else None,
+                )
+            except ledger.ScheduleDeleted as exc:
+                return io.ChangeGateResult(
+                    sid, params.disabled, False, self._gate_or_none(sid), rejected=str(exc)
+                )
+            result = io.ChangeGateResult(
+                sid,
+                params.disabled,
+                change.changed,
+                gate_payload(change.gate),
+                cancelled=len(change.cancelled),
+            )
+            if params.disabled or not change.changed:
+                return result
+            released = ledger.release_due(self._ledger, sid, params.now_utc, by=self._identity)
+            specs = ledger.published_specs(self._ledger, sid)
+        if released.expired or released.released:
+            self._metrics.count_misfires(sid, len(released.expired), len(released.released))
+        return dataclasses.replace(
+            result,
+            came_due=len(released.released) + len(released.expired),
+            released=len(released.released),
+            expired=len(released.expired),
+            misfire_policy=_misfire_text(specs[-1]) if specs else "",
+        )
+
+    @activity.defn(name=io.DELETE_SCHEDULE)
+    def delete_schedule(self, params: io.DeleteScheduleInput) -> io.DeleteScheduleResult:
+        """Delete the schedule in the ledger (``ledger.delete_schedule``); a verdict, not raised."""
+        sid = params.schedule_id
+        with self._domain_errors(sid, io.DELETE_SCHEDULE, params.now_utc):
+            try:
+                change = ledger.delete_schedule(
+                    self._ledger, sid, params.now_utc, by=params.by, reason=params.reason
+                )
+            except ledger.ScheduleNotFound as exc:
+                return io.DeleteScheduleResult(sid, False, None, rejected=str(exc))
+        return io.DeleteScheduleResult(
+            sid, change.changed, gate_payload(change.gate), cancelled=len(change.cancelled)
+        )
+
     # -- occurrence-level -------------------------------------------------------------------
     @activity.defn(name=io.CLAIM)
     def claim(self, params: io.ClaimOccurrenceInput) -> io.ClaimOccurrenceResult:
@@ -257,7 +394,7 @@ class AlmanacActivities:
         is read again and the claim retried once with the fresh view; the ledger's slot and
         cutover checks then decide (``NOT_OWNER`` cancels what the new revision took over).
         """
-        with _domain_errors():
+        with self._domain_errors(_schedule_of(params.occurrence_id), io.CLAIM, params.now_utc):
             occurrence = ledger.show_occurrence(self._ledger, params.occurrence_id).occurrence
             view = _ledger_gate(params.gate)
             for _ in range(2):
@@ -320,12 +457,17 @@ class AlmanacActivities:
         UNKNOWN_EFFECT — never a blind resend. A retry that finds the outcome recorded returns it.
         """
         clock = ActivityClock.starting_at(params.now_utc)
-        occurrence = await self._read(params.occurrence_id)
+        occurrence = await self._read(params.occurrence_id, params.now_utc)
         if occurrence.state not in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
             return io.ExecuteAttemptResult(occurrence.state.value, detail="already recorded")
         spec = self._spec(occurrence)
         assert spec.action is not None  # published specs always have one
-        capabilities = self._actions.validate(spec.action.name, spec.action.parameters)
+        try:
+            capabilities = self._actions.validate(spec.action.name, spec.action.parameters)
+        except (SpecError, ActionError) as exc:
+            # This worker cannot run the action at all (an adapter it lacks, parameters its
+            # adapter refuses): the attempt fails for good, recorded; retrying cannot help.
+            return await self._fail_unrunnable(occurrence, params, exc, clock)
         oid = occurrence.occurrence_id
         by = self._identity
         generation = params.claim_generation
@@ -403,6 +545,41 @@ class AlmanacActivities:
         self._metrics.count_attempt(occurrence.schedule_id, state)
         return io.ExecuteAttemptResult(state.value, detail=outcome.detail)
 
+    async def _fail_unrunnable(
+        self,
+        occurrence: OccurrenceView,
+        params: io.ExecuteAttemptInput,
+        exc: Exception,
+        clock: ActivityClock,
+    ) -> io.ExecuteAttemptResult:
+        kind = type(exc).__name__
+        message = _bounded(str(exc))
+        generation = (
+            occurrence.claim_generation
+            if occurrence.state is OccurrenceState.RUNNING
+            else params.claim_generation
+        )
+        with self._domain_errors(occurrence.schedule_id, io.EXECUTE_ATTEMPT, params.now_utc):
+            await asyncio.to_thread(
+                ledger.failed,
+                self._ledger,
+                occurrence.occurrence_id,
+                generation,
+                clock.now(),
+                by=self._identity,
+                error_class=kind,
+                error_message=message,
+            )
+        self._record_rejection(
+            occurrence.schedule_id,
+            ScheduleEventKind.ACTIVITY_REJECTED,
+            kind,
+            f"{io.EXECUTE_ATTEMPT}: {occurrence.occurrence_id}: {kind}: {message}",
+            params.now_utc,
+        )
+        self._metrics.count_attempt(occurrence.schedule_id, OccurrenceState.FAILED)
+        return io.ExecuteAttemptResult("FAILED", detail=f"{kind}: {message}")
+
     async def _record_unknown(
         self,
         occurrence: OccurrenceView,
@@ -435,11 +612,13 @@ class AlmanacActivities:
     @activity.defn(name=io.QUERY_EFFECT)
     async def query_effect(self, params: io.QueryEffectInput) -> io.QueryEffectResult:
         """Ask the downstream about an UNKNOWN_EFFECT; resolve the case when the answer is known."""
-        occurrence = await self._read(params.occurrence_id)
+        occurrence = await self._read(params.occurrence_id, params.now_utc)
         if occurrence.state is not OccurrenceState.UNKNOWN_EFFECT:
             return io.QueryEffectResult(True, occurrence.state.value, "already resolved")
         spec = self._spec(occurrence)
         assert spec.action is not None
+        with self._domain_errors(occurrence.schedule_id, io.QUERY_EFFECT, params.now_utc):
+            self._actions.validate(spec.action.name, spec.action.parameters)
         answer = await self._actions.query_result(
             spec.action.name, _context(occurrence, spec, occurrence.claim_generation)
         )
@@ -458,13 +637,13 @@ class AlmanacActivities:
             by=self._identity,
             note=f"downstream answered {answer.kind.value}: {answer.detail}".strip(),
         )
-        after = await self._read(occurrence.occurrence_id)
+        after = await self._read(occurrence.occurrence_id, params.now_utc)
         return io.QueryEffectResult(True, after.state.value, answer.detail)
 
     @activity.defn(name=io.ESCALATE)
     def escalate(self, params: io.EscalateInput) -> None:
         """Put an unresolved UNKNOWN_EFFECT case in the human queue."""
-        with _domain_errors():
+        with self._domain_errors(_schedule_of(params.occurrence_id), io.ESCALATE, params.now_utc):
             ledger.resolve_reconciliation(
                 self._ledger,
                 params.occurrence_id,
@@ -475,9 +654,71 @@ class AlmanacActivities:
             )
 
     # -- helpers ----------------------------------------------------------------------------
-    async def _read(self, occurrence_id: str) -> OccurrenceView:
-        detail = await asyncio.to_thread(ledger.show_occurrence, self._ledger, occurrence_id)
+    async def _read(self, occurrence_id: str, now_utc: datetime) -> OccurrenceView:
+        with self._domain_errors(_schedule_of(occurrence_id), "almanac.read_occurrence", now_utc):
+            detail = await asyncio.to_thread(ledger.show_occurrence, self._ledger, occurrence_id)
         return detail.occurrence
+
+    @contextmanager
+    def _domain_errors(
+        self, schedule_id: str | None, activity_name: str, now_utc: datetime
+    ) -> Iterator[None]:
+        """Make a deterministic error non-retryable, after recording it on the schedule.
+
+        ``ledger.LedgerUnavailable`` passes unchanged (transient: Temporal retries the activity,
+        as many times as the caller's bounded retry policy allows). Any error in
+        :data:`DETERMINISTIC_ERRORS` becomes ``ApplicationError(type=<class name>,
+        non_retryable=True)`` with a bounded message, once it is appended to the schedule's
+        events (``ACTIVITY_REJECTED``) and counted in ``almanac_schedule_rejections_total``.
+        """
+        try:
+            yield
+        except ledger.LedgerUnavailable:
+            raise
+        except DETERMINISTIC_ERRORS as exc:
+            kind = type(exc).__name__
+            message = _bounded(str(exc))
+            if schedule_id is not None:
+                self._record_rejection(
+                    schedule_id,
+                    ScheduleEventKind.ACTIVITY_REJECTED,
+                    kind,
+                    f"{activity_name}: {kind}: {message}",
+                    now_utc,
+                )
+            raise ApplicationError(message, type=kind, non_retryable=True) from exc
+
+    def _record_rejection(
+        self,
+        schedule_id: str,
+        kind: ScheduleEventKind,
+        error: str,
+        detail: str,
+        now_utc: datetime,
+        *,
+        revision: int | None = None,
+    ) -> None:
+        """Append the schedule event and count it; best effort (the refusal itself must go on)."""
+        try:
+            ledger.record_schedule_event(
+                self._ledger,
+                schedule_id,
+                kind,
+                now_utc,
+                by=self._identity,
+                detail=detail,
+                revision=revision,
+            )
+        except LedgerError as exc:
+            activity.logger.warning("could not record %s on %s: %s", kind, schedule_id, exc)
+        with suppress(ValueError):  # a schedule ID that is not a slug has no metric series
+            self._metrics.count_rejection(schedule_id, error)
+
+    def _gate_or_none(self, schedule_id: str) -> io.GateSnapshot | None:
+        try:
+            return gate_payload(ledger.get_gate(self._ledger, schedule_id))
+        except ledger.ScheduleNotFound:
+            return None
 
     def _spec(self, occurrence: OccurrenceView) -> ScheduleSpecV1:
         key = (occurrence.schedule_id, occurrence.revision)
@@ -487,15 +728,34 @@ class AlmanacActivities:
         return self._specs[key]
 
 
-@contextmanager
-def _domain_errors() -> Iterator[None]:
-    """Turn non-transient ledger errors into non-retryable application errors."""
+def _schedule_of(occurrence_id: str) -> str | None:
+    """The scheduleId an occurrence ID names (``None`` if it does not parse)."""
     try:
-        yield
-    except ledger.LedgerUnavailable:
-        raise  # transient: Temporal retries the activity
-    except (LedgerError, InvalidSpec) as exc:
-        raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
+        return parse_occurrence_id(occurrence_id)[0]
+    except (ValueError, SpecError):
+        return None
+
+
+def _bounded(message: str) -> str:
+    """An error message cut to :data:`ERROR_DETAIL_LIMIT` characters."""
+    if len(message) <= ERROR_DETAIL_LIMIT:
+        return message
+    return message[: ERROR_DETAIL_LIMIT - 1] + "…"
+
+
+def _plain(value: Any) -> Any:
+    """A refused value as JSON data: as given when JSON has the type, else its ``repr``."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return _bounded(repr(value))
+
+
+def _misfire_text(spec: ScheduleSpecV1) -> str:
+    """``SKIP`` or ``CATCH_UP_BOUNDED (maxCatchUp 2)``, with the lateness."""
+    policy = spec.misfire_policy.value
+    if spec.misfire_policy is MisfirePolicy.CATCH_UP_BOUNDED:
+        policy += f" (maxCatchUp {spec.max_catch_up})"
+    return f"{policy}, lateness {spec.lateness}"
 
 
 def _lateness_exceeded(occurrence: OccurrenceView, now: datetime, spec: ScheduleSpecV1) -> bool:
