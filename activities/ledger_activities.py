@@ -755,7 +755,20 @@ def _misfire_text(spec: ScheduleSpecV1) -> str:
     policy = spec.misfire_policy.value
     if spec.misfire_policy is MisfirePolicy.CATCH_UP_BOUNDED:
         policy += f" (maxCatchUp {spec.max_catch_up})"
-    return f"{policy}, lateness {spec.lateness}"
+    return f"{policy}, lateness {iso_duration(spec.lateness)}"
+
+
+def iso_duration(duration: timedelta) -> str:
+    """``duration`` as an ISO 8601 duration (``PT5M``, ``P1DT2H``, ``PT0S``); whole seconds."""
+    seconds = int(duration.total_seconds())
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    time_part = "".join(
+        f"{n}{unit}" for n, unit in ((hours, "H"), (minutes, "M"), (secs, "S")) if n
+    )
+    text = "P" + (f"{days}D" if days else "") + (f"T{time_part}" if time_part else "")
+    return text if text != "P" else "PT0S"
 
 
 def _lateness_exceeded(occurrence: OccurrenceView, now: datetime, spec: ScheduleSpecV1) -> bool:

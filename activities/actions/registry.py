@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
-
-import httpx
-from temporalio.client import Client
+from typing import TYPE_CHECKING, Any
 
 from activities.actions.base import (
     ActionAdapter,
@@ -21,6 +18,10 @@ from activities.actions.http_action import HttpAction
 from activities.actions.smtp_action import SmtpAction
 from activities.actions.temporal_action import TemporalAction
 from timecontract import SpecError
+
+if TYPE_CHECKING:
+    import httpx
+    from temporalio.client import Client
 
 
 class ActionRegistry:
