@@ -71,7 +71,7 @@ from activities import io
 from almanac.settings import AlmanacSettings
 from timecontract import AlmanacError, ScheduleSpecV1
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
-from workflows.schedule import WORKFLOW_ID_PREFIX, DeleteInput, DisableInput
+from workflows.schedule import ENDING, WORKFLOW_ID_PREFIX, DeleteInput, DisableInput
 
 SCHEDULE_WORKFLOW_TYPE = "AlmanacSchedule"
 """The schedule workflow's type name (``WorkflowType="AlmanacSchedule"`` in list queries)."""
@@ -94,13 +94,21 @@ class ChangeRejected(AlmanacError, ValueError):
     """
 
     def __init__(
-        self, message: str, *, field: str = "", value: Any = None, verdict: Any = None
+        self,
+        message: str,
+        *,
+        field: str = "",
+        value: Any = None,
+        verdict: Any = None,
+        code: str = "",
     ) -> None:
         """Keep the message verbatim (it names the field and value when there is one)."""
         super().__init__(message)
         self.field = field
         self.value = value
         self.verdict = verdict
+        self.code = code
+        """The validator's error type (``InvalidUpdate``, ``ScheduleEnding``), else empty."""
 
 
 class RevisionRejected(ChangeRejected):
@@ -289,25 +297,16 @@ class AlmanacClient:
         check_applicable(spec)
         check_action(spec)
         workflow_id = schedule_workflow_id(spec.schedule_id)
-        params = ScheduleInput(schedule_id=spec.schedule_id)
-        if horizon is not None:
-            params = dataclasses.replace(params, horizon_seconds=horizon.total_seconds())
-        start = WithStartWorkflowOperation(
-            ScheduleWorkflow.run,
-            params,
-            id=workflow_id,
-            task_queue=self._settings.temporal.task_queue,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        )
-        verdict: io.PublishRevisionResult = await self._update(
-            spec.schedule_id,
-            self._client.execute_update_with_start_workflow(
-                ScheduleWorkflow.publish_revision_update,
-                spec.resolved(),
-                start_workflow_operation=start,
-            ),
-            RevisionRejected,
-        )
+        verdict: io.PublishRevisionResult
+        try:
+            verdict = await self._publish(spec, horizon)
+        except RevisionRejected as exc:
+            if exc.code != ENDING:
+                raise
+            # The running workflow is ending (deleted, or its revision was refused a moment
+            # ago): once it has closed, the same call starts a new run.
+            await self._closed(spec.schedule_id)
+            verdict = await self._publish(spec, horizon)
         if not verdict.accepted:
             raise RevisionRejected(
                 f"{verdict.field or 'spec'}={verdict.value!r}: {verdict.reason}"
@@ -323,6 +322,44 @@ class AlmanacClient:
             else ("published" if verdict.created else "unchanged")
         )
         return ApplyResult(spec.schedule_id, spec.revision, action, workflow_id, verdict)
+
+    async def _publish(
+        self, spec: ScheduleSpecV1, horizon: timedelta | None
+    ) -> io.PublishRevisionResult:
+        """One update-with-start of ``publish_revision`` (a new start operation each call)."""
+        params = ScheduleInput(schedule_id=spec.schedule_id)
+        if horizon is not None:
+            params = dataclasses.replace(params, horizon_seconds=horizon.total_seconds())
+        start = WithStartWorkflowOperation(
+            ScheduleWorkflow.run,
+            params,
+            id=schedule_workflow_id(spec.schedule_id),
+            task_queue=self._settings.temporal.task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+        verdict: io.PublishRevisionResult = await self._update(
+            spec.schedule_id,
+            self._client.execute_update_with_start_workflow(
+                ScheduleWorkflow.publish_revision_update,
+                spec.resolved(),
+                start_workflow_operation=start,
+            ),
+            RevisionRejected,
+        )
+        return verdict
+
+    async def _closed(self, schedule_id: str) -> None:
+        """Wait (at most ``update_timeout``) for the schedule's current run to close."""
+        try:
+            await asyncio.wait_for(
+                self.handle(schedule_id).result(), self._update_timeout.total_seconds()
+            )
+        except TimeoutError as exc:
+            raise NoVerdict(f"schedule {schedule_id!r} is ending but has not closed") from exc
+        except RPCError as exc:
+            raise self._translate(schedule_id, exc) from exc
+        except Exception:
+            return
 
     async def disable(self, schedule_id: str, reason: str) -> io.ChangeGateResult:
         """Disable a schedule: the ledger gate flips, DUE occurrences are cancelled.
@@ -414,7 +451,10 @@ class AlmanacClient:
                 if not isinstance(details, dict):
                     details = {}
                 raise rejected(
-                    cause.message, field=str(details.get("field", "")), value=details.get("value")
+                    cause.message,
+                    field=str(details.get("field", "")),
+                    value=details.get("value"),
+                    code=cause.type or "",
                 ) from exc
             raise TemporalUnavailable(f"update on {schedule_id!r} failed: {exc}") from exc
         except (TimeoutError, WorkflowUpdateRPCTimeoutOrCancelledError) as exc:

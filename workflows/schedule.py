@@ -59,6 +59,11 @@ MAX_SPEC_BYTES = 64 * 1024
 """Size bound of a published spec (JSON), checked by the update validator."""
 MAX_REASON_CHARS = 500
 """Size bound of a disable or delete reason."""
+INVALID_UPDATE = "InvalidUpdate"
+"""The error type of a validator's refusal (a malformed or refused change)."""
+ENDING = "ScheduleEnding"
+"""The error type of a refusal because this run is ending (deleted, or nothing to run): a new run
+of the same workflow ID can take the change once this one has closed."""
 UPDATES_PATCH = "almanac-control-updates"
 """``workflow.patched`` ID of the update paths' behaviour (a run started without a revision)."""
 
@@ -255,6 +260,7 @@ class ScheduleWorkflow:
                 "scheduleId",
                 self._params.schedule_id,
                 "the schedule is deleted or ending; re-apply it (a higher revision) to revive it",
+                kind=ENDING,
             )
 
     async def _submit(self, kind: str, **fields: Any) -> Any:
@@ -300,6 +306,8 @@ class ScheduleWorkflow:
                 return self._status
             try:
                 changed = await self._apply_commands()
+                if self._ending:
+                    continue  # deleted, or a refused first revision: nothing more to run
                 if changed or now >= next_refresh:
                     await self._materialize(now)
                     next_refresh = now + refresh
@@ -539,12 +547,12 @@ class ScheduleWorkflow:
         return None
 
 
-def _refuse(field_: str, value: Any, problem: str) -> NoReturn:
+def _refuse(field_: str, value: Any, problem: str, *, kind: str = INVALID_UPDATE) -> NoReturn:
     """Reject an update in its validator: ``field=value: problem`` (details: field, value)."""
     raise ApplicationError(
         f"{field_}={value!r}: {problem}",
         {"field": field_, "value": value if _is_json_scalar(value) else repr(value)},
-        type="InvalidUpdate",
+        type=kind,
         non_retryable=True,
     )
 
