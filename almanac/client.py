@@ -43,6 +43,8 @@ Errors:
 - :class:`ScheduleNotRunning` (``LookupError``): no running schedule workflow with that ID.
 - :class:`TemporalUnavailable`: the frontend cannot be reached (or refused the call).
 - :class:`NoWorkerAnswered`, :class:`NoVerdict`: no worker answered in time (operational).
+- :class:`ChangeNotApplied`: the change's activity failed (the ledger unreachable past the
+  retry bound, or a deterministic error recorded on the schedule; operational).
 """
 
 from __future__ import annotations
@@ -71,7 +73,13 @@ from activities import io
 from almanac.settings import AlmanacSettings
 from timecontract import AlmanacError, ScheduleSpecV1
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
-from workflows.schedule import ENDING, WORKFLOW_ID_PREFIX, DeleteInput, DisableInput
+from workflows.schedule import (
+    ENDING,
+    NOT_APPLIED,
+    WORKFLOW_ID_PREFIX,
+    DeleteInput,
+    DisableInput,
+)
 
 SCHEDULE_WORKFLOW_TYPE = "AlmanacSchedule"
 """The schedule workflow's type name (``WorkflowType="AlmanacSchedule"`` in list queries)."""
@@ -130,6 +138,14 @@ class TemporalUnavailable(AlmanacError):
 
 class NoWorkerAnswered(AlmanacError):
     """A query timed out: no Almanac worker polls the task queue (start ``almanac worker``)."""
+
+
+class ChangeNotApplied(AlmanacError):
+    """The schedule admitted a change but its activity failed: nothing was changed.
+
+    An operational failure (the ledger unreachable past the retry bound), or a deterministic
+    error the activity recorded on the schedule (its ``schedule_events`` say why).
+    """
 
 
 class NoVerdict(AlmanacError):
@@ -446,6 +462,8 @@ class AlmanacClient:
             return await asyncio.wait_for(call, timeout=timeout)
         except WorkflowUpdateFailedError as exc:
             cause = exc.cause
+            if isinstance(cause, ApplicationError) and cause.type == NOT_APPLIED:
+                raise ChangeNotApplied(f"{schedule_id}: {cause.message}") from exc
             if isinstance(cause, ApplicationError):
                 details = cause.details[0] if cause.details else {}
                 if not isinstance(details, dict):

@@ -64,6 +64,9 @@ INVALID_UPDATE = "InvalidUpdate"
 ENDING = "ScheduleEnding"
 """The error type of a refusal because this run is ending (deleted, or nothing to run): a new run
 of the same workflow ID can take the change once this one has closed."""
+NOT_APPLIED = "ChangeNotApplied"
+"""The error type of an update whose activity failed (a deterministic error, already recorded on
+the schedule, or the ledger unreachable past the retry bound): an operational failure."""
 UPDATES_PATCH = "almanac-control-updates"
 """``workflow.patched`` ID of the update paths' behaviour (a run started without a revision)."""
 
@@ -84,6 +87,13 @@ class Command:
     """The workflow input's first revision: if the ledger refuses it there is nothing to run."""
     update_id: str | None = None
     """Set for an update: its verdict is handed back to the waiting handler (``None``: a signal)."""
+
+
+@dataclass(frozen=True)
+class NotApplied:
+    """An update's change whose activity failed: the handler raises ``ChangeNotApplied``."""
+
+    why: str
 
 
 @dataclass(frozen=True)
@@ -246,7 +256,13 @@ class ScheduleWorkflow:
     async def delete_update(self, params: DeleteInput) -> io.DeleteScheduleResult:
         """Delete the schedule (the workflow then completes); returns what was cancelled."""
         self._deleting = True
-        result: io.DeleteScheduleResult = await self._submit("delete", reason=params.reason.strip())
+        try:
+            result: io.DeleteScheduleResult = await self._submit(
+                "delete", reason=params.reason.strip()
+            )
+        except ApplicationError:
+            self._deleting = False  # not applied: the schedule runs on, changes are welcome
+            raise
         return result
 
     @delete_update.validator
@@ -267,7 +283,12 @@ class ScheduleWorkflow:
         update_id = workflow.current_update_info().id  # type: ignore[union-attr]
         self._state.pending.append(Command(kind, update_id=update_id, **fields))
         await workflow.wait_condition(lambda: update_id in self._verdicts)
-        return self._verdicts.pop(update_id)
+        verdict = self._verdicts.pop(update_id)
+        if isinstance(verdict, NotApplied):
+            raise ApplicationError(
+                f"the change was not applied: {verdict.why}", type=NOT_APPLIED, non_retryable=True
+            )
+        return verdict
 
     # -- queries ------------------------------------------------------------------------------
     @workflow.query
@@ -369,12 +390,17 @@ class ScheduleWorkflow:
             if self._ending:
                 self._refuse_after_end(command)
                 continue
+            if command.update_id is not None:
+                try:
+                    await self._apply_update(command)
+                except ActivityError as exc:
+                    # The activity refused (recorded on the schedule) or the ledger stayed
+                    # unreachable: the caller learns it, and the loop records it and goes on.
+                    self._verdicts[command.update_id] = NotApplied(str(exc.cause or exc))
+                    raise
+                continue
             if command.kind == "publish_revision":
                 await self._publish(command)
-            elif command.kind == "delete":
-                await self._delete(command)
-            elif command.update_id is not None:
-                await self._change_gate(command)
             else:
                 disabled = command.kind == "disable"
                 await workflow.execute_activity_method(
@@ -386,6 +412,14 @@ class ScheduleWorkflow:
                     retry_policy=LEDGER_RETRY,
                 )
         return changed
+
+    async def _apply_update(self, command: Command) -> None:
+        if command.kind == "publish_revision":
+            await self._publish(command)
+        elif command.kind == "delete":
+            await self._delete(command)
+        else:
+            await self._change_gate(command)
 
     async def _publish(self, command: Command) -> None:
         result = await workflow.execute_activity_method(
