@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from stack import running_stack
+from stack import record_history, running_stack
 from temporal_env import eventually, start_time_skipping
 from temporalio.client import WithStartWorkflowOperation, WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy
@@ -76,6 +76,7 @@ async def test_apply_returns_the_first_revisions_verdict(tmp_path: Path) -> None
             assert gone.deleted
             handle = client.handle("uws")
             assert (await handle.result()).deleted
+            await record_history(env.client, handle.id, "schedule-applied-by-update-with-start")
             with pytest.raises(RevisionRejected, match="needs a higher revision") as again:
                 await client.apply(parse_spec(data))
             assert again.value.field == "revision"
@@ -132,6 +133,8 @@ async def test_an_action_the_adapters_refuse_never_starts_a_schedule(
             assert (verdict.field, verdict.value) == (field, value)
             handle = await start.workflow_handle()
             await handle.result()  # nothing to run: the workflow completes
+            if field == "action.name":
+                await record_history(env.client, handle.id, "schedule-first-revision-refused")
             assert (await handle.describe()).status is WorkflowExecutionStatus.COMPLETED
             with pytest.raises(ScheduleNotFound):
                 get_gate(stack.ledger, "bad-action")
