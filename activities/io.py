@@ -29,6 +29,8 @@ EXECUTE_ATTEMPT = "almanac.execute_attempt"
 CLAIM_AND_EXECUTE = "almanac.claim_and_execute"
 QUERY_EFFECT = "almanac.query_effect"
 ESCALATE = "almanac.escalate"
+CHANGE_GATE = "almanac.change_gate"
+DELETE_SCHEDULE = "almanac.delete_schedule"
 
 DEFAULT_IMPLEMENTATION_ALIAS = "default"
 """``ledger.DEFAULT_IMPLEMENTATION_ALIAS`` (repeated here: workflows see only this module)."""
@@ -61,6 +63,8 @@ class GateSnapshot:
     execution_epoch: int
     implementation_alias: str
     updated_at_utc: datetime
+    deleted_at_utc: datetime | None = None
+    """When the schedule was deleted (``None``: it is not). A deleted gate is also disabled."""
 
 
 @dataclass(frozen=True)
@@ -133,11 +137,34 @@ class PublishRevisionInput:
 
 @dataclass(frozen=True)
 class PublishRevisionResult:
-    """Accepted, or rejected with the reason (a rejected revision changes nothing)."""
+    """The ledger's verdict on a revision: accepted, or rejected with the field, value and reason.
+
+    A rejected revision changes nothing. Fields after ``reason`` were added with the update paths
+    (issue 10); results recorded before them decode with the defaults.
+    """
 
     accepted: bool
     revision: int | None
     reason: str
+    """``published`` / ``already published (same digest)``, or why it was rejected."""
+    field: str = ""
+    """For a rejection: the spec field refused (``revision``, ``cutoverAt``, ``action.name``,
+    ``action.parameters.url`` …), empty when the refusal is not about one field."""
+    value: Any = None
+    """For a rejection: the refused value as JSON data (``None`` when there is none)."""
+    cutover_at_utc: datetime | None = None
+    """The accepted revision's cutover (it owns ``[cutoverAt, next cutover)``)."""
+    created: bool = False
+    """The revision is new (``False``: the identical revision was published before)."""
+    created_schedule: bool = False
+    """The revision created the schedule (its first), or revived a deleted one."""
+    superseded: int = 0
+    """Occurrences of older revisions the new cutover cancelled."""
+    gate: GateSnapshot | None = None
+    """The gate after the call (``None``: the schedule has no gate)."""
+    schedule_live: bool = True
+    """``False`` when, after the call, the schedule has no gate or a deleted one: a rejected
+    revision then leaves nothing to run, and the schedule workflow ends."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +176,70 @@ class SetGateInput:
     reason: str
     now_utc: datetime
     by: str = "signal"
+
+
+@dataclass(frozen=True)
+class ChangeGateInput:
+    """Disable (with a reason) or enable a schedule, and report what the change did."""
+
+    schedule_id: str
+    disabled: bool
+    reason: str
+    now_utc: datetime
+    by: str = "update"
+
+
+@dataclass(frozen=True)
+class ChangeGateResult:
+    """The ledger's verdict on a disable or enable (the ``disable``/``enable`` updates' answer).
+
+    On enable the occurrences that came due while disabled are decided at once by the misfire
+    policy, and counted here: ``came_due`` = ``released`` + ``expired``.
+    """
+
+    schedule_id: str
+    disabled: bool
+    """The state asked for."""
+    changed: bool
+    """``False``: the gate was in that state already (nothing was written)."""
+    gate: GateSnapshot | None
+    """The gate afterwards (its ``disable_generation`` fences every earlier claim)."""
+    rejected: str = ""
+    """Non-empty when the change was refused (a deleted schedule cannot be enabled)."""
+    cancelled: int = 0
+    """Disable: DUE occurrences cancelled (``disabled: <reason>``)."""
+    came_due: int = 0
+    """Enable: PLANNED occurrences whose instant passed while disabled."""
+    released: int = 0
+    """Enable: of those, released to run now (within lateness, or caught up)."""
+    expired: int = 0
+    """Enable: of those, recorded MISFIRE_EXPIRED."""
+    misfire_policy: str = ""
+    """Enable: the active revision's misfire policy (with ``maxCatchUp`` when bounded)."""
+
+
+@dataclass(frozen=True)
+class DeleteScheduleInput:
+    """Delete a schedule: nothing new is claimed; the ledger keeps every fact."""
+
+    schedule_id: str
+    reason: str
+    now_utc: datetime
+    by: str = "update"
+
+
+@dataclass(frozen=True)
+class DeleteScheduleResult:
+    """The ledger's verdict on a delete (the ``delete`` update's answer)."""
+
+    schedule_id: str
+    deleted: bool
+    """``True`` when this call deleted it; ``False``: already deleted, or ``rejected``."""
+    gate: GateSnapshot | None
+    cancelled: int = 0
+    """PLANNED, DUE and RETRY_WAIT occurrences cancelled (``deleted: <reason>``)."""
+    rejected: str = ""
+    """Non-empty when the delete was refused (the schedule has no gate)."""
 
 
 @dataclass(frozen=True)
@@ -274,3 +365,8 @@ class ScheduleStatus:
     """The latest activity failure the loop survived (it retries on the next wake-up)."""
     duplicate_starts: int = 0
     """Child starts refused because the occurrence's workflow already existed (harmless)."""
+    rejections: int = 0
+    """Deterministic activity errors the loop survived (each also a ``schedule_events`` row and a
+    ``almanac_schedule_rejections_total`` increment)."""
+    deleted: bool = False
+    """The schedule was deleted: its workflow has completed (or is completing)."""

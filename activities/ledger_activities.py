@@ -12,9 +12,15 @@ workflow's instant when it scheduled the call (Temporal hands it back unchanged 
 crash), so it is used only as a *decision* instant: the materialization window and the
 release/misfire decision.
 
-Errors: ledger refusals that are expected (a lost claim, a rejected revision) are results; a
-programming or contract error is a non-retryable ``ApplicationError`` whose type is the domain
-error's class name (STYLE: "Activities map domain errors to ApplicationError").
+Errors: ledger refusals that are expected (a lost claim, a rejected revision, a refused gate
+change) are results — verdicts the schedule workflow hands back to the caller of its updates. A
+deterministic error (:data:`DETERMINISTIC_ERRORS`: an invalid spec or parameters, an unknown
+adapter, a refused transition, a missing row) is a non-retryable ``ApplicationError`` whose type is
+the domain error's class name (STYLE: "Activities map domain errors to ApplicationError"), and it
+is recorded as a rejection on the schedule first: a ``schedule_events`` row
+(``ACTIVITY_REJECTED``) and ``almanac_schedule_rejections_total``. Only
+``ledger.LedgerUnavailable`` (the database unreachable) is retried, and the workflows bound those
+retries (``workflows.occurrence.LEDGER_RETRY``).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -44,8 +50,23 @@ from activities.actions import (
 )
 from activities.clock import Clock
 from activities.metrics import AlmanacMetrics, default_metrics
-from ledger import ClaimRefusal, Ledger, LedgerError, OccurrenceState, OccurrenceView
-from timecontract import InvalidSpec, ScheduleSpecV1, format_instant, load_spec
+from ledger import (
+    ClaimRefusal,
+    Ledger,
+    LedgerError,
+    OccurrenceState,
+    OccurrenceView,
+    ScheduleEventKind,
+)
+from timecontract import (
+    InvalidSpec,
+    MisfirePolicy,
+    ScheduleSpecV1,
+    SpecError,
+    format_instant,
+    load_spec,
+    parse_occurrence_id,
+)
 
 HORIZON_PERIODS = 2000
 MIN_HORIZON = timedelta(hours=1)
@@ -62,6 +83,18 @@ CANCELLING_REFUSALS = frozenset(
         ClaimRefusal.NOT_OWNER,
     }
 )
+
+
+DETERMINISTIC_ERRORS: tuple[type[Exception], ...] = (
+    LedgerError,
+    SpecError,
+    InvalidSpec,
+    ActionError,
+)
+"""Errors that the same input raises again: never retried (``ledger.LedgerUnavailable``, a
+``LedgerError`` too, is the one exception: it is transient)."""
+ERROR_DETAIL_LIMIT = 500
+"""Characters of an error message carried into a failure, an event or a log line."""
 
 
 def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
@@ -126,6 +159,8 @@ class AlmanacActivities:
             self.claim_and_execute,
             self.query_effect,
             self.escalate,
+            self.change_gate,
+            self.delete_schedule,
         ]
 
     # -- schedule-level ---------------------------------------------------------------------
@@ -142,7 +177,7 @@ class AlmanacActivities:
         started = time.monotonic()
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
-        with _domain_errors():
+        with self._domain_errors(params.schedule_id, io.MATERIALIZE):
             specs = ledger.published_specs(self._ledger, params.schedule_id)
             horizon = timedelta(seconds=params.horizon_seconds)
             if specs:
@@ -195,7 +230,7 @@ class AlmanacActivities:
         ``lateness``): the workflow's, so a release retried later decides as the schedule's
         timer did. Its events are stamped with the clock, when they are written.
         """
-        with _domain_errors():
+        with self._domain_errors(params.schedule_id, io.RELEASE_DUE):
             released = ledger.release_due(
                 self._ledger,
                 params.schedule_id,
@@ -217,18 +252,20 @@ class AlmanacActivities:
 
     @activity.defn(name=io.PUBLISH_REVISION)
     def publish_revision(self, params: io.PublishRevisionInput) -> io.PublishRevisionResult:
-        """Validate spec data and publish it; a bad or stale spec is rejected, never raised."""
+        """Validate spec data, check its action, publish it: the ledger's verdict, never raised.
+
+        A rejection (invalid spec, another scheduleId, no action, an unknown adapter or bad
+        parameters, a revision or cutover the ledger refuses) names the field and the value, is
+        appended to the schedule's events (``REVISION_REJECTED``) and counted.
+        """
+        sid = params.schedule_id
         try:
             spec = load_spec(params.spec, self._tzdb_store)
-        except InvalidSpec as exc:
-            return io.PublishRevisionResult(False, None, str(exc))
-        if spec.schedule_id != params.schedule_id:
-            reason = f"scheduleId={spec.schedule_id!r}: this schedule is {params.schedule_id!r}"
-            return io.PublishRevisionResult(False, spec.revision, reason)
-        if spec.action is None:
-            return io.PublishRevisionResult(False, spec.revision, "action: required to apply")
-        try:
-            self._actions.validate(spec.action.name, spec.action.parameters)
+            if spec.schedule_id != sid:
+                raise SpecError("scheduleId", spec.schedule_id, f"this schedule is {sid!r}")
+            if spec.action is None:
+                raise SpecError("action", None, "required to apply (a spec without one previews)")
+            self._actions.check(spec.action.name, spec.action.parameters)
             # A new schedule's gate starts on this worker's alias (the alias serving schedules).
             result = ledger.publish_revision(
                 self._ledger,
@@ -237,15 +274,53 @@ class AlmanacActivities:
                 by=self._identity,
                 implementation_alias=self._alias,
             )
-        except (ActionError, ledger.RevisionRejected) as exc:
-            return io.PublishRevisionResult(False, spec.revision, str(exc))
+        except (InvalidSpec, SpecError, ledger.RevisionRejected) as exc:
+            return self._rejected_revision(params, exc)
         note = "published" if result.created else "already published (same digest)"
-        return io.PublishRevisionResult(True, spec.revision, note)
+        return io.PublishRevisionResult(
+            True,
+            spec.revision,
+            note,
+            cutover_at_utc=spec.cutover_at,
+            created=result.created,
+            created_schedule=result.created_schedule,
+            superseded=len(result.superseded),
+            gate=gate_payload(result.gate),
+        )
+
+    def _rejected_revision(
+        self, params: io.PublishRevisionInput, exc: Exception
+    ) -> io.PublishRevisionResult:
+        problem = exc.problems[0] if isinstance(exc, InvalidSpec) and exc.problems else exc
+        field_ = str(getattr(problem, "field", ""))
+        value = _plain(getattr(problem, "value", None))
+        revision = params.spec.get("revision")
+        revision = (
+            revision if isinstance(revision, int) and not isinstance(revision, bool) else None
+        )
+        reason = _bounded(str(exc))
+        self._record_rejection(
+            params.schedule_id,
+            ScheduleEventKind.REVISION_REJECTED,
+            type(exc).__name__,
+            reason,
+            revision=revision,
+        )
+        gate = self._gate_or_none(params.schedule_id)
+        return io.PublishRevisionResult(
+            False,
+            revision,
+            reason,
+            field=field_,
+            value=value,
+            gate=gate,
+            schedule_live=gate is not None and gate.deleted_at_utc is None,
+        )
 
     @activity.defn(name=io.SET_GATE)
     def set_gate(self, params: io.SetGateInput) -> io.GateSnapshot:
-        """Disable (with a reason) or enable the schedule's gate."""
-        with _domain_errors():
+        """Disable (with a reason) or enable the schedule's gate (the signals' path)."""
+        with self._domain_errors(params.schedule_id, io.SET_GATE):
             if params.disabled:
                 gate = ledger.disable(
                     self._ledger,
@@ -259,6 +334,73 @@ class AlmanacActivities:
                     self._ledger, params.schedule_id, self._clock.now(), by=params.by
                 )
         return gate_payload(gate)
+
+    @activity.defn(name=io.CHANGE_GATE)
+    def change_gate(self, params: io.ChangeGateInput) -> io.ChangeGateResult:
+        """Disable or enable the gate and report what it did (the updates' path).
+
+        On an enable that changed the gate, the occurrences that came due while disabled are
+        decided at once by the misfire policy (``ledger.release_due`` at ``now``): the result
+        counts how many run and how many expire. Enabling a deleted schedule is refused, as a
+        result. Other errors as :meth:`_domain_errors` says.
+        """
+        sid = params.schedule_id
+        with self._domain_errors(sid, io.CHANGE_GATE):
+            try:
+                change = ledger.change_gate(
+                    self._ledger,
+                    sid,
+                    self._clock.now(),
+                    disabled=params.disabled,
+                    by=params.by,
+                    reason=params.reason if params.disabled else None,
+                )
+            except ledger.ScheduleDeleted as exc:
+                return io.ChangeGateResult(
+                    sid, params.disabled, False, self._gate_or_none(sid), rejected=str(exc)
+                )
+            result = io.ChangeGateResult(
+                sid,
+                params.disabled,
+                change.changed,
+                gate_payload(change.gate),
+                cancelled=len(change.cancelled),
+            )
+            if params.disabled or not change.changed:
+                return result
+            # Decided at the workflow's instant, recorded at the clock's (as release_due is).
+            released = ledger.release_due(
+                self._ledger,
+                sid,
+                params.now_utc,
+                by=self._identity,
+                recorded_at_utc=self._clock.now(),
+            )
+            specs = ledger.published_specs(self._ledger, sid)
+        if released.expired or released.released:
+            self._metrics.count_misfires(sid, len(released.expired), len(released.released))
+        return dataclasses.replace(
+            result,
+            came_due=len(released.released) + len(released.expired),
+            released=len(released.released),
+            expired=len(released.expired),
+            misfire_policy=_misfire_text(specs[-1]) if specs else "",
+        )
+
+    @activity.defn(name=io.DELETE_SCHEDULE)
+    def delete_schedule(self, params: io.DeleteScheduleInput) -> io.DeleteScheduleResult:
+        """Delete the schedule in the ledger (``ledger.delete_schedule``); a verdict, not raised."""
+        sid = params.schedule_id
+        with self._domain_errors(sid, io.DELETE_SCHEDULE):
+            try:
+                change = ledger.delete_schedule(
+                    self._ledger, sid, self._clock.now(), by=params.by, reason=params.reason
+                )
+            except ledger.ScheduleNotFound as exc:
+                return io.DeleteScheduleResult(sid, False, None, rejected=str(exc))
+        return io.DeleteScheduleResult(
+            sid, change.changed, gate_payload(change.gate), cancelled=len(change.cancelled)
+        )
 
     # -- occurrence-level -------------------------------------------------------------------
     @activity.defn(name=io.CLAIM)
@@ -312,7 +454,7 @@ class AlmanacActivities:
         is read again and the claim retried once with the fresh view; the ledger's slot and
         cutover checks then decide (``NOT_OWNER`` cancels what the new revision took over).
         """
-        with _domain_errors():
+        with self._domain_errors(_schedule_of(params.occurrence_id), io.CLAIM):
             occurrence = ledger.show_occurrence(self._ledger, params.occurrence_id).occurrence
             view = _ledger_gate(params.gate)
             for _ in range(2):
@@ -385,7 +527,12 @@ class AlmanacActivities:
             return io.ExecuteAttemptResult(occurrence.state.value, detail="already recorded")
         spec = self._spec(occurrence)
         assert spec.action is not None  # published specs always have one
-        capabilities = self._actions.validate(spec.action.name, spec.action.parameters)
+        try:
+            capabilities = self._actions.validate(spec.action.name, spec.action.parameters)
+        except (SpecError, ActionError) as exc:
+            # This worker cannot run the action at all (an adapter it lacks, parameters its
+            # adapter refuses): the attempt fails for good, recorded; retrying cannot help.
+            return await self._fail_unrunnable(occurrence, params, exc)
         oid = occurrence.occurrence_id
         by = self._identity
         generation = params.claim_generation
@@ -464,6 +611,39 @@ class AlmanacActivities:
         self._metrics.count_attempt(occurrence.schedule_id, state)
         return io.ExecuteAttemptResult(state.value, detail=outcome.detail)
 
+    async def _fail_unrunnable(
+        self,
+        occurrence: OccurrenceView,
+        params: io.ExecuteAttemptInput,
+        exc: Exception,
+    ) -> io.ExecuteAttemptResult:
+        kind = type(exc).__name__
+        message = _bounded(str(exc))
+        generation = (
+            occurrence.claim_generation
+            if occurrence.state is OccurrenceState.RUNNING
+            else params.claim_generation
+        )
+        with self._domain_errors(occurrence.schedule_id, io.EXECUTE_ATTEMPT):
+            await asyncio.to_thread(
+                ledger.failed,
+                self._ledger,
+                occurrence.occurrence_id,
+                generation,
+                self._clock.now(),
+                by=self._identity,
+                error_class=kind,
+                error_message=message,
+            )
+        self._record_rejection(
+            occurrence.schedule_id,
+            ScheduleEventKind.ACTIVITY_REJECTED,
+            kind,
+            f"{io.EXECUTE_ATTEMPT}: {occurrence.occurrence_id}: {kind}: {message}",
+        )
+        self._metrics.count_attempt(occurrence.schedule_id, OccurrenceState.FAILED)
+        return io.ExecuteAttemptResult("FAILED", detail=f"{kind}: {message}")
+
     async def _record_unknown(
         self,
         occurrence: OccurrenceView,
@@ -500,6 +680,8 @@ class AlmanacActivities:
             return io.QueryEffectResult(True, occurrence.state.value, "already resolved")
         spec = self._spec(occurrence)
         assert spec.action is not None
+        with self._domain_errors(occurrence.schedule_id, io.QUERY_EFFECT):
+            self._actions.validate(spec.action.name, spec.action.parameters)
         answer = await self._actions.query_result(
             spec.action.name, _context(occurrence, spec, occurrence.claim_generation)
         )
@@ -524,7 +706,7 @@ class AlmanacActivities:
     @activity.defn(name=io.ESCALATE)
     def escalate(self, params: io.EscalateInput) -> None:
         """Put an unresolved UNKNOWN_EFFECT case in the human queue."""
-        with _domain_errors():
+        with self._domain_errors(_schedule_of(params.occurrence_id), io.ESCALATE):
             ledger.resolve_reconciliation(
                 self._ledger,
                 params.occurrence_id,
@@ -536,8 +718,66 @@ class AlmanacActivities:
 
     # -- helpers ----------------------------------------------------------------------------
     async def _read(self, occurrence_id: str) -> OccurrenceView:
-        detail = await asyncio.to_thread(ledger.show_occurrence, self._ledger, occurrence_id)
+        with self._domain_errors(_schedule_of(occurrence_id), "almanac.read_occurrence"):
+            detail = await asyncio.to_thread(ledger.show_occurrence, self._ledger, occurrence_id)
         return detail.occurrence
+
+    @contextmanager
+    def _domain_errors(self, schedule_id: str | None, activity_name: str) -> Iterator[None]:
+        """Make a deterministic error non-retryable, after recording it on the schedule.
+
+        ``ledger.LedgerUnavailable`` passes unchanged (transient: Temporal retries the activity,
+        as many times as the caller's bounded retry policy allows). Any error in
+        :data:`DETERMINISTIC_ERRORS` becomes ``ApplicationError(type=<class name>,
+        non_retryable=True)`` with a bounded message, once it is appended to the schedule's
+        events (``ACTIVITY_REJECTED``) and counted in ``almanac_schedule_rejections_total``.
+        """
+        try:
+            yield
+        except ledger.LedgerUnavailable:
+            raise
+        except DETERMINISTIC_ERRORS as exc:
+            kind = type(exc).__name__
+            message = _bounded(str(exc))
+            if schedule_id is not None:
+                self._record_rejection(
+                    schedule_id,
+                    ScheduleEventKind.ACTIVITY_REJECTED,
+                    kind,
+                    f"{activity_name}: {kind}: {message}",
+                )
+            raise ApplicationError(message, type=kind, non_retryable=True) from exc
+
+    def _record_rejection(
+        self,
+        schedule_id: str,
+        kind: ScheduleEventKind,
+        error: str,
+        detail: str,
+        *,
+        revision: int | None = None,
+    ) -> None:
+        """Append the schedule event and count it; best effort (the refusal itself must go on)."""
+        try:
+            ledger.record_schedule_event(
+                self._ledger,
+                schedule_id,
+                kind,
+                self._clock.now(),
+                by=self._identity,
+                detail=detail,
+                revision=revision,
+            )
+        except LedgerError as exc:
+            activity.logger.warning("could not record %s on %s: %s", kind, schedule_id, exc)
+        with suppress(ValueError):  # a schedule ID that is not a slug has no metric series
+            self._metrics.count_rejection(schedule_id, error)
+
+    def _gate_or_none(self, schedule_id: str) -> io.GateSnapshot | None:
+        try:
+            return gate_payload(ledger.get_gate(self._ledger, schedule_id))
+        except ledger.ScheduleNotFound:
+            return None
 
     def _spec(self, occurrence: OccurrenceView) -> ScheduleSpecV1:
         key = (occurrence.schedule_id, occurrence.revision)
@@ -547,15 +787,47 @@ class AlmanacActivities:
         return self._specs[key]
 
 
-@contextmanager
-def _domain_errors() -> Iterator[None]:
-    """Turn non-transient ledger errors into non-retryable application errors."""
+def _schedule_of(occurrence_id: str) -> str | None:
+    """The scheduleId an occurrence ID names (``None`` if it does not parse)."""
     try:
-        yield
-    except ledger.LedgerUnavailable:
-        raise  # transient: Temporal retries the activity
-    except (LedgerError, InvalidSpec) as exc:
-        raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
+        return parse_occurrence_id(occurrence_id)[0]
+    except (ValueError, SpecError):
+        return None
+
+
+def _bounded(message: str) -> str:
+    """An error message cut to :data:`ERROR_DETAIL_LIMIT` characters."""
+    if len(message) <= ERROR_DETAIL_LIMIT:
+        return message
+    return message[: ERROR_DETAIL_LIMIT - 1] + "…"
+
+
+def _plain(value: Any) -> Any:
+    """A refused value as JSON data: as given when JSON has the type, else its ``repr``."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return _bounded(repr(value))
+
+
+def _misfire_text(spec: ScheduleSpecV1) -> str:
+    """``SKIP`` or ``CATCH_UP_BOUNDED (maxCatchUp 2)``, with the lateness."""
+    policy = spec.misfire_policy.value
+    if spec.misfire_policy is MisfirePolicy.CATCH_UP_BOUNDED:
+        policy += f" (maxCatchUp {spec.max_catch_up})"
+    return f"{policy}, lateness {iso_duration(spec.lateness)}"
+
+
+def iso_duration(duration: timedelta) -> str:
+    """``duration`` as an ISO 8601 duration (``PT5M``, ``P1DT2H``, ``PT0S``); whole seconds."""
+    seconds = int(duration.total_seconds())
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    time_part = "".join(
+        f"{n}{unit}" for n, unit in ((hours, "H"), (minutes, "M"), (secs, "S")) if n
+    )
+    text = "P" + (f"{days}D" if days else "") + (f"T{time_part}" if time_part else "")
+    return text if text != "P" else "PT0S"
 
 
 def _lateness_exceeded(occurrence: OccurrenceView, now: datetime, spec: ScheduleSpecV1) -> bool:

@@ -111,6 +111,9 @@ class AlmanacMetrics:
     - ``almanac_attempts_total`` (counter, ``schedule_id``, ``outcome``: SUCCEEDED | RETRY_WAIT |
       FAILED | UNKNOWN_EFFECT)
     - ``almanac_dispatch_lag_seconds`` (histogram, ``schedule_id``)
+    - ``almanac_schedule_rejections_total`` (counter, ``schedule_id``, ``error``: the refused
+      revision's or the failed activity's error class, e.g. ``InvalidSpec``, ``RevisionRejected``,
+      ``IllegalTransition`` — a bounded set of class names)
 
     The first observation for a schedule also creates its series for every outcome at 0, so
     ``rate()`` and ``increase()`` see the first increment of each.
@@ -154,6 +157,12 @@ class AlmanacMetrics:
             "Attempt start minus the occurrence's resolved instant, in seconds (negative as 0).",
             ["schedule_id"],
             buckets=DISPATCH_LAG_BUCKETS,
+            registry=registry,
+        )
+        self.rejections = Counter(
+            "almanac_schedule_rejections",
+            "Refused revisions and deterministic activity errors a schedule survived, by class.",
+            ["schedule_id", "error"],
             registry=registry,
         )
 
@@ -205,6 +214,21 @@ class AlmanacMetrics:
         for each in ATTEMPT_OUTCOMES:
             self.attempts.labels(sid, each)  # the schedule's series exist from its first attempt
         self.attempts.labels(sid, value).inc()
+
+    def count_rejection(self, schedule_id: str, error: str) -> None:
+        """Count one refused revision or deterministic activity error of a schedule.
+
+        Args:
+            schedule_id: the schedule's slug.
+            error: the error's class name (``InvalidSpec``, ``UnknownAction``, …): a bounded set.
+
+        Raises:
+            ValueError: ``schedule_id`` is not a slug, or ``error`` is not an identifier.
+        """
+        sid = _check_schedule_id(schedule_id)
+        if not error.isidentifier():
+            raise ValueError(f"error must be a class name, got {error!r}")
+        self.rejections.labels(sid, error).inc()
 
     def observe_dispatch_lag(self, schedule_id: str, seconds: float) -> None:
         """Record how late an attempt started.

@@ -1,4 +1,4 @@
-"""The Python client: apply, disable, enable, status and upcoming, over a Temporal client.
+"""The Python client: apply, disable, enable, delete, status and upcoming, over a Temporal client.
 
 The command line is a thin layer over this module; your code can use it the same way::
 
@@ -13,21 +13,27 @@ The command line is a thin layer over this module; your code can use it the same
         settings = AlmanacSettings()                     # ALMANAC_TEMPORAL_ADDRESS, ...
         client = await AlmanacClient.connect(settings)   # raises TemporalUnavailable
         spec = load_spec(Path("examples/every-10-seconds.yaml"), settings.tzdb_store)
-        result = await client.apply(spec)                # started | published
-        status = await client.status("every-10-seconds")
-        print(result.action, status.gate.active_revision, status.counts_by_state)
-        for o in await client.upcoming("every-10-seconds", 5):
-            print(o.occurrence_id, o.nominal_local, o.instant_utc)
-        await client.disable("every-10-seconds", reason="maintenance window")
-        await client.enable("every-10-seconds")
+        result = await client.apply(spec)                # the ledger's verdict, or RevisionRejected
+        print(result.action, result.revision, result.verdict.cutover_at_utc)
+        off = await client.disable("every-10-seconds", reason="maintenance window")
+        print(off.gate.disable_generation, off.cancelled)
+        on = await client.enable("every-10-seconds")
+        print(on.came_due, on.released, on.expired, on.misfire_policy)
 
     asyncio.run(main())
 
-Applying a spec starts the schedule's long-lived workflow (ID ``almanac-schedule-<scheduleId>``,
-type ``AlmanacSchedule``), which publishes the spec as its first revision; when the workflow runs
-already, the spec is published as the next revision by signal. A revision that does not increase
-is refused here, with the reason, before anything is sent (the ledger refuses it again, should two
-clients race). A spec without an ``action`` is refused too: it can be previewed, not applied.
+Every change is a Temporal **update** of the schedule's long-lived workflow (ID
+``almanac-schedule-<scheduleId>``, type ``AlmanacSchedule``) and returns the ledger's verdict:
+the workflow's validator refuses a malformed change before it enters history, the workflow applies
+an admitted one through an activity, and the activity's answer comes back. ``apply`` is one
+update-with-start: it starts the workflow if it is not running (``USE_EXISTING`` otherwise) and
+publishes the spec as a revision in the same call, so even a first revision returns its verdict.
+Before anything is sent, ``apply`` checks the spec's action against the registered adapters'
+parameter models (no worker needed).
+
+A verdict needs a worker: without one the call waits up to ``update_timeout`` and raises
+:class:`NoVerdict` (an admitted change may still be applied when a worker polls). Queries
+(``status``, ``upcoming``) likewise fail with :class:`NoWorkerAnswered` after ``query_timeout``.
 
 Every ledger write happens in the worker's activities; the client only reads the ledger.
 ``status`` and ``upcoming`` are true *now*: they read the ledger (``settings.resolved_ledger_url``;
@@ -36,12 +42,19 @@ schedule workflow's ``status`` query (answered by a worker: with none running it
 :class:`NoWorkerAnswered` after ``query_timeout``) only for what the workflow alone knows — its
 last error, rejected signals, materialization high-water mark. Where the ledger cannot be read
 (a SQLite file on another machine, a database out of reach), they fall back to the workflow's
-reading from its last wake-up, and say so (:attr:`LiveStatus.source`). Errors:
+reading from its last wake-up, and say so (:attr:`LiveStatus.source`).
 
-- :class:`RevisionRejected` (``ValueError``): invalid input, nothing was sent.
+Errors:
+
+- :class:`RevisionRejected`, :class:`ChangeRejected` (``ValueError``): the change was refused,
+  by the validator or by the ledger; ``field`` and ``value`` name what (``revision``,
+  ``cutoverAt``, ``action.name``, ``action.parameters.url``, ``reason`` …).
+- ``timecontract.SpecError`` (``ValueError``): the action failed the edge check; nothing was sent.
 - :class:`ScheduleNotRunning` (``LookupError``): no running schedule workflow with that ID.
 - :class:`TemporalUnavailable`: the frontend cannot be reached (or refused the call).
-- :class:`NoWorkerAnswered`: a query timed out (no worker polls the task queue).
+- :class:`NoWorkerAnswered`, :class:`NoVerdict`: no worker answered in time (operational).
+- :class:`ChangeNotApplied`: the change's activity failed (the ledger unreachable past the
+  retry bound, or a deterministic error recorded on the schedule; operational).
 """
 
 from __future__ import annotations
@@ -55,8 +68,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from temporalio.api.enums.v1 import WorkflowExecutionStatus
-from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowHandle,
+    WorkflowQueryFailedError,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
 from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from activities import io
@@ -64,18 +85,54 @@ from almanac import readings
 from almanac.settings import AlmanacSettings
 from timecontract import AlmanacError, ScheduleSpecV1
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
-from workflows.schedule import WORKFLOW_ID_PREFIX
+from workflows.schedule import (
+    ENDING,
+    NOT_APPLIED,
+    WORKFLOW_ID_PREFIX,
+    DeleteInput,
+    DisableInput,
+)
 
 SCHEDULE_WORKFLOW_TYPE = "AlmanacSchedule"
 """The schedule workflow's type name (``WorkflowType="AlmanacSchedule"`` in list queries)."""
 DEFAULT_QUERY_TIMEOUT = timedelta(seconds=10)
+DEFAULT_UPDATE_TIMEOUT = timedelta(seconds=60)
 CONNECT_TIMEOUT = timedelta(seconds=10)
 # A command line waits a few seconds for an unreachable frontend, not the SDK's default ten.
 CONNECT_RETRY = RetryConfig(max_elapsed_time_millis=3000, max_retries=5)
 
 
-class RevisionRejected(AlmanacError, ValueError):
-    """A spec cannot be applied: no action, or a revision that does not increase."""
+class ChangeRejected(AlmanacError, ValueError):
+    """The schedule refused a change: its validator, or the ledger's verdict.
+
+    Attributes:
+        field: what was refused (``revision``, ``cutoverAt``, ``action.name``, ``reason`` …), or
+            empty when the refusal is not about one field.
+        value: the refused value (JSON data), or ``None``.
+        verdict: the ledger's verdict object, when the ledger refused (``None``: the validator).
+
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str = "",
+        value: Any = None,
+        verdict: Any = None,
+        code: str = "",
+    ) -> None:
+        """Keep the message verbatim (it names the field and value when there is one)."""
+        super().__init__(message)
+        self.field = field
+        self.value = value
+        self.verdict = verdict
+        self.code = code
+        """The validator's error type (``InvalidUpdate``, ``ScheduleEnding``), else empty."""
+
+
+class RevisionRejected(ChangeRejected):
+    """A spec cannot be applied: no action, or a revision or cutover the schedule refuses."""
 
 
 class ScheduleNotRunning(AlmanacError, LookupError):
@@ -95,15 +152,33 @@ class NoWorkerAnswered(AlmanacError):
     """A query timed out: no Almanac worker polls the task queue (start ``almanac worker``)."""
 
 
+class ChangeNotApplied(AlmanacError):
+    """The schedule admitted a change but its activity failed: nothing was changed.
+
+    An operational failure (the ledger unreachable past the retry bound), or a deterministic
+    error the activity recorded on the schedule (its ``schedule_events`` say why).
+    """
+
+
+class NoVerdict(AlmanacError):
+    """A change got no verdict in time: no worker applied it (it may still be, when one polls)."""
+
+
 @dataclass(frozen=True)
 class ApplyResult:
-    """What ``apply`` did: ``started`` a new schedule workflow or ``published`` a revision."""
+    """The verdict on ``apply``: what happened to the spec's revision.
+
+    ``action`` is ``started`` (the schedule's first revision: its gate was created, or a deleted
+    schedule revived), ``published`` (a new revision of a running schedule) or ``unchanged``
+    (the identical revision was active already).
+    """
 
     schedule_id: str
     revision: int
     action: str
-    """``started`` (a new schedule workflow) or ``published`` (a signal to the running one)."""
     workflow_id: str
+    verdict: io.PublishRevisionResult
+    """The ledger's verdict (cutover, gate, superseded occurrences)."""
 
 
 @dataclass
@@ -170,6 +245,23 @@ async def connect_temporal(settings: AlmanacSettings) -> Client:
         ) from exc
 
 
+def check_action(spec: ScheduleSpecV1) -> None:
+    """Check the spec's action against the registered adapters' parameter models (no worker).
+
+    The worker's registry (``ActionRegistry.default``) is built the same way here, so a name or a
+    parameter the worker would refuse is refused before anything is sent.
+
+    Raises:
+        SpecError: ``action.name`` (no such adapter) or ``action.parameters.<field>``, with the
+            value.
+    """
+    if spec.action is None:
+        return
+    from activities.actions import ActionRegistry
+
+    ActionRegistry.default().check(spec.action.name, spec.action.parameters)
+
+
 def check_applicable(spec: ScheduleSpecV1) -> None:
     """Refuse a spec that cannot be applied whatever runs: one without an ``action``.
 
@@ -191,6 +283,7 @@ class AlmanacClient:
         client: Client,
         settings: AlmanacSettings,
         query_timeout: timedelta = DEFAULT_QUERY_TIMEOUT,
+        update_timeout: timedelta = DEFAULT_UPDATE_TIMEOUT,
         *,
         read_ledger: bool = True,
         clock: Callable[[], datetime] = _utc_now,
@@ -204,6 +297,7 @@ class AlmanacClient:
             read_ledger: answer ``status``/``upcoming`` from the ledger (``False``: from the
                 workflow's queries only, as of its last wake-up).
             clock: "now" for ledger readings (aware UTC).
+            update_timeout: how long a change waits for its verdict.
         """
         self._client = client
         self._settings = settings
@@ -211,6 +305,7 @@ class AlmanacClient:
         self._clock = clock
         self._ledger_url = settings.resolved_ledger_url if read_ledger else None
         self._ledger: Any = None
+        self._update_timeout = update_timeout
 
     @classmethod
     async def connect(cls, settings: AlmanacSettings) -> AlmanacClient:
@@ -241,7 +336,9 @@ class AlmanacClient:
         )
 
     async def apply(self, spec: ScheduleSpecV1, *, horizon: timedelta | None = None) -> ApplyResult:
-        """Start the schedule with ``spec``, or publish it as the schedule's next revision.
+        """Publish ``spec`` as a revision, starting the schedule's workflow if it is not running.
+
+        One update-with-start (see the module docstring): the answer is the ledger's verdict.
 
         Args:
             spec: a checked spec (``timecontract.load_spec``) with an action.
@@ -250,75 +347,188 @@ class AlmanacClient:
                 schedule runs already.
 
         Returns:
-            ``started`` for a new schedule workflow, ``published`` for a signal to a running one.
+            The verdict: ``started``, ``published`` or ``unchanged`` (see :class:`ApplyResult`).
 
         Raises:
-            RevisionRejected: the spec has no action, or its revision does not exceed the
-                schedule's active revision (nothing is sent).
-            NoWorkerAnswered: the schedule runs but no worker answered its status query.
+            RevisionRejected: the spec has no action, or the schedule refused it (naming the field
+                and value: a revision that does not increase, a cutover in the past, …).
+            SpecError: the action's name or parameters fail the registered adapters' check.
+            NoVerdict: no worker applied it within ``update_timeout``.
             TemporalUnavailable: Temporal failed the call.
         """
         check_applicable(spec)
+        check_action(spec)
         workflow_id = schedule_workflow_id(spec.schedule_id)
-        if not await self.is_running(spec.schedule_id):
-            params = ScheduleInput(schedule_id=spec.schedule_id, initial_spec=spec.resolved())
-            if horizon is not None:
-                params = dataclasses.replace(params, horizon_seconds=horizon.total_seconds())
-            try:
-                await self._client.start_workflow(
-                    ScheduleWorkflow.run,
-                    params,
-                    id=workflow_id,
-                    task_queue=self._settings.temporal.task_queue,
-                    id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                )
-            except RPCError as exc:
-                raise _unavailable(exc) from exc
-            return ApplyResult(spec.schedule_id, spec.revision, "started", workflow_id)
-        status = await self.status(spec.schedule_id)
-        latest = status.gate.active_revision if status.gate else 0
-        if spec.revision <= latest:
+        verdict: io.PublishRevisionResult
+        try:
+            verdict = await self._publish(spec, horizon)
+        except RevisionRejected as exc:
+            if exc.code != ENDING:
+                raise
+            # The running workflow is ending (deleted, or its revision was refused a moment
+            # ago): once it has closed, the same call starts a new run.
+            await self._closed(spec.schedule_id)
+            verdict = await self._publish(spec, horizon)
+        if not verdict.accepted:
             raise RevisionRejected(
-                f"revision={spec.revision}: {spec.schedule_id} revision {spec.revision} does not "
-                f"increase (the active revision is {latest}; publish revision {latest + 1} or "
-                "higher)"
+                f"{verdict.field or 'spec'}={verdict.value!r}: {verdict.reason}"
+                if verdict.field
+                else verdict.reason,
+                field=verdict.field,
+                value=verdict.value,
+                verdict=verdict,
             )
-        await self._signal(spec.schedule_id, "publish_revision", spec.resolved())
-        return ApplyResult(spec.schedule_id, spec.revision, "published", workflow_id)
+        action = (
+            "started"
+            if verdict.created_schedule
+            else ("published" if verdict.created else "unchanged")
+        )
+        return ApplyResult(spec.schedule_id, spec.revision, action, workflow_id, verdict)
 
-    async def wait_active(
-        self, schedule_id: str, revision: int, timeout: timedelta = timedelta(seconds=10)
-    ) -> io.ScheduleStatus | None:
-        """Poll ``status`` until the gate's active revision is at least ``revision``.
+    async def _publish(
+        self, spec: ScheduleSpecV1, horizon: timedelta | None
+    ) -> io.PublishRevisionResult:
+        """One update-with-start of ``publish_revision`` (a new start operation each call)."""
+        params = ScheduleInput(schedule_id=spec.schedule_id)
+        if horizon is not None:
+            params = dataclasses.replace(params, horizon_seconds=horizon.total_seconds())
+        start = WithStartWorkflowOperation(
+            ScheduleWorkflow.run,
+            params,
+            id=schedule_workflow_id(spec.schedule_id),
+            task_queue=self._settings.temporal.task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+        verdict: io.PublishRevisionResult = await self._update(
+            spec.schedule_id,
+            self._client.execute_update_with_start_workflow(
+                ScheduleWorkflow.publish_revision_update,
+                spec.resolved(),
+                start_workflow_operation=start,
+            ),
+            RevisionRejected,
+        )
+        return verdict
+
+    async def _closed(self, schedule_id: str) -> None:
+        """Wait (at most ``update_timeout``) for the schedule's current run to close."""
+        try:
+            await asyncio.wait_for(
+                self.handle(schedule_id).result(), self._update_timeout.total_seconds()
+            )
+        except TimeoutError as exc:
+            raise NoVerdict(f"schedule {schedule_id!r} is ending but has not closed") from exc
+        except RPCError as exc:
+            raise self._translate(schedule_id, exc) from exc
+        except Exception:
+            return
+
+    async def disable(self, schedule_id: str, reason: str) -> io.ChangeGateResult:
+        """Disable a schedule: the ledger gate flips, DUE occurrences are cancelled.
 
         Returns:
-            The status once it is, or ``None`` after ``timeout`` (the revision was not accepted
-            yet, or was rejected: the worker log says why).
-        """
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout.total_seconds()
-        while True:
-            status = await self.status(schedule_id)
-            if status.gate is not None and status.gate.active_revision >= revision:
-                return status
-            if loop.time() >= deadline:
-                return None
-            await asyncio.sleep(0.2)
-
-    async def disable(self, schedule_id: str, reason: str) -> None:
-        """Disable a schedule by signal (the ledger gate flips; racing claims lose).
+            The verdict: ``changed`` (``False``: it was disabled already), the gate (its
+            ``disable_generation`` fences every claim that read the gate before) and how many
+            DUE occurrences were ``cancelled``.
 
         Raises:
-            ValueError: ``reason`` is empty.
+            ChangeRejected: ``reason`` is empty, or the schedule is deleted.
             ScheduleNotRunning: no running schedule workflow with that ID.
+            NoVerdict, TemporalUnavailable: operational failures.
         """
         if not reason.strip():
-            raise ValueError(f"reason={reason!r}: disabling needs a non-empty reason")
-        await self._signal(schedule_id, "disable", {"reason": reason.strip()})
+            raise ChangeRejected(
+                f"reason={reason!r}: disabling needs a non-empty reason", field="reason"
+            )
+        return await self._gate_update(
+            schedule_id,
+            self.handle(schedule_id).execute_update(
+                ScheduleWorkflow.disable_update, DisableInput(reason.strip())
+            ),
+        )
 
-    async def enable(self, schedule_id: str) -> None:
-        """Enable a disabled schedule by signal (raises ScheduleNotRunning)."""
-        await self._signal(schedule_id, "enable", {})
+    async def enable(self, schedule_id: str) -> io.ChangeGateResult:
+        """Enable a disabled schedule; the misfire policy decides what came due meanwhile.
+
+        Returns:
+            The verdict: ``changed``, the gate, and — when it changed — ``came_due`` (instants
+            that passed while disabled), of which ``released`` run now and ``expired`` are
+            recorded MISFIRE_EXPIRED, under ``misfire_policy``.
+
+        Raises:
+            ChangeRejected: the schedule is deleted.
+            ScheduleNotRunning: no running schedule workflow with that ID.
+            NoVerdict, TemporalUnavailable: operational failures.
+        """
+        return await self._gate_update(
+            schedule_id, self.handle(schedule_id).execute_update(ScheduleWorkflow.enable_update)
+        )
+
+    async def delete(self, schedule_id: str, reason: str) -> io.DeleteScheduleResult:
+        """Delete a schedule: its workflow completes, nothing new is claimed, every fact stays.
+
+        Re-applying the scheduleId later needs a higher revision (whose cutoverAt is not past).
+
+        Returns:
+            The verdict: ``deleted`` (``False``: it was deleted already) and how many
+            undispatched occurrences (PLANNED, DUE, RETRY_WAIT) were ``cancelled``.
+
+        Raises:
+            ChangeRejected: ``reason`` is empty.
+            ScheduleNotRunning: no running schedule workflow with that ID.
+            NoVerdict, TemporalUnavailable: operational failures.
+        """
+        if not reason.strip():
+            raise ChangeRejected(
+                f"reason={reason!r}: deleting needs a non-empty reason", field="reason"
+            )
+        verdict: io.DeleteScheduleResult = await self._update(
+            schedule_id,
+            self.handle(schedule_id).execute_update(
+                ScheduleWorkflow.delete_update, DeleteInput(reason.strip())
+            ),
+            ChangeRejected,
+        )
+        if verdict.rejected:
+            raise ChangeRejected(verdict.rejected, field="scheduleId", value=schedule_id)
+        return verdict
+
+    async def _gate_update(self, schedule_id: str, call: Any) -> io.ChangeGateResult:
+        verdict: io.ChangeGateResult = await self._update(schedule_id, call, ChangeRejected)
+        if verdict.rejected:
+            raise ChangeRejected(
+                verdict.rejected, field="scheduleId", value=schedule_id, verdict=verdict
+            )
+        return verdict
+
+    async def _update(self, schedule_id: str, call: Any, rejected: type[ChangeRejected]) -> Any:
+        """Await an update call: its result, or one of the documented errors."""
+        timeout = self._update_timeout.total_seconds()
+        try:
+            return await asyncio.wait_for(call, timeout=timeout)
+        except WorkflowUpdateFailedError as exc:
+            cause = exc.cause
+            if isinstance(cause, ApplicationError) and cause.type == NOT_APPLIED:
+                raise ChangeNotApplied(f"{schedule_id}: {cause.message}") from exc
+            if isinstance(cause, ApplicationError):
+                details = cause.details[0] if cause.details else {}
+                if not isinstance(details, dict):
+                    details = {}
+                raise rejected(
+                    cause.message,
+                    field=str(details.get("field", "")),
+                    value=details.get("value"),
+                    code=cause.type or "",
+                ) from exc
+            raise TemporalUnavailable(f"update on {schedule_id!r} failed: {exc}") from exc
+        except (TimeoutError, WorkflowUpdateRPCTimeoutOrCancelledError) as exc:
+            raise NoVerdict(
+                f"no verdict from {schedule_id!r} within {timeout:g}s: no worker applied the "
+                f"change (task queue {self._settings.temporal.task_queue!r}); an admitted change "
+                "is applied when a worker polls — `almanac status` shows the outcome"
+            ) from exc
+        except RPCError as exc:
+            raise self._translate(schedule_id, exc) from exc
 
     async def status(self, schedule_id: str) -> LiveStatus:
         """Gate, next instant and counts by state as the ledger says them now (module docstring).
@@ -437,12 +647,6 @@ class AlmanacClient:
             )
         except WorkflowQueryFailedError as exc:
             raise TemporalUnavailable(f"query on {schedule_id!r} failed: {exc}") from exc
-        except RPCError as exc:
-            raise self._translate(schedule_id, exc) from exc
-
-    async def _signal(self, schedule_id: str, name: str, payload: object) -> None:
-        try:
-            await self.handle(schedule_id).signal(name, payload)
         except RPCError as exc:
             raise self._translate(schedule_id, exc) from exc
 

@@ -50,11 +50,17 @@ from temporalio.common import SearchAttributeIndexedValueType
 
 import ledger
 from almanac import worker
-from almanac.client import AlmanacClient, NoWorkerAnswered, TemporalUnavailable
+from almanac.client import AlmanacClient, ChangeRejected, NoWorkerAnswered, TemporalUnavailable
 from almanac.settings import AlmanacSettings, TemporalSettings
 from devtools.live import LiveLog
 from devtools.sink import Sink
-from timecontract import AlmanacError, InvalidSpec, ScheduleSpecV1, load_spec
+from timecontract import (
+    AlmanacError,
+    InvalidSpec,
+    ScheduleSpecV1,
+    SpecError,
+    load_spec,
+)
 from timecontract.spec import parse_spec
 from workflows import search_attributes
 
@@ -102,6 +108,8 @@ class DevOptions:
     server_metrics_port: int = 9466
     """The Temporal server's own metrics."""
     ui: bool = True
+    reset: bool = False
+    """Start from empty state: move the previous state files aside first (:func:`reset_state`)."""
     settings: AlmanacSettings = field(default_factory=AlmanacSettings)
     """The base settings (task queue, ledger URL, tz store); address and data dir are replaced."""
 
@@ -161,6 +169,48 @@ def check_data_dir(path: Path) -> None:
             f"--data-dir={str(path)!r}: not a writable directory ({exc.strerror or exc})",
             exit_code=2,
         ) from exc
+
+
+STATE_FILES = ("temporal.sqlite3", "ledger.sqlite3", "sink.sqlite3", "temporal.log")
+"""The stack's state in the data directory (SQLite files also have ``-wal``/``-shm`` companions)."""
+
+
+def reset_state(options: DevOptions) -> Path | None:
+    """Move the stack's state files into ``<data dir>/reset-<n>/``, so the stack starts empty.
+
+    Nothing is deleted (the old ledger's facts stay readable there). Only the embedded state is
+    reset: with ``ALMANAC_LEDGER_URL`` set, the ledger is not this directory's, and the reset is
+    refused (exit 2). Call it only once the ports are free (no stack is using the files).
+
+    Returns:
+        The folder the files went to, or ``None`` when there was nothing to move.
+
+    Raises:
+        DevError: an external ledger is configured.
+    """
+    if options.settings.ledger_url is not None:
+        raise DevError(
+            "--reset: ALMANAC_LEDGER_URL="
+            f"{options.settings.resolved_ledger_url.split('@')[-1]!r} is not the embedded "
+            "ledger; reset that database yourself",
+            exit_code=2,
+        )
+    names = [
+        path
+        for base in STATE_FILES
+        for path in sorted(options.data_dir.glob(f"{base}*"))
+        if path.is_file()
+    ]
+    if not names:
+        return None
+    number = 1
+    while (options.data_dir / f"reset-{number}").exists():
+        number += 1
+    target = options.data_dir / f"reset-{number}"
+    target.mkdir()
+    for path in names:
+        path.rename(target / path.name)
+    return target
 
 
 def check_ports(ports: dict[str, int]) -> None:
@@ -360,11 +410,12 @@ async def apply_examples(
             if spec.revision <= active:
                 say(f"{sid} r{active}: already running, left as it is")
                 continue
-            await client.apply(spec)
-            say(f"{sid}: published revision {spec.revision} (was r{active}){suffix}")
+        try:
+            result = await client.apply(spec)
+        except (ChangeRejected, SpecError) as exc:
+            say(f"[yellow]skipped[/yellow] {sid}: {escape(str(exc))}")
             continue
-        await client.apply(spec)
-        say(f"{sid} r{spec.revision}: started ({path.name}){suffix}")
+        say(f"{sid} r{spec.revision}: {result.action} ({path.name}){suffix}")
     return applied
 
 
@@ -393,6 +444,13 @@ async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) ->
     def say(text: str) -> None:
         console.print(text, highlight=False)
 
+    if options.reset:
+        moved = reset_state(options)
+        say(
+            f"reset: previous state moved to {moved}"
+            if moved
+            else "reset: no previous state to move"
+        )
     server = start_server(binary, options)
     sink: Sink | None = None
     worker_stop = asyncio.Event()

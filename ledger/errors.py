@@ -72,7 +72,28 @@ class InvalidLedgerUrl(LedgerError, ValueError):
 
 
 class RevisionRejected(LedgerError, ValueError):
-    """A revision cannot be published: it does not increase, or its cutoverAt lies in the past."""
+    """A revision cannot be published: it does not increase, or its cutoverAt lies in the past.
+
+    Attributes:
+        field: the spec field refused (``revision`` or ``cutoverAt``).
+        value: its value, as published.
+
+    """
+
+    def __init__(self, message: str, *, field: str = "revision", value: object = None) -> None:
+        self.field = field
+        self.value = value
+        super().__init__(message)
+
+
+class ScheduleDeleted(LedgerError, ValueError):
+    """The schedule is deleted: only publishing a higher revision revives it."""
+
+    def __init__(self, schedule_id: str, what: str) -> None:
+        self.schedule_id = schedule_id
+        super().__init__(
+            f"{schedule_id!r} is deleted: cannot {what} (publish a higher revision to revive it)"
+        )
 
 
 class ScheduleNotFound(LedgerError, LookupError):

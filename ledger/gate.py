@@ -17,6 +17,14 @@ Decisions:
   disable/enable cycle must re-read it.
 - ``rollback`` sets the implementation alias and bumps ``execution_epoch`` in one update: claims
   that read the old epoch, or run the old alias, fail once it commits.
+- ``delete_schedule`` disables the gate for good (``disabled_reason`` ``deleted: …``, bumps the
+  disable generation, sets ``deleted_at_utc``) and cancels what has not been dispatched
+  (``PLANNED``, ``DUE``, ``RETRY_WAIT``); dispatched effects finish and every row stays.
+  ``enable`` refuses a deleted schedule; publishing a *higher* revision revives it (the same
+  successor rules as any later revision: its cutoverAt may not lie in the past).
+
+Each gate change appends a ``schedule_events`` row in its own transaction
+(:mod:`ledger.schedule_events`).
 """
 
 from __future__ import annotations
@@ -26,11 +34,12 @@ from datetime import datetime
 from sqlalchemy import Connection, func, insert, select, update
 
 from ledger.db import Ledger
-from ledger.errors import ClaimLost, RevisionRejected, ScheduleNotFound
+from ledger.errors import ClaimLost, RevisionRejected, ScheduleDeleted, ScheduleNotFound
 from ledger.events import GATES, OCCURRENCES, REVISIONS, SLOTS, insert_ignore, require_aware
-from ledger.states import OccurrenceState
+from ledger.schedule_events import append_schedule_event
+from ledger.states import OccurrenceState, ScheduleEventKind
 from ledger.transitions import transition_where
-from ledger.views import GateView, PublishResult
+from ledger.views import GateChange, GateView, PublishResult
 from timecontract import Cutover, ScheduleSpecV1, format_instant, owned_interval
 
 DEFAULT_IMPLEMENTATION_ALIAS = "default"
@@ -146,6 +155,12 @@ def publish_revision(
             is not None
         )
         gate = lock_gate(connection, schedule_id, exclusive=True)
+        if gate.deleted and number <= gate.active_revision:
+            raise RevisionRejected(
+                f"{schedule_id} was deleted at revision {gate.active_revision}: re-applying it "
+                f"needs a higher revision (publish revision {gate.active_revision + 1} or higher)",
+                value=number,
+            )
         existing = connection.execute(
             select(REVISIONS.c.digest).where(
                 REVISIONS.c.schedule_id == schedule_id, REVISIONS.c.revision == number
@@ -155,16 +170,27 @@ def publish_revision(
             if existing != spec.digest():
                 raise RevisionRejected(
                     f"{schedule_id} r{number} is already published with digest {existing}; "
-                    "publish a higher revision to change it"
+                    "publish a higher revision to change it",
+                    value=number,
                 )
             return PublishResult(schedule_id, number, False, (), gate)
         if not created_gate:
             _check_successor(connection, gate, spec, now_utc)
+            revive = (
+                {
+                    "disabled": False,
+                    "disabled_reason": None,
+                    "deleted_at_utc": None,
+                    "disable_generation": gate.disable_generation + 1,
+                }
+                if gate.deleted
+                else {}
+            )
             bumped = connection.execute(
                 update(GATES)
                 .where(GATES.c.schedule_id == schedule_id)
                 .where(GATES.c.active_revision == gate.active_revision)
-                .values(active_revision=number, updated_at_utc=now_utc, updated_by=by)
+                .values(active_revision=number, updated_at_utc=now_utc, updated_by=by, **revive)
             ).rowcount
             if bumped != 1:
                 raise ClaimLost(schedule_id, f"active revision changed from {gate.active_revision}")
@@ -180,8 +206,27 @@ def publish_revision(
             )
         )
         superseded = () if created_gate else _supersede(connection, spec, now_utc, by)
+        revived = not created_gate and gate.deleted
+        append_schedule_event(
+            connection,
+            schedule_id,
+            ScheduleEventKind.PUBLISHED,
+            now_utc,
+            by=by,
+            revision=number,
+            detail=(
+                f"revision {number} active from cutoverAt {format_instant(spec.cutover_at)}"
+                + (f"; {len(superseded)} superseded" if superseded else "")
+                + ("; schedule revived" if revived else "")
+            ),
+        )
         return PublishResult(
-            schedule_id, number, True, superseded, lock_gate(connection, schedule_id)
+            schedule_id,
+            number,
+            True,
+            superseded,
+            lock_gate(connection, schedule_id),
+            created_schedule=created_gate or revived,
         )
 
     return ledger.write(work)
@@ -193,12 +238,15 @@ def _check_successor(
     if spec.revision <= gate.active_revision:
         raise RevisionRejected(
             f"{spec.schedule_id}: revision {spec.revision} does not increase "
-            f"(active revision is {gate.active_revision})"
+            f"(active revision is {gate.active_revision})",
+            value=spec.revision,
         )
     if spec.cutover_at < now_utc:
         raise RevisionRejected(
             f"{spec.schedule_id} r{spec.revision}: cutoverAt {format_instant(spec.cutover_at)} "
-            f"is before now ({format_instant(now_utc)}); a later revision never rewrites the past"
+            f"is before now ({format_instant(now_utc)}); a later revision never rewrites the past",
+            field="cutoverAt",
+            value=format_instant(spec.cutover_at),
         )
     last = connection.execute(
         select(func.max(REVISIONS.c.cutover_at_utc)).where(
@@ -208,7 +256,9 @@ def _check_successor(
     if last is not None and spec.cutover_at <= last:
         raise RevisionRejected(
             f"{spec.schedule_id} r{spec.revision}: cutoverAt {format_instant(spec.cutover_at)} "
-            f"must follow the previous revision's cutover ({format_instant(last)})"
+            f"must follow the previous revision's cutover ({format_instant(last)})",
+            field="cutoverAt",
+            value=format_instant(spec.cutover_at),
         )
 
 
@@ -242,25 +292,88 @@ def _supersede(
             why=why,
         )
     )
-    if cancelled:
-        owners = (
-            select(OCCURRENCES.c.occurrence_id)
-            .where(*taken_over)
-            .where(OCCURRENCES.c.state == OccurrenceState.CANCELLED.value)
-            .where(OCCURRENCES.c.claim_generation == 0)
+    # Every never-dispatched cancelled owner frees its slot: those cancelled just now, and those
+    # cancelled before (a deleted schedule's, revived by this revision).
+    owners = (
+        select(OCCURRENCES.c.occurrence_id)
+        .where(*taken_over)
+        .where(OCCURRENCES.c.state == OccurrenceState.CANCELLED.value)
+        .where(OCCURRENCES.c.claim_generation == 0)
+    )
+    connection.execute(
+        update(SLOTS)
+        .where(SLOTS.c.schedule_id == spec.schedule_id)
+        .where(SLOTS.c.owner_occurrence_id.in_(owners))
+        .values(
+            owner_occurrence_id=None,
+            owner_revision=None,
+            released_at_utc=now_utc,
+            release_reason=why,
         )
-        connection.execute(
-            update(SLOTS)
-            .where(SLOTS.c.schedule_id == spec.schedule_id)
-            .where(SLOTS.c.owner_occurrence_id.in_(owners))
-            .values(
-                owner_occurrence_id=None,
-                owner_revision=None,
-                released_at_utc=now_utc,
-                release_reason=why,
-            )
-        )
+    )
     return tuple(cancelled)
+
+
+def change_gate(
+    ledger: Ledger,
+    schedule_id: str,
+    now_utc: datetime,
+    *,
+    disabled: bool,
+    by: str,
+    reason: str | None = None,
+) -> GateChange:
+    """Disable (``disabled=True``, with a reason) or enable a schedule; say what changed.
+
+    Disabling bumps ``disable_generation`` and cancels the schedule's ``DUE`` occurrences (reason
+    ``disabled: …``); enabling bumps the generation again. Either is idempotent: a gate already in
+    that state is returned with ``changed=False``. A ``DISABLED``/``ENABLED`` schedule event is
+    appended in the same transaction.
+
+    Raises:
+        ScheduleNotFound: no such schedule.
+        ScheduleDeleted: enabling a deleted schedule.
+        ValueError: disabling without a reason.
+
+    """
+    require_aware("now_utc", now_utc)
+    if disabled and not (reason or "").strip():
+        raise ValueError("reason='': disabling needs a non-empty reason")
+
+    def work(connection: Connection) -> GateChange:
+        gate = lock_gate(connection, schedule_id, exclusive=True)
+        if not disabled and gate.deleted:
+            raise ScheduleDeleted(schedule_id, "enable it")
+        if gate.disabled == disabled:
+            return GateChange(gate, False)
+        _bump_generation(
+            connection,
+            gate,
+            disabled=disabled,
+            reason=reason if disabled else None,
+            now_utc=now_utc,
+            by=by,
+        )
+        cancelled: tuple[str, ...] = ()
+        if disabled:
+            cancelled = transition_where(
+                connection,
+                OccurrenceState.DUE,
+                OccurrenceState.CANCELLED,
+                OCCURRENCES.c.schedule_id == schedule_id,
+                now_utc=now_utc,
+                by=by,
+                why=f"disabled: {reason}",
+            )
+        after = lock_gate(connection, schedule_id)
+        kind = ScheduleEventKind.DISABLED if disabled else ScheduleEventKind.ENABLED
+        detail = f"disable generation {after.disable_generation}"
+        if disabled:
+            detail = f"{reason}; {detail}; {len(cancelled)} due cancelled"
+        append_schedule_event(connection, schedule_id, kind, now_utc, by=by, detail=detail)
+        return GateChange(after, True, tuple(sorted(cancelled)))
+
+    return ledger.write(work)
 
 
 def disable(
@@ -268,41 +381,14 @@ def disable(
 ) -> GateView:
     """Disable a schedule: bump ``disable_generation``, cancel its ``DUE`` occurrences.
 
-    Idempotent: disabling a disabled schedule changes nothing and returns its gate.
-
-    Args:
-        ledger: the ledger.
-        schedule_id: the schedule.
-        now_utc: when (aware UTC).
-        by: who.
-        reason: why (stored on the gate and on each cancelled occurrence as ``disabled: …``).
-
-    Returns:
-        The gate afterwards.
+    Idempotent: disabling a disabled schedule changes nothing and returns its gate. (The gate part
+    of :func:`change_gate`.)
 
     Raises:
         ScheduleNotFound: no such schedule.
 
     """
-    require_aware("now_utc", now_utc)
-
-    def work(connection: Connection) -> GateView:
-        gate = lock_gate(connection, schedule_id, exclusive=True)
-        if gate.disabled:
-            return gate
-        _bump_generation(connection, gate, disabled=True, reason=reason, now_utc=now_utc, by=by)
-        transition_where(
-            connection,
-            OccurrenceState.DUE,
-            OccurrenceState.CANCELLED,
-            OCCURRENCES.c.schedule_id == schedule_id,
-            now_utc=now_utc,
-            by=by,
-            why=f"disabled: {reason}",
-        )
-        return lock_gate(connection, schedule_id)
-
-    return ledger.write(work)
+    return change_gate(ledger, schedule_id, now_utc, disabled=True, by=by, reason=reason).gate
 
 
 def enable(ledger: Ledger, schedule_id: str, now_utc: datetime, *, by: str) -> GateView:
@@ -310,16 +396,82 @@ def enable(ledger: Ledger, schedule_id: str, now_utc: datetime, *, by: str) -> G
 
     Raises:
         ScheduleNotFound: no such schedule.
+        ScheduleDeleted: the schedule is deleted.
+
+    """
+    return change_gate(ledger, schedule_id, now_utc, disabled=False, by=by).gate
+
+
+def delete_schedule(
+    ledger: Ledger, schedule_id: str, now_utc: datetime, *, by: str, reason: str
+) -> GateChange:
+    """Delete a schedule: nothing new is claimed, nothing is removed.
+
+    One transaction: the gate becomes disabled (``disabled_reason`` ``deleted: <reason>``), its
+    disable generation grows (claims that read the gate before lose) and ``deleted_at_utc`` is set;
+    every ``PLANNED``, ``DUE`` and ``RETRY_WAIT`` occurrence becomes ``CANCELLED`` (reason
+    ``deleted: <reason>``); a ``DELETED`` schedule event is appended. Occurrences already
+    dispatched (``DISPATCHING``, ``RUNNING``, ``UNKNOWN_EFFECT``) finish or reconcile as usual: an
+    effect whose dispatch won is never treated as cancelled. Idempotent: deleting a deleted
+    schedule returns ``changed=False``.
+
+    Raises:
+        ScheduleNotFound: no such schedule.
+        ValueError: an empty reason.
 
     """
     require_aware("now_utc", now_utc)
+    if not reason.strip():
+        raise ValueError("reason='': deleting needs a non-empty reason")
 
-    def work(connection: Connection) -> GateView:
+    def work(connection: Connection) -> GateChange:
         gate = lock_gate(connection, schedule_id, exclusive=True)
-        if not gate.disabled:
-            return gate
-        _bump_generation(connection, gate, disabled=False, reason=None, now_utc=now_utc, by=by)
-        return lock_gate(connection, schedule_id)
+        if gate.deleted:
+            return GateChange(gate, False)
+        why = f"deleted: {reason}"
+        changed = connection.execute(
+            update(GATES)
+            .where(GATES.c.schedule_id == schedule_id)
+            .where(GATES.c.disable_generation == gate.disable_generation)
+            .values(
+                disabled=True,
+                disabled_reason=why,
+                disable_generation=gate.disable_generation + 1,
+                deleted_at_utc=now_utc,
+                updated_at_utc=now_utc,
+                updated_by=by,
+            )
+        ).rowcount
+        if changed != 1:
+            raise ClaimLost(schedule_id, f"disable generation moved from {gate.disable_generation}")
+        cancelled = [
+            moved
+            for state in (
+                OccurrenceState.PLANNED,
+                OccurrenceState.DUE,
+                OccurrenceState.RETRY_WAIT,
+            )
+            for moved in transition_where(
+                connection,
+                state,
+                OccurrenceState.CANCELLED,
+                OCCURRENCES.c.schedule_id == schedule_id,
+                now_utc=now_utc,
+                by=by,
+                why=why,
+            )
+        ]
+        after = lock_gate(connection, schedule_id)
+        append_schedule_event(
+            connection,
+            schedule_id,
+            ScheduleEventKind.DELETED,
+            now_utc,
+            by=by,
+            revision=after.active_revision,
+            detail=f"{reason}; {len(cancelled)} not dispatched cancelled; every fact kept",
+        )
+        return GateChange(after, True, tuple(sorted(cancelled)))
 
     return ledger.write(work)
 

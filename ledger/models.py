@@ -30,7 +30,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from ledger.states import AttemptOutcome, OccurrenceState, ReconciliationResolution
+from ledger.states import (
+    AttemptOutcome,
+    OccurrenceState,
+    ReconciliationResolution,
+    ScheduleEventKind,
+)
 from ledger.types import NominalLocal, UtcDateTime
 from timecontract import Reason
 
@@ -55,6 +60,7 @@ STATES = [s.value for s in OccurrenceState]
 REASONS = [r.value for r in Reason]
 OUTCOMES = [o.value for o in AttemptOutcome]
 RESOLUTIONS = [r.value for r in ReconciliationResolution]
+SCHEDULE_EVENT_KINDS = [k.value for k in ScheduleEventKind]
 
 
 class Base(DeclarativeBase):
@@ -69,6 +75,8 @@ class ScheduleGate(Base):
 
     ``disable_generation`` grows on every disable and enable, ``execution_epoch`` on every rollback;
     a claim succeeds only if both still equal what the claimer read (DESIGN §4 invariant 3).
+    ``deleted_at_utc`` is set when the schedule is deleted (it is then also disabled, so every
+    claim is refused); publishing a higher revision clears it.
     """
 
     __tablename__ = "schedule_gates"
@@ -91,6 +99,7 @@ class ScheduleGate(Base):
     created_at_utc: Mapped[datetime]
     updated_at_utc: Mapped[datetime]
     updated_by: Mapped[str] = mapped_column(String(200))
+    deleted_at_utc: Mapped[datetime | None]
 
 
 class Revision(Base):
@@ -395,3 +404,26 @@ class ShadowOccurrence(Base):
     disposition: Mapped[str] = mapped_column(String(16))
     reason: Mapped[str] = mapped_column(String(32))
     computed_at_utc: Mapped[datetime]
+
+
+class ScheduleEvent(Base):
+    """Append-only facts about a schedule as a whole (migration 0004).
+
+    Revisions published or rejected, gate changes, deletion, deterministic activity errors.
+    ``schedule_id`` has no foreign key: a rejected first revision leaves an event for a schedule
+    without a gate. No operation updates or deletes a row.
+    """
+
+    __tablename__ = "schedule_events"
+    __table_args__ = (
+        CheckConstraint(_in("kind", SCHEDULE_EVENT_KINDS), name="kind_valid"),
+        Index("ix_schedule_events_schedule", "schedule_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    schedule_id: Mapped[str] = mapped_column(String(63))
+    kind: Mapped[str] = mapped_column(String(32))
+    revision: Mapped[int | None] = mapped_column(Integer)
+    at_utc: Mapped[datetime]
+    by: Mapped[str] = mapped_column(String(200))
+    detail: Mapped[str] = mapped_column(Text)

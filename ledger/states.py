@@ -136,3 +136,20 @@ class ReconciliationResolution(StrEnum):
     """The downstream confirms no effect: the occurrence becomes FAILED (never silently re-sent)."""
     HUMAN = "HUMAN"
     """Put in the human queue: the occurrence stays UNKNOWN_EFFECT, the case stays open."""
+
+
+class ScheduleEventKind(StrEnum):
+    """What a ``schedule_events`` row records: a fact about a schedule as a whole."""
+
+    PUBLISHED = "PUBLISHED"
+    """A revision became active (``revision``)."""
+    REVISION_REJECTED = "REVISION_REJECTED"
+    """A revision was refused; ``detail`` names the field, the value and why."""
+    DISABLED = "DISABLED"
+    """The gate was disabled (``detail``: the reason and the new disable generation)."""
+    ENABLED = "ENABLED"
+    """The gate was enabled (``detail``: the new disable generation and the misfire decision)."""
+    DELETED = "DELETED"
+    """The schedule was deleted: nothing new is claimed; every fact is kept."""
+    ACTIVITY_REJECTED = "ACTIVITY_REJECTED"
+    """An activity refused with a deterministic (non-retryable) error; the schedule ran on."""

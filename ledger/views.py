@@ -27,6 +27,7 @@ class GateView:
         execution_epoch: grows on every rollback.
         implementation_alias: the implementation workers must run to claim.
         updated_at_utc: when the gate last changed.
+        deleted_at_utc: when the schedule was deleted (``None``: it was not, or was revived).
 
     """
 
@@ -38,6 +39,12 @@ class GateView:
     execution_epoch: int
     implementation_alias: str
     updated_at_utc: datetime
+    deleted_at_utc: datetime | None = None
+
+    @property
+    def deleted(self) -> bool:
+        """Whether the schedule is deleted (then it is disabled too)."""
+        return self.deleted_at_utc is not None
 
     @classmethod
     def from_row(cls, row: Row[Any]) -> GateView:
@@ -52,6 +59,7 @@ class GateView:
             execution_epoch=m["execution_epoch"],
             implementation_alias=m["implementation_alias"],
             updated_at_utc=m["updated_at_utc"],
+            deleted_at_utc=m.get("deleted_at_utc"),
         )
 
 
@@ -233,6 +241,8 @@ class PublishResult:
         created: ``False`` when the identical revision (same digest) was already published.
         superseded: occurrences of older revisions cancelled because the cutover now owns them.
         gate: the gate after publishing.
+        created_schedule: this revision created the schedule's gate (its first revision), or
+            revived a deleted schedule.
 
     """
 
@@ -241,6 +251,37 @@ class PublishResult:
     created: bool
     superseded: tuple[str, ...]
     gate: GateView
+    created_schedule: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GateChange:
+    """What a disable, enable or delete did to a schedule's gate.
+
+    Attributes:
+        gate: the gate afterwards.
+        changed: ``False`` when the gate was in that state already (nothing was written).
+        cancelled: occurrences the change cancelled (``DUE`` on disable; ``PLANNED``, ``DUE`` and
+            ``RETRY_WAIT`` on delete), oldest first.
+
+    """
+
+    gate: GateView
+    changed: bool
+    cancelled: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleEventView:
+    """One ``schedule_events`` row (see :class:`ledger.models.ScheduleEvent`)."""
+
+    id: int
+    schedule_id: str
+    kind: str
+    revision: int | None
+    at_utc: datetime
+    by: str
+    detail: str
 
 
 @dataclass(frozen=True, slots=True)

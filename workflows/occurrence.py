@@ -28,10 +28,36 @@ with workflow.unsafe.imports_passed_through():
     from activities.ledger_activities import AlmanacActivities
 
 LEDGER_TIMEOUT = timedelta(seconds=30)
+NON_RETRYABLE_ERROR_TYPES = [
+    # Deterministic errors (activities.ledger_activities.DETERMINISTIC_ERRORS): the same input
+    # fails the same way. The activities already raise them non-retryable; naming them here too
+    # keeps the policy honest should one slip through as a plain exception.
+    "IllegalTransition",
+    "ClaimLost",
+    "RevisionRejected",
+    "ScheduleDeleted",
+    "ScheduleNotFound",
+    "RevisionNotFound",
+    "OccurrenceNotFound",
+    "CaseNotFound",
+    "LedgerIntegrityError",
+    "InvalidSpec",
+    "SpecError",
+    "TzdbReleaseNotFound",
+    "ZoneNotFound",
+    "InvalidActionParameters",
+    "UnknownAction",
+    "ActionNotConfigured",
+    "LookupError",
+]
 LEDGER_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
     maximum_interval=timedelta(seconds=30),
-    non_retryable_error_types=["IllegalTransition", "InvalidSpec", "LookupError"],
+    # Bounded: about 4 minutes of an unreachable ledger (1+2+4+8+16 s, then 30 s each). Then the
+    # schedule loop records the failure and tries again at its next wake-up; nothing retries
+    # forever (issue 10).
+    maximum_attempts=12,
+    non_retryable_error_types=NON_RETRYABLE_ERROR_TYPES,
 )
 # An action attempt may be retried by Temporal only after a worker crash or lost completion; the
 # activity then sees its own RUNNING attempt and decides (idempotent adapters re-send with the same
@@ -39,7 +65,7 @@ LEDGER_RETRY = RetryPolicy(
 ACTION_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=2),
     maximum_attempts=5,
-    non_retryable_error_types=["IllegalTransition", "ClaimLost", "UnknownAction"],
+    non_retryable_error_types=NON_RETRYABLE_ERROR_TYPES,
 )
 RECONCILE_FIRST_WAIT = timedelta(seconds=30)
 # The last query and the escalation itself take time: stop asking this long before the case's

@@ -5,9 +5,20 @@ Loop: materialize the horizon (activity) → release due occurrences through the
 occurrenceId → sleep on a durable timer until the next instant, the next refresh, or a signal →
 continue-as-new when Temporal suggests it.
 
-Signals (``disable``, ``enable``, ``publish_revision``) are queued and applied by the loop through
-activities, one at a time, so they race with dispatch only on the ledger's gate. A malformed signal
-is rejected and recorded; it never raises, so it can never wedge the workflow.
+Changes arrive two ways, both queued and applied by the loop through activities, one at a time, so
+they race with dispatch only on the ledger's gate:
+
+- **Updates** (``publish_revision``, ``disable``, ``enable``, ``delete``; what ``almanac`` and
+  :class:`almanac.client.AlmanacClient` send): a validator rejects a malformed payload before it
+  enters history; an admitted change waits for the loop to apply it and returns the ledger's
+  verdict (``io.PublishRevisionResult``, ``io.ChangeGateResult``, ``io.DeleteScheduleResult``).
+- **Signals** (``publish_revision``, ``disable``, ``enable``; kept for ``temporal`` CLI and UI
+  users): fire and forget. A malformed signal is rejected and recorded; it never raises, so it can
+  never wedge the workflow.
+
+A ``delete`` ends the workflow (it completes with its status) once the ledger has deleted the
+schedule; so does a first revision the ledger rejects when it arrives by update (no schedule to
+run: the caller has the verdict), and a run started without a revision that receives none.
 
 The input (:class:`ScheduleInput`) is what a caller gives; what one run hands the next across
 continue-as-new is one :class:`ScheduleState` in the input's ``state`` field (samples-python's
@@ -20,9 +31,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from temporalio import workflow
 from temporalio.common import (
@@ -48,6 +60,22 @@ child: catching up 300 occurrences took 300 parent tasks, ≈ 7 starts/s). Same 
 commands; histories recorded before it replay on the one-by-one path."""
 CHILD_START_BATCH = 100
 """Child starts issued in one workflow task at most (bounds the task's commands)."""
+FIRST_COMMAND_WAIT = timedelta(minutes=1)
+"""How long a run started without a revision waits for one (update-with-start: no wait)."""
+MAX_SPEC_BYTES = 64 * 1024
+"""Size bound of a published spec (JSON), checked by the update validator."""
+MAX_REASON_CHARS = 500
+"""Size bound of a disable or delete reason."""
+INVALID_UPDATE = "InvalidUpdate"
+"""The error type of a validator's refusal (a malformed or refused change)."""
+ENDING = "ScheduleEnding"
+"""The error type of a refusal because this run is ending (deleted, or nothing to run): a new run
+of the same workflow ID can take the change once this one has closed."""
+NOT_APPLIED = "ChangeNotApplied"
+"""The error type of an update whose activity failed (a deterministic error, already recorded on
+the schedule, or the ledger unreachable past the retry bound): an operational failure."""
+UPDATES_PATCH = "almanac-control-updates"
+"""``workflow.patched`` ID of the update paths' behaviour (a run started without a revision)."""
 
 
 def schedule_workflow_id(schedule_id: str) -> str:
@@ -57,13 +85,36 @@ def schedule_workflow_id(schedule_id: str) -> str:
 
 @dataclass(frozen=True)
 class Command:
-    """A signal waiting to be applied: ``kind`` is disable, enable or publish_revision."""
+    """A change waiting to be applied: ``kind`` is disable, enable, publish_revision or delete."""
 
     kind: str
     reason: str = ""
     spec: dict[str, Any] | None = None
     initial: bool = False
     """The workflow input's first revision: if the ledger refuses it there is nothing to run."""
+    update_id: str | None = None
+    """Set for an update: its verdict is handed back to the waiting handler (``None``: a signal)."""
+
+
+@dataclass(frozen=True)
+class NotApplied:
+    """An update's change whose activity failed: the handler raises ``ChangeNotApplied``."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class DisableInput:
+    """The ``disable`` update's input: why (recorded on the gate and on cancelled occurrences)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class DeleteInput:
+    """The ``delete`` update's input: why (recorded on the gate and on cancelled occurrences)."""
+
+    reason: str
 
 
 @dataclass
@@ -121,6 +172,11 @@ class ScheduleWorkflow:
             params.schedule_id, None, None, rejected_signals=self._state.rejected_signals
         )
         self._upcoming: list[io.UpcomingOccurrence] = []
+        self._verdicts: dict[str, Any] = {}
+        self._deleting = False
+        """A delete was admitted: validators refuse further changes."""
+        self._ending = False
+        """Nothing more to run (deleted, or no revision): the loop returns its status."""
 
     # -- signals: validated here, applied by the loop; never raise ---------------------------
     @workflow.signal
@@ -152,6 +208,95 @@ class ScheduleWorkflow:
         self._status.rejected_signals = self._state.rejected_signals
         self._status.last_rejected_signal = f"{signal}: {problem}"
 
+    # -- updates: validated before they enter history, answered with the ledger's verdict -------
+    @workflow.update(name="publish_revision")
+    async def publish_revision_update(self, spec: dict[str, Any]) -> io.PublishRevisionResult:
+        """Publish a revision (scheduleSpec.v1 data); returns the ledger's verdict."""
+        result: io.PublishRevisionResult = await self._submit("publish_revision", spec=spec)
+        return result
+
+    @publish_revision_update.validator
+    def _validate_publish(self, spec: dict[str, Any]) -> None:
+        self._refuse_if_deleting()
+        if not isinstance(spec, dict):
+            _refuse("spec", type(spec).__name__, "needs a scheduleSpec.v1 mapping")
+        size = len(json.dumps(spec, default=str))
+        if size > MAX_SPEC_BYTES:
+            _refuse("spec", f"{size} bytes", f"larger than {MAX_SPEC_BYTES} bytes")
+        schedule_id = spec.get("scheduleId")
+        if schedule_id != self._params.schedule_id:
+            _refuse("scheduleId", schedule_id, f"this schedule is {self._params.schedule_id!r}")
+        revision = spec.get("revision")
+        if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
+            _refuse("revision", revision, "needs a positive integer")
+        gate = self._status.gate
+        if gate is not None and revision <= gate.active_revision:
+            _refuse(
+                "revision",
+                revision,
+                f"{schedule_id} revision {revision} does not increase (the active revision is "
+                f"{gate.active_revision}; publish revision {gate.active_revision + 1} or higher)",
+            )
+
+    @workflow.update(name="disable")
+    async def disable_update(self, params: DisableInput) -> io.ChangeGateResult:
+        """Disable the schedule; returns the gate generation and how many DUE were cancelled."""
+        result: io.ChangeGateResult = await self._submit("disable", reason=params.reason.strip())
+        return result
+
+    @disable_update.validator
+    def _validate_disable(self, params: DisableInput) -> None:
+        self._refuse_if_deleting()
+        _check_reason(params)
+
+    @workflow.update(name="enable")
+    async def enable_update(self) -> io.ChangeGateResult:
+        """Enable the schedule; returns how many came due while disabled, run and expired."""
+        result: io.ChangeGateResult = await self._submit("enable", reason="enabled by update")
+        return result
+
+    @enable_update.validator
+    def _validate_enable(self) -> None:
+        self._refuse_if_deleting()
+
+    @workflow.update(name="delete")
+    async def delete_update(self, params: DeleteInput) -> io.DeleteScheduleResult:
+        """Delete the schedule (the workflow then completes); returns what was cancelled."""
+        self._deleting = True
+        try:
+            result: io.DeleteScheduleResult = await self._submit(
+                "delete", reason=params.reason.strip()
+            )
+        except ApplicationError:
+            self._deleting = False  # not applied: the schedule runs on, changes are welcome
+            raise
+        return result
+
+    @delete_update.validator
+    def _validate_delete(self, params: DeleteInput) -> None:
+        self._refuse_if_deleting()
+        _check_reason(params)
+
+    def _refuse_if_deleting(self) -> None:
+        if self._deleting or self._ending:
+            _refuse(
+                "scheduleId",
+                self._params.schedule_id,
+                "the schedule is deleted or ending; re-apply it (a higher revision) to revive it",
+                kind=ENDING,
+            )
+
+    async def _submit(self, kind: str, **fields: Any) -> Any:
+        update_id = workflow.current_update_info().id  # type: ignore[union-attr]
+        self._state.pending.append(Command(kind, update_id=update_id, **fields))
+        await workflow.wait_condition(lambda: update_id in self._verdicts)
+        verdict = self._verdicts.pop(update_id)
+        if isinstance(verdict, NotApplied):
+            raise ApplicationError(
+                f"the change was not applied: {verdict.why}", type=NOT_APPLIED, non_retryable=True
+            )
+        return verdict
+
     # -- queries ------------------------------------------------------------------------------
     @workflow.query
     def status(self) -> io.ScheduleStatus:
@@ -170,26 +315,47 @@ class ScheduleWorkflow:
         refresh = timedelta(seconds=params.refresh_seconds)
         next_refresh = self._now()
         end = self._end_utc()
+        fresh = params.state is None and params.initial_spec is None
+        if fresh and workflow.patched(UPDATES_PATCH):
+            # Started without a revision (update-with-start brings one with the start): wait for
+            # the first change, and end if none comes — there is nothing to run.
+            if not self._state.pending:
+                with contextlib.suppress(TimeoutError):
+                    await workflow.wait_condition(
+                        lambda: bool(self._state.pending), timeout=FIRST_COMMAND_WAIT
+                    )
+            if not self._state.pending:
+                self._status.last_rejected_signal = "started without a revision; none arrived"
+                return self._status
         while True:
             now = self._now()
-            if end is not None and now >= end:
-                await workflow.wait_condition(workflow.all_handlers_finished)
+            if self._ending or (end is not None and now >= end):
+                await self._finish_handlers()
                 return self._status
             try:
                 changed = await self._apply_commands()
+                if self._ending:
+                    continue  # deleted, or a refused first revision: nothing more to run
                 if changed or now >= next_refresh:
                     await self._materialize(now)
                     next_refresh = now + refresh
                 await self._release_and_start(now)
             except ActivityError as exc:
-                # The ledger refused or stayed unreachable past the retry policy: survive it,
-                # show it in the status query, and try again at the next wake-up.
+                # The ledger refused (a deterministic error: non-retryable, already recorded on
+                # the schedule by the activity) or stayed unreachable past the bounded retry
+                # policy: survive it, show it in the status query, try again at the next wake-up.
                 cause = str(exc.cause or exc)
                 workflow.logger.error("schedule loop step failed: %s", cause)
                 self._status.last_error = cause
+                if isinstance(exc.cause, ApplicationError) and exc.cause.non_retryable:
+                    self._status.rejections += 1
                 next_refresh = now + refresh
+            if self._ending:
+                continue
             if workflow.info().is_continue_as_new_suggested():
-                await workflow.wait_condition(workflow.all_handlers_finished)
+                await self._finish_handlers()
+                if self._ending:
+                    continue
                 # The first revision is queued (or applied) by now: it is not the next run's input.
                 workflow.continue_as_new(
                     dataclasses.replace(params, initial_spec=None, state=self._state)
@@ -207,42 +373,139 @@ class ScheduleWorkflow:
             with contextlib.suppress(TimeoutError):
                 await workflow.wait_condition(lambda: bool(self._state.pending), timeout=delay)
 
+    async def _finish_handlers(self) -> None:
+        """Wait until every handler has finished, applying the changes updates are waiting for.
+
+        Update handlers wait for the loop to apply their change, so before it returns or continues
+        as new the loop applies what they queued (signals alone finish at once, as before).
+        """
+        while not workflow.all_handlers_finished():
+            await workflow.wait_condition(
+                lambda: (
+                    workflow.all_handlers_finished()
+                    or any(c.update_id is not None for c in self._state.pending)
+                )
+            )
+            if not workflow.all_handlers_finished():
+                await self._apply_commands()
+
     async def _apply_commands(self) -> bool:
         changed = False
         while self._state.pending:
             command = self._state.pending.pop(0)
             changed = True
-            now = self._now()
-            schedule_id = self._params.schedule_id
+            if self._ending:
+                self._refuse_after_end(command)
+                continue
+            if command.update_id is not None:
+                try:
+                    await self._apply_update(command)
+                except ActivityError as exc:
+                    # The activity refused (recorded on the schedule) or the ledger stayed
+                    # unreachable: the caller learns it, and the loop records it and goes on.
+                    self._verdicts[command.update_id] = NotApplied(str(exc.cause or exc))
+                    raise
+                continue
             if command.kind == "publish_revision":
-                result = await workflow.execute_activity_method(
-                    AlmanacActivities.publish_revision,
-                    io.PublishRevisionInput(schedule_id, command.spec or {}, now),
-                    start_to_close_timeout=LEDGER_TIMEOUT,
-                    retry_policy=LEDGER_RETRY,
-                )
-                if not result.accepted and command.initial:
-                    # The input's revision was refused: there is no schedule to run. (A refused
-                    # signal carried over a continue-as-new is only recorded, below.)
-                    raise ApplicationError(
-                        f"first revision rejected: {result.reason}", type="RevisionRejected"
-                    )
-                if result.accepted:
-                    # A new cutover may lie behind the high-water mark: re-materialize every
-                    # revision's owned range (idempotent; the ledger clamps each one).
-                    self._state.materialized_through_utc = None
-                else:
-                    # Recorded like a malformed signal: the status query shows it.
-                    self._reject("publish_revision", f"revision rejected: {result.reason}")
+                await self._publish(command)
             else:
                 disabled = command.kind == "disable"
                 await workflow.execute_activity_method(
                     AlmanacActivities.set_gate,
-                    io.SetGateInput(schedule_id, disabled, command.reason, now),
+                    io.SetGateInput(
+                        self._params.schedule_id, disabled, command.reason, self._now()
+                    ),
                     start_to_close_timeout=LEDGER_TIMEOUT,
                     retry_policy=LEDGER_RETRY,
                 )
         return changed
+
+    async def _apply_update(self, command: Command) -> None:
+        if command.kind == "publish_revision":
+            await self._publish(command)
+        elif command.kind == "delete":
+            await self._delete(command)
+        else:
+            await self._change_gate(command)
+
+    async def _publish(self, command: Command) -> None:
+        result = await workflow.execute_activity_method(
+            AlmanacActivities.publish_revision,
+            io.PublishRevisionInput(self._params.schedule_id, command.spec or {}, self._now()),
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        if not result.accepted and command.initial:
+            # The input's revision was refused: there is no schedule to run. (A refused
+            # signal carried over a continue-as-new is only recorded, below.)
+            raise ApplicationError(
+                f"first revision rejected: {result.reason}", type="RevisionRejected"
+            )
+        if result.accepted:
+            # A new cutover may lie behind the high-water mark: re-materialize every
+            # revision's owned range (idempotent; the ledger clamps each one).
+            self._state.materialized_through_utc = None
+            if result.gate is not None:
+                self._status.gate = result.gate
+        else:
+            # Recorded like a malformed signal: the status query shows it.
+            self._reject("publish_revision", f"revision rejected: {result.reason}")
+            if not result.schedule_live:
+                # No gate, or a deleted one: nothing to run (the caller has the verdict).
+                self._ending = True
+        self._answer(command, result)
+
+    async def _change_gate(self, command: Command) -> None:
+        disabled = command.kind == "disable"
+        result = await workflow.execute_activity_method(
+            AlmanacActivities.change_gate,
+            io.ChangeGateInput(self._params.schedule_id, disabled, command.reason, self._now()),
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        if result.gate is not None:
+            self._status.gate = result.gate
+        self._answer(command, result)
+
+    async def _delete(self, command: Command) -> None:
+        result = await workflow.execute_activity_method(
+            AlmanacActivities.delete_schedule,
+            io.DeleteScheduleInput(self._params.schedule_id, command.reason, self._now()),
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        if result.gate is not None:
+            self._status.gate = result.gate
+        # Deleted now, deleted before, or never created: this workflow has nothing to run.
+        self._ending = True
+        self._status.deleted = result.gate is not None
+        self._answer(command, result)
+
+    def _refuse_after_end(self, command: Command) -> None:
+        why = "the schedule is deleted or ending: nothing more is applied"
+        sid = self._params.schedule_id
+        if command.kind == "publish_revision":
+            revision = (command.spec or {}).get("revision")
+            verdict: Any = io.PublishRevisionResult(
+                False,
+                revision if isinstance(revision, int) else None,
+                why,
+                field="scheduleId",
+                value=sid,
+                schedule_live=False,
+            )
+        elif command.kind == "delete":
+            verdict = io.DeleteScheduleResult(sid, False, self._status.gate, rejected=why)
+        else:
+            disabled = command.kind == "disable"
+            verdict = io.ChangeGateResult(sid, disabled, False, self._status.gate, rejected=why)
+        if command.update_id is None:
+            self._reject(command.kind, why)
+        self._answer(command, verdict)
+
+    def _answer(self, command: Command, verdict: Any) -> None:
+        if command.update_id is not None:
+            self._verdicts[command.update_id] = verdict
 
     async def _materialize(self, now: datetime) -> None:
         result = await workflow.execute_activity_method(
@@ -340,8 +603,32 @@ class ScheduleWorkflow:
         return None
 
 
+def _refuse(field_: str, value: Any, problem: str, *, kind: str = INVALID_UPDATE) -> NoReturn:
+    """Reject an update in its validator: ``field=value: problem`` (details: field, value)."""
+    raise ApplicationError(
+        f"{field_}={value!r}: {problem}",
+        {"field": field_, "value": value if _is_json_scalar(value) else repr(value)},
+        type=kind,
+        non_retryable=True,
+    )
+
+
+def _is_json_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _check_reason(params: DisableInput | DeleteInput) -> None:
+    reason = getattr(params, "reason", None)
+    if not isinstance(reason, str) or not reason.strip():
+        _refuse("reason", reason, "needs a non-empty reason")
+    if len(reason) > MAX_REASON_CHARS:
+        _refuse("reason", f"{len(reason)} characters", f"longer than {MAX_REASON_CHARS}")
+
+
 __all__ = [
     "Command",
+    "DeleteInput",
+    "DisableInput",
     "ScheduleInput",
     "ScheduleState",
     "ScheduleWorkflow",

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
-
-import httpx
-from temporalio.client import Client
+from typing import TYPE_CHECKING, Any
 
 from activities.actions.base import (
     ActionAdapter,
     ActionCapabilities,
     ActionContext,
+    InvalidActionParameters,
     Outcome,
     QueryOutcome,
     UnknownAction,
@@ -22,6 +20,11 @@ from activities.actions.noop_action import NoopAction
 from activities.actions.secrets import SecretResolver
 from activities.actions.smtp_action import SmtpAction
 from activities.actions.temporal_action import TemporalAction
+from timecontract import SpecError
+
+if TYPE_CHECKING:
+    import httpx
+    from temporalio.client import Client
 
 
 class ActionRegistry:
@@ -89,6 +92,37 @@ class ActionRegistry:
             UnknownAction, InvalidActionParameters.
         """
         return self.get(name).capabilities(parameters)
+
+    def check(self, name: str, parameters: Mapping[str, Any]) -> ActionCapabilities:
+        """Check a spec's action at the edge (validate, apply, publish), naming the spec field.
+
+        The same check as :meth:`validate` — registry → adapter → the adapter's parameter model —
+        with an unknown name reported as a spec problem too, so callers handle one error type.
+
+        Returns:
+            the adapter's contract for these parameters.
+
+        Raises:
+            SpecError: ``action.name`` (no such adapter: the message lists the registered ones)
+                or :class:`InvalidActionParameters` (``action.parameters.<field>`` and the value).
+        """
+        try:
+            return self.validate(name, parameters)
+        except UnknownAction as exc:
+            known = ", ".join(exc.known)
+            raise SpecError(
+                "action.name", name, f"no action adapter named {name!r} (registered: {known})"
+            ) from None
+
+    def problems(self, name: str, parameters: Mapping[str, Any]) -> list[SpecError]:
+        """Every problem :meth:`check` finds, one :class:`SpecError` each (empty: none)."""
+        try:
+            self.check(name, parameters)
+        except InvalidActionParameters as exc:
+            return [SpecError(f, v, p) for f, v, p in exc.problems]
+        except SpecError as exc:
+            return [exc]
+        return []
 
     async def invoke(self, name: str, ctx: ActionContext) -> Outcome:
         """Invoke adapter ``name`` once for ``ctx``."""

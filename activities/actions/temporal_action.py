@@ -20,13 +20,9 @@ NON_RETRYABLE.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
-from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
 
 from activities.actions.base import (
     ActionAdapter,
@@ -38,12 +34,15 @@ from activities.actions.base import (
     QueryOutcomeKind,
 )
 
-UNCONFIRMED_STATUSES = frozenset(
-    {RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED, RPCStatusCode.UNKNOWN}
-)
-RETRYABLE_STATUSES = frozenset(
-    {RPCStatusCode.UNAVAILABLE, RPCStatusCode.RESOURCE_EXHAUSTED, RPCStatusCode.ABORTED}
-)
+if TYPE_CHECKING:
+    # temporalio is imported where a call needs it, so checking parameters at the edge
+    # (``almanac validate``) does not load the SDK.
+    from temporalio.client import Client, WorkflowExecutionStatus
+
+UNCONFIRMED_STATUSES = frozenset({"DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN"})
+"""``RPCStatusCode`` names after which the start may have happened."""
+RETRYABLE_STATUSES = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "ABORTED"})
+"""``RPCStatusCode`` names after which nothing happened and a retry may work."""
 
 
 def effect_workflow_id(occurrence_id: str) -> str:
@@ -90,6 +89,10 @@ class TemporalAction(ActionAdapter[TemporalParameters]):
         Raises:
             ActionNotConfigured: the adapter was built without a client.
         """
+        from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+        from temporalio.exceptions import WorkflowAlreadyStartedError
+        from temporalio.service import RPCError
+
         params = self.validate(ctx.parameters)
         client = self.client
         workflow_id = effect_workflow_id(ctx.occurrence_id)
@@ -112,9 +115,9 @@ class TemporalAction(ActionAdapter[TemporalParameters]):
             )
         except RPCError as exc:
             detail = f"{exc.status.name}: {exc.message}"
-            if exc.status in UNCONFIRMED_STATUSES:
+            if exc.status.name in UNCONFIRMED_STATUSES:
                 return Outcome(OutcomeKind.UNCONFIRMED, detail=detail)
-            if exc.status in RETRYABLE_STATUSES:
+            if exc.status.name in RETRYABLE_STATUSES:
                 return Outcome(OutcomeKind.RETRYABLE_FAILURE, detail=detail)
             return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=detail)
         return Outcome(
@@ -125,6 +128,8 @@ class TemporalAction(ActionAdapter[TemporalParameters]):
 
     async def query_result(self, ctx: ActionContext) -> QueryOutcome:
         """Describe ``<occurrenceId>.effect``: FOUND with its run and status, or NOT_FOUND."""
+        from temporalio.service import RPCError, RPCStatusCode
+
         self.validate(ctx.parameters)
         workflow_id = effect_workflow_id(ctx.occurrence_id)
         try:

@@ -1,7 +1,9 @@
-"""``almanac apply``, ``disable``, ``enable``, ``status`` and ``upcoming``: the control plane.
+"""The control plane: ``almanac apply``, ``disable``, ``enable``, ``delete``, ``status``, etc.
 
 Each is thin: parse the arguments, call :mod:`almanac.client` (which needs Temporal only), render
-with Rich or ``--json``. Exit codes and errors as in :mod:`almanac.cli.output`.
+with Rich or ``--json``. Exit codes and errors as in :mod:`almanac.cli.output`: a change prints
+the ledger's verdict and exits 0, or exits 2 naming the refused field and value; 1 is for an
+operational failure only (Temporal unreachable, no worker to give a verdict).
 """
 
 from __future__ import annotations
@@ -54,49 +56,47 @@ def apply(
             "for high-frequency rules). Ignored when the schedule runs already.",
         ),
     ] = None,
-    wait: Annotated[
-        float,
-        typer.Option(help="Seconds to wait for the revision to become active (0: don't wait)."),
-    ] = 10.0,
     as_json: JsonOption = False,
 ) -> None:
-    """Start a schedule, or publish its next revision by signal (refused unless it increases)."""
+    """Publish a spec as a revision (starting the schedule if needed); print the ledger's verdict.
+
+    Exit 0 with what changed (revision, cutover, gate generation), 2 with the refused field and
+    value (an action the adapters refuse, a revision that does not increase, a cutover in the
+    past …), 1 when Temporal or a worker cannot give a verdict.
+    """
 
     async def work() -> None:
         from almanac.cli.spec import print_warnings
-        from almanac.client import check_applicable
+        from almanac.client import check_action, check_applicable
         from timecontract import load_spec, spec_warnings
 
         store = _settings().tzdb_store
         spec = load_spec(spec_file, store)
         check_applicable(spec)
+        check_action(spec)
         # Printed once the spec is applied: a failure stays the one line on stderr.
         warnings = spec_warnings(spec, tzdb_store=store)
         client = await _connect()
         horizon = timedelta(hours=horizon_hours) if horizon_hours else None
         result = await client.apply(spec, horizon=horizon)
-        status = None
-        if wait > 0:
-            status = await client.wait_active(
-                spec.schedule_id, spec.revision, timedelta(seconds=wait)
-            )
         print_warnings(spec_file, warnings)
         if as_json:
-            print_json(
-                {
-                    **asdict(result),
-                    "active": status is not None,
-                    "status": status,
-                    "warnings": [w.to_json() for w in warnings],
-                }
-            )
+            print_json({**asdict(result), "warnings": [w.to_json() for w in warnings]})
             return
-        verb = "started" if result.action == "started" else "published revision"
-        line = f"{result.schedule_id}: {verb} r{result.revision} (workflow {result.workflow_id})"
-        if wait > 0 and status is None:
-            line += f"; not active after {wait:g}s (is a worker running? see its log)"
-        elif status is not None:
-            line += "; active"
+        verdict = result.verdict
+        generation = verdict.gate.disable_generation if verdict.gate else "?"
+        sid, rev = result.schedule_id, result.revision
+        if result.action == "unchanged":
+            line = f"{sid}: unchanged, revision {rev} is already published (same digest)"
+        else:
+            verb = "started" if result.action == "started" else "published"
+            line = (
+                f"{sid}: {verb} revision {rev}, active from {_z(verdict.cutover_at_utc)} "
+                f"(gate generation {generation}"
+            )
+            if verdict.superseded:
+                line += f"; {_n(verdict.superseded, 'occurrence')} of older revisions superseded"
+            line += f"; workflow {result.workflow_id})"
         out().print(escape(line))
 
     run_async(work())
@@ -107,33 +107,92 @@ def disable(
     reason: Annotated[str, typer.Option("--reason", help="Why (recorded in the ledger).")],
     as_json: JsonOption = False,
 ) -> None:
-    """Disable a schedule: nothing new is claimed until it is enabled (by signal)."""
+    """Disable a schedule: nothing new is claimed until it is enabled. Prints the verdict."""
 
     async def work() -> None:
         if not reason.strip():
             raise ValueError(f"--reason={reason!r}: disabling needs a non-empty reason")
         client = await _connect()
-        await client.disable(schedule_id, reason)
+        verdict = await client.disable(schedule_id, reason)
         if as_json:
-            print_json({"scheduleId": schedule_id, "signal": "disable", "reason": reason.strip()})
+            print_json(asdict(verdict))
             return
-        out().print(f"{escape(schedule_id)}: disable sent ({escape(reason.strip())})")
+        generation = verdict.gate.disable_generation if verdict.gate else "?"
+        if not verdict.changed:
+            line = f"{schedule_id}: already disabled (gate generation {generation})"
+        else:
+            line = (
+                f"{schedule_id}: disabled ({reason.strip()}), gate generation {generation}; "
+                f"{_n(verdict.cancelled, 'due occurrence')} cancelled; planned ones wait for "
+                "`almanac enable`, then the misfire policy decides"
+            )
+        out().print(escape(line))
 
     run_async(work())
 
 
 def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
-    """Enable a disabled schedule (by signal)."""
+    """Enable a disabled schedule; say what the misfire policy does with what came due."""
 
     async def work() -> None:
         client = await _connect()
-        await client.enable(schedule_id)
+        verdict = await client.enable(schedule_id)
         if as_json:
-            print_json({"scheduleId": schedule_id, "signal": "enable"})
+            print_json(asdict(verdict))
             return
-        out().print(f"{escape(schedule_id)}: enable sent")
+        generation = verdict.gate.disable_generation if verdict.gate else "?"
+        if not verdict.changed:
+            line = f"{schedule_id}: already enabled (gate generation {generation})"
+        else:
+            line = (
+                f"{schedule_id}: enabled, gate generation {generation}; "
+                f"{_n(verdict.came_due, 'occurrence')} came due while disabled"
+            )
+            if verdict.came_due:
+                line += (
+                    f": under {verdict.misfire_policy} {verdict.released} run now, "
+                    f"{verdict.expired} expire (MISFIRE_EXPIRED)"
+                )
+        out().print(escape(line))
 
     run_async(work())
+
+
+def delete(
+    schedule_id: ScheduleArg,
+    reason: Annotated[str, typer.Option("--reason", help="Why (recorded in the ledger).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Delete a schedule: its workflow completes, nothing new is claimed, the ledger keeps all.
+
+    Occurrences not yet dispatched are cancelled (reason ``deleted: …``); dispatched ones finish.
+    Re-applying the scheduleId later needs a higher revision.
+    """
+
+    async def work() -> None:
+        if not reason.strip():
+            raise ValueError(f"--reason={reason!r}: deleting needs a non-empty reason")
+        client = await _connect()
+        verdict = await client.delete(schedule_id, reason)
+        if as_json:
+            print_json(asdict(verdict))
+            return
+        revision = verdict.gate.active_revision if verdict.gate else 0
+        if not verdict.deleted:
+            line = f"{schedule_id}: already deleted"
+        else:
+            line = (
+                f"{schedule_id}: deleted ({reason.strip()}); "
+                f"{_n(verdict.cancelled, 'undispatched occurrence')} cancelled, every fact kept"
+            )
+        line += f"; re-applying it needs revision {revision + 1} or higher"
+        out().print(escape(line))
+
+    run_async(work())
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def status(
@@ -286,5 +345,6 @@ def mount(app: typer.Typer) -> None:
     app.command()(apply)
     app.command()(disable)
     app.command()(enable)
+    app.command()(delete)
     app.command()(status)
     app.command()(upcoming)

@@ -31,6 +31,14 @@ def dev(
         typer.Option(envvar="ALMANAC_DEV_SERVER_METRICS_PORT", help="Temporal server metrics."),
     ] = 9466,
     ui: Annotated[bool, typer.Option("--ui/--no-ui", help="Serve the Temporal Web UI.")] = True,
+    reset: Annotated[
+        bool,
+        typer.Option(
+            "--reset",
+            help="Start from empty state: move the previous Temporal, ledger and sink state to "
+            "<data dir>/reset-N/ first (nothing is deleted).",
+        ),
+    ] = False,
 ) -> None:
     """Run everything on this machine: Temporal dev server, sink, worker; apply the examples.
 
@@ -53,6 +61,7 @@ def dev(
         metrics_port=metrics_port,
         server_metrics_port=server_metrics_port,
         ui=ui,
+        reset=reset,
         settings=settings,
     )
 

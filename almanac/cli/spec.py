@@ -54,6 +54,7 @@ def validate(
     for path in files:
         try:
             spec = load_spec(path, store)
+            _check_action(spec, path)
         except InvalidSpec as exc:
             bad += 1
             results.append(_invalid_json(path, exc))
@@ -80,6 +81,22 @@ def validate(
         print_json(results)
     if bad:
         raise typer.Exit(EXIT_INVALID)
+
+
+def _check_action(spec: ScheduleSpecV1, path: Path) -> None:
+    """Check the spec's action against the registered adapters' parameter models (no worker).
+
+    Raises:
+        InvalidSpec: naming ``action.name`` or each ``action.parameters.<field>`` and its value.
+    """
+    if spec.action is None:
+        return
+    from activities.actions import ActionRegistry
+    from timecontract import InvalidSpec
+
+    problems = ActionRegistry.default().problems(spec.action.name, spec.action.parameters)
+    if problems:
+        raise InvalidSpec(problems, source=str(path))
 
 
 def _invalid_json(path: Path, exc: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The control commands (apply, status, upcoming, disable, enable, worker) against a real server.
+"""The control commands (apply, status, upcoming, disable, enable, delete, worker), real server.
 
 One Temporal dev server (the venv's ``temporal`` binary, in memory, headless, free ports) and one
 ``almanac worker`` subprocess serve the module; each test uses schedule IDs of its own. Every
@@ -61,8 +61,7 @@ class Control:
         )
 
     def json(self, *args: str) -> Any:
-        wait = ["--wait", "60"] if args[0] == "apply" else []
-        result = self.run(*args, *wait, "--json")
+        result = self.run(*args, "--json")
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
 
@@ -169,8 +168,9 @@ def control(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Control]:
 def test_apply_status_upcoming_disable_enable(control: Control) -> None:
     sid = f"cli-{uuid.uuid4().hex[:6]}"
     applied = control.json("apply", str(control.spec_file(sid)))
-    assert applied["action"] == "started" and applied["active"] is True
+    assert applied["action"] == "started" and applied["verdict"]["accepted"] is True
     assert applied["workflow_id"] == f"almanac-schedule-{sid}"
+    assert applied["verdict"]["gate"]["active_revision"] == 1
 
     status = control.json("status", sid, "-n", "3")
     gate = status["status"]["gate"]
@@ -198,21 +198,16 @@ def test_apply_status_upcoming_disable_enable(control: Control) -> None:
 
     _wait(listed, "`almanac status` lists the schedule")
 
+    # The verdict comes back with the command: no polling.
     done = control.run("disable", sid, "--reason", "maintenance window")
     assert done.returncode == 0, done.stderr
-
-    def gate_disabled(expected: bool) -> Callable[[], bool]:
-        def probe() -> bool:
-            gate = control.json("status", sid, "-n", "0")["status"]["gate"]
-            return bool(gate["disabled"] is expected)
-
-        return probe
-
-    _wait(gate_disabled(True), "the gate shows disabled")
+    assert done.stdout.startswith(f"{sid}: disabled (maintenance window), gate generation 1;")
     shown = control.json("status", sid, "-n", "0")["status"]["gate"]
-    assert shown["disabled_reason"] == "maintenance window"
-    assert control.json("enable", sid) == {"scheduleId": sid, "signal": "enable"}
-    _wait(gate_disabled(False), "the gate shows enabled")
+    assert shown["disabled"] is True and shown["disabled_reason"] == "maintenance window"
+    enabled = control.json("enable", sid)
+    assert enabled["changed"] is True and enabled["gate"]["disable_generation"] == 2
+    assert enabled["came_due"] == enabled["released"] + enabled["expired"]
+    assert control.json("status", sid, "-n", "0")["status"]["gate"]["disabled"] is False
 
 
 def test_revision_must_increase_and_a_newer_one_is_published(control: Control) -> None:
@@ -229,8 +224,9 @@ def test_revision_must_increase_and_a_newer_one_is_published(control: Control) -
     cutover = datetime.now(UTC) + timedelta(minutes=1)
     newer = control.spec_file(sid, revision=2, cutoverAt=_z(cutover))
     published = control.json("apply", str(newer))
-    assert published["action"] == "published" and published["active"] is True
-    assert published["status"]["gate"]["active_revision"] == 2
+    assert published["action"] == "published"
+    assert published["verdict"]["gate"]["active_revision"] == 2
+    assert published["verdict"]["cutover_at_utc"] == _z(cutover)
 
     older = control.run("apply", str(control.spec_file(sid)))
     assert older.returncode == 2 and "active revision is 2" in older.stderr
@@ -245,6 +241,8 @@ def test_invalid_input_exits_2_naming_field_and_value(control: Control) -> None:
     assert empty.returncode == 2 and "--reason" in empty.stderr
     missing = control.run("enable", "never-applied")
     assert missing.returncode == 2 and "never-applied" in missing.stderr
+    nowhere = control.run("delete", "never-applied", "--reason", "x")
+    assert nowhere.returncode == 2 and "never-applied" in nowhere.stderr
 
 
 @pytest.mark.parametrize(
@@ -305,7 +303,7 @@ def test_upcoming_beyond_the_horizon_is_computed_from_the_spec(control: Control)
     sid = f"far-{uuid.uuid4().hex[:6]}"
     spec = control.spec_file(sid, timeZone="Etc/UTC", rule="FREQ=DAILY;BYHOUR=12")
     before = datetime.now(UTC)
-    applied = control.run("apply", str(spec), "--horizon-hours", "1", "--wait", "60", "--json")
+    applied = control.run("apply", str(spec), "--horizon-hours", "1", "--json")
     assert applied.returncode == 0, applied.stderr
     assert json.loads(applied.stdout)["warnings"] == []
     rows = control.json("upcoming", sid, "-n", "3")
@@ -325,7 +323,7 @@ def test_upcoming_beyond_the_horizon_is_computed_from_the_spec(control: Control)
 def test_apply_prints_warnings_and_json_carries_them(control: Control) -> None:
     sid = f"warn-{uuid.uuid4().hex[:6]}"
     spec = control.spec_file(sid, rule="FREQ=MINUTELY;INTERVAL=30")  # Europe/Berlin, FIRST_ONLY
-    result = control.run("apply", str(spec), "--wait", "60", "--json")
+    result = control.run("apply", str(spec), "--json")
     assert result.returncode == 0, result.stderr
     codes = [w["code"] for w in json.loads(result.stdout)["warnings"]]
     assert codes == ["REPEATED_HOUR_SILENT"]

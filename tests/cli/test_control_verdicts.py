@@ -1,0 +1,87 @@
+"""``apply``, ``disable``, ``enable`` and ``delete`` print the ledger's verdict (issue 10).
+
+Against the real dev server and an ``almanac worker`` subprocess (the ``control`` fixture of
+``test_control.py``). Exit 0 with what changed, 2 naming the refused field and value, 1 only for an
+operational failure. Expectations come from the issue's rules and the spec text: an action the
+adapters refuse never starts a schedule; a deleted schedule takes only a higher revision; on enable
+the misfire policy's decision is reported (CATCH_UP_BOUNDED, maxCatchUp 1: one late run, the rest
+expire).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from test_control import Control, _wait, _z, control
+
+__all__ = ["control"]
+
+pytestmark = [pytest.mark.temporal, pytest.mark.slow]
+
+
+@pytest.mark.parametrize(
+    ("action", "named"),
+    [
+        ({"name": "ftp", "parameters": {}}, "action.name='ftp'"),
+        ({"name": "http", "parameters": {"url": "nope"}}, "action.parameters.url='nope'"),
+    ],
+)
+def test_an_action_the_adapters_refuse_exits_2_and_starts_nothing(
+    control: Control, action: dict[str, object], named: str
+) -> None:
+    sid = f"edge-{uuid.uuid4().hex[:6]}"
+    spec = control.spec_file(sid, action=action)
+    checked = control.run("validate", str(spec))
+    assert checked.returncode == 2 and named in checked.stderr
+    applied = control.run("apply", str(spec))
+    assert applied.returncode == 2, applied.stderr
+    assert named in applied.stderr and "Traceback" not in applied.stderr
+    status = control.run("status", sid)
+    assert status.returncode == 2 and "not running" in status.stderr
+
+
+def test_delete_then_only_a_higher_revision_comes_back(control: Control) -> None:
+    sid = f"del-{uuid.uuid4().hex[:6]}"
+    spec = control.spec_file(sid)
+    first = control.run("apply", str(spec))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith(f"{sid}: started revision 1, active from ")
+
+    gone = control.run("delete", sid, "--reason", "retired")
+    assert gone.returncode == 0, gone.stderr
+    assert gone.stdout.startswith(f"{sid}: deleted (retired); ")
+    assert "every fact kept; re-applying it needs revision 2 or higher" in gone.stdout
+    # The completed run still answers its status query: the gate says deleted.
+    status = control.run("status", sid, "-n", "0")
+    assert status.returncode == 0 and "deleted: retired" in status.stdout
+
+    same = control.run("apply", str(spec))
+    assert same.returncode == 2 and "needs a higher revision" in same.stderr
+    later = _z(datetime.now(UTC) + timedelta(minutes=1))
+    revived = control.json("apply", str(control.spec_file(sid, revision=2, cutoverAt=later)))
+    assert revived["action"] == "started" and revived["revision"] == 2
+
+
+def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control: Control) -> None:
+    sid = f"mis-{uuid.uuid4().hex[:6]}"
+    spec = control.spec_file(sid, misfirePolicy="CATCH_UP_BOUNDED", maxCatchUp=1, lateness="PT1S")
+    assert control.json("apply", str(spec))["action"] == "started"
+    off = control.json("disable", sid, "--reason", "window")
+    assert off["changed"] is True and off["gate"]["disable_generation"] == 1
+    disabled_at = time.monotonic()
+    # Every 10 s: wait until at least two instants have passed while disabled.
+    _wait(lambda: time.monotonic() - disabled_at > 22, "two instants pass", timeout=40)
+    on = control.run("enable", sid)
+    assert on.returncode == 0, on.stderr
+    assert f"{sid}: enabled, gate generation 2; " in on.stdout
+    assert "under CATCH_UP_BOUNDED (maxCatchUp 1), lateness PT1S" in on.stdout
+    verdict = control.json("enable", sid)  # already enabled: unchanged, nothing decided
+    assert (verdict["changed"], verdict["came_due"]) == (False, 0)
+    shown = on.stdout.split("; ", 1)[1]
+    came_due = int(shown.split(" occurrence")[0])
+    runs = int(shown.split(" run now")[0].rsplit(" ", 1)[1])
+    expires = int(shown.split(" expire")[0].rsplit(" ", 1)[1])
+    assert came_due >= 2 and runs == 1 and expires == came_due - 1

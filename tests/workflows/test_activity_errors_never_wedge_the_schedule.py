@@ -1,0 +1,446 @@
+"""Every error an activity can raise is bounded, recorded on the schedule, and survived.
+
+Fakes under the real activity names (the production activities, with a fault plan in front of
+selected calls) raise each error class the activity can raise: the deterministic ones
+(``activities.ledger_activities.DETERMINISTIC_ERRORS``: refused transitions, missing rows, invalid
+specs, lost compare-and-sets, integrity errors) and the transient one (``LedgerUnavailable``).
+
+What must hold (issue 10, "nothing retries forever"): a deterministic error is tried once, never
+retried; the transient one is retried exactly ``LEDGER_RETRY.maximum_attempts`` times, then given
+up; each deterministic error becomes an ``ACTIVITY_REJECTED`` schedule event and a
+``almanac_schedule_rejections_total`` increment; the schedule workflow keeps running its other
+work (later occurrences succeed, its run completes at the simulation stop, not as a failure); and
+an update whose change fails is answered (``ChangeNotApplied``), never left waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prometheus_client import CollectorRegistry
+from temporal_env import eventually, start_time_skipping
+from temporalio import activity
+from temporalio.client import WorkflowExecutionStatus, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+import ledger
+from activities import io
+from activities.actions import ActionRegistry
+from activities.ledger_activities import AlmanacActivities
+from activities.metrics import AlmanacMetrics
+from almanac.registration import register_search_attributes
+from devtools import simulation
+from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
+from devtools.sink import Sink
+from ledger.migrate import upgrade
+from timecontract import InvalidSpec, SpecError, TzdbReleaseNotFound
+from workflows import ScheduleWorkflow, schedule_workflow_id
+from workflows.occurrence import ACTION_RETRY, LEDGER_RETRY
+from workflows.schedule import DeleteInput, DisableInput
+
+pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
+
+DAY = datetime(2026, 12, 1, tzinfo=UTC)
+OID = "faults.r1.20261201T010000.f0"
+
+
+def transient() -> Exception:
+    return ledger.LedgerUnavailable("connection refused (injected)")
+
+
+# Each activity's error classes, one per planned call (None: let that call through).
+SCHEDULE_LOOP_PLAN: dict[str, list[Exception | None]] = {
+    io.MATERIALIZE: [
+        None,
+        ledger.ScheduleNotFound("faults"),
+        InvalidSpec([SpecError("rule", "FREQ=NEVER", "injected")]),
+        TzdbReleaseNotFound("1999z", ["2026a"]),
+        ledger.ClaimLost("faults", "injected"),
+        ledger.LedgerIntegrityError("injected"),
+        transient(),
+    ],
+    io.RELEASE_DUE: [
+        None,
+        None,
+        ledger.ScheduleNotFound("faults"),
+        ledger.IllegalTransition(OID, ledger.OccurrenceState.PLANNED, ledger.OccurrenceState.DUE),
+        ledger.ClaimLost("faults", "injected"),
+        transient(),
+    ],
+    io.CLAIM: [
+        ledger.OccurrenceNotFound(OID),
+        ledger.IllegalTransition(OID, ledger.OccurrenceState.DUE, ledger.OccurrenceState.DUE),
+        ledger.ClaimLost(OID, "injected"),
+        transient(),
+    ],
+    io.EXECUTE_ATTEMPT: [
+        ledger.OccurrenceNotFound(OID),
+        ledger.IllegalTransition(OID, ledger.OccurrenceState.DUE, ledger.OccurrenceState.RUNNING),
+        ledger.ClaimLost(OID, "injected"),
+        transient(),
+    ],
+}
+GATE_PLAN: dict[str, list[Exception | None]] = {
+    io.PUBLISH_REVISION: [None, transient()],
+    io.CHANGE_GATE: [
+        ledger.ScheduleNotFound("faults"),
+        ledger.ClaimLost("faults", "x"),
+        transient(),
+    ],
+    io.SET_GATE: [ledger.ScheduleNotFound("faults"), ledger.ClaimLost("faults", "x"), transient()],
+    io.DELETE_SCHEDULE: [ledger.ClaimLost("faults", "x"), transient()],
+}
+
+
+@dataclass
+class Raised:
+    """What the fakes raised: (activity, error class) → attempts seen."""
+
+    attempts: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+
+class FaultyActivities(AlmanacActivities):
+    """The production activities behind a fault plan, registered under the same names."""
+
+    def __init__(self, *args: Any, plan: dict[str, list[Exception | None]], **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.plan = {name: list(errors) for name, errors in plan.items()}
+        self.raised = Raised()
+        self._retrying: dict[str, Exception] = {}
+
+    def _fault(self, name: str, schedule_id: str | None, now: datetime) -> None:
+        info = activity.info()
+        key = f"{info.workflow_id}/{info.activity_id}"
+        error = self._retrying.get(key)
+        if error is None:
+            planned = self.plan.get(name) or [None]
+            error = planned.pop(0) if planned else None
+            if error is None:
+                return
+            if isinstance(error, ledger.LedgerUnavailable):
+                self._retrying[key] = error
+        self.raised.attempts[(name, type(error).__name__)] += 1
+        # Raised inside the production error mapping: recorded, classified, bounded.
+        with self._domain_errors(schedule_id, name, now):
+            raise error
+
+    @activity.defn(name=io.MATERIALIZE)
+    def materialize(self, params: io.MaterializeOccurrencesInput) -> Any:
+        self._fault(io.MATERIALIZE, params.schedule_id, params.now_utc)
+        return super().materialize(params)
+
+    @activity.defn(name=io.RELEASE_DUE)
+    def release_due(self, params: io.ReleaseDueInput) -> Any:
+        self._fault(io.RELEASE_DUE, params.schedule_id, params.now_utc)
+        return super().release_due(params)
+
+    @activity.defn(name=io.PUBLISH_REVISION)
+    def publish_revision(self, params: io.PublishRevisionInput) -> Any:
+        self._fault(io.PUBLISH_REVISION, params.schedule_id, params.now_utc)
+        return super().publish_revision(params)
+
+    @activity.defn(name=io.SET_GATE)
+    def set_gate(self, params: io.SetGateInput) -> Any:
+        self._fault(io.SET_GATE, params.schedule_id, params.now_utc)
+        return super().set_gate(params)
+
+    @activity.defn(name=io.CHANGE_GATE)
+    def change_gate(self, params: io.ChangeGateInput) -> Any:
+        self._fault(io.CHANGE_GATE, params.schedule_id, params.now_utc)
+        return super().change_gate(params)
+
+    @activity.defn(name=io.DELETE_SCHEDULE)
+    def delete_schedule(self, params: io.DeleteScheduleInput) -> Any:
+        self._fault(io.DELETE_SCHEDULE, params.schedule_id, params.now_utc)
+        return super().delete_schedule(params)
+
+    @activity.defn(name=io.CLAIM)
+    def claim(self, params: io.ClaimOccurrenceInput) -> Any:
+        self._fault(io.CLAIM, "faults", params.now_utc)
+        return super().claim(params)
+
+    @activity.defn(name=io.EXECUTE_ATTEMPT)
+    async def execute_attempt(self, params: io.ExecuteAttemptInput) -> Any:
+        self._fault(io.EXECUTE_ATTEMPT, "faults", params.now_utc)
+        return await super().execute_attempt(params)
+
+
+IDLE = {"timer_started_event_attributes", "workflow_execution_update_completed_event_attributes"}
+"""A run's last event when it waits: its timer started (an update's answer may follow it)."""
+
+
+async def wait_until_idle(handle: Any) -> None:
+    """Like ``stack.wait_until_sleeping``: the test server mishandles changes mid-task."""
+
+    async def last_event() -> str | None:
+        return (await handle.fetch_history()).events[-1].WhichOneof("attributes")
+
+    await eventually(last_event, lambda kind: kind in IDLE, timeout=20)
+
+
+@asynccontextmanager
+async def faulty_stack(
+    env: WorkflowEnvironment, tmp_path: Path, plan: dict[str, list[Exception | None]]
+) -> AsyncIterator[tuple[FaultyActivities, ledger.Ledger, Sink, str]]:
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    upgrade(url)
+    store = ledger.Ledger.from_url(url)
+    await register_search_attributes(env.client)
+    queue = f"faults-{tmp_path.name[-12:]}"
+    with Sink() as sink, ThreadPoolExecutor(max_workers=8) as executor:
+        activities = FaultyActivities(
+            store,
+            ActionRegistry.default(),
+            plan=plan,
+            identity="faulty-worker",
+            metrics=AlmanacMetrics(CollectorRegistry()),
+        )
+        async with Worker(
+            env.client,
+            task_queue=queue,
+            workflows=list(simulation.WORKFLOWS),
+            activities=activities.all(),
+            activity_executor=executor,
+        ):
+            yield activities, store, sink, queue
+    store.dispose()
+
+
+def spec(sink: Sink) -> dict[str, Any]:
+    return {
+        "schema": "scheduleSpec.v1",
+        "scheduleId": "faults",
+        "revision": 1,
+        "timeZone": "Etc/UTC",
+        "tzdbVersion": "2026a",
+        "rule": "FREQ=HOURLY;BYMINUTE=0",
+        "misfirePolicy": "SKIP",
+        "lateness": "PT59M",
+        "cutoverAt": "2026-11-30T00:00:00Z",
+        "action": {"name": "http", "parameters": {"url": f"{sink.url}/effects"}},
+    }
+
+
+def rejections(activities: FaultyActivities, schedule_id: str) -> dict[str, float]:
+    registry = activities._metrics.registry
+    found: dict[str, float] = {}
+    for family in registry.collect():
+        for sample in family.samples:
+            ours = sample.labels.get("schedule_id") == schedule_id
+            if sample.name == "almanac_schedule_rejections_total" and ours:
+                found[sample.labels["error"]] = sample.value
+    return found
+
+
+def expected_attempts(plan: dict[str, list[Exception | None]]) -> Counter[tuple[str, str]]:
+    expected: Counter[tuple[str, str]] = Counter()
+    for name, errors in plan.items():
+        for error in errors:
+            if error is None:
+                continue
+            retried = isinstance(error, ledger.LedgerUnavailable)
+            # The action's policy bounds execute_attempt; the ledger's bounds the others.
+            policy = ACTION_RETRY if name == io.EXECUTE_ATTEMPT else LEDGER_RETRY
+            attempts = policy.maximum_attempts if retried else 1
+            expected[(name, type(error).__name__)] += attempts
+    return expected
+
+
+def deterministic(plan: dict[str, list[Exception | None]]) -> Counter[str]:
+    return Counter(
+        type(e).__name__
+        for errors in plan.values()
+        for e in errors
+        if e is not None and not isinstance(e, ledger.LedgerUnavailable)
+    )
+
+
+async def test_the_schedule_loop_and_its_occurrences_survive_every_error_class(
+    tmp_path: Path,
+) -> None:
+    env = await start_time_skipping()
+    try:
+        async with faulty_stack(env, tmp_path, SCHEDULE_LOOP_PLAN) as (acts, store, sink, queue):
+            offset = (DAY + timedelta(minutes=30) - await env.get_current_time()).total_seconds()
+            handle = await env.client.start_workflow(
+                SimulatedScheduleWorkflow.run,
+                SimulatedScheduleInput(
+                    schedule_id="faults",
+                    initial_spec=spec(sink),
+                    clock_offset_seconds=offset,
+                    stop_after_utc=DAY + timedelta(hours=20, minutes=30),
+                    horizon_seconds=timedelta(hours=24).total_seconds(),
+                ),
+                id=schedule_workflow_id("faults"),
+                task_queue=queue,
+            )
+            final = await handle.result()  # time skips; the loop must reach its stop
+            assert (await handle.describe()).status is WorkflowExecutionStatus.COMPLETED
+
+            assert acts.raised.attempts == expected_attempts(SCHEDULE_LOOP_PLAN)
+            assert all(not errors for errors in acts.plan.values())  # every fault was hit
+            events = ledger.schedule_events(store, "faults")
+            recorded = Counter(
+                e.detail.split(": ")[1] for e in events if e.kind == "ACTIVITY_REJECTED"
+            )
+            assert recorded == deterministic(SCHEDULE_LOOP_PLAN)
+            assert rejections(acts, "faults") == {
+                k: float(v) for k, v in deterministic(SCHEDULE_LOOP_PLAN).items()
+            }
+            # The loop's own steps (materialize, release) that failed for good, as the status says.
+            loop_steps = {io.MATERIALIZE, io.RELEASE_DUE}
+            assert final.rejections == sum(
+                1
+                for name in loop_steps
+                for e in SCHEDULE_LOOP_PLAN[name]
+                if e is not None and not isinstance(e, ledger.LedgerUnavailable)
+            )
+            assert final.last_error
+            # Its other work went on: the last hours ran, each effect delivered once.
+            rows = {
+                o.instant_utc.hour: o.state
+                for o in ledger.list_occurrences(store, "faults", to_utc=DAY + timedelta(hours=21))
+                if o.instant_utc is not None
+            }
+            assert [rows[h] for h in (18, 19, 20)] == [ledger.OccurrenceState.SUCCEEDED] * 3
+            assert all(e.delivery_count == 1 for e in sink.effects())
+    finally:
+        await env.shutdown()
+
+
+async def test_a_failed_change_is_answered_and_the_schedule_keeps_running(
+    tmp_path: Path,
+) -> None:
+    env = await start_time_skipping()
+    try:
+        async with faulty_stack(env, tmp_path, GATE_PLAN) as (acts, store, sink, queue):
+            offset = (DAY + timedelta(minutes=30) - await env.get_current_time()).total_seconds()
+            handle = await env.client.start_workflow(
+                SimulatedScheduleWorkflow.run,
+                SimulatedScheduleInput(
+                    schedule_id="faults",
+                    initial_spec=spec(sink),
+                    clock_offset_seconds=offset,
+                    stop_after_utc=DAY + timedelta(hours=12),
+                    horizon_seconds=timedelta(hours=24).total_seconds(),
+                ),
+                id=schedule_workflow_id("faults"),
+                task_queue=queue,
+            )
+
+            async def update(call: Any) -> Any:
+                # A transient fault retries on durable backoff timers: skip time meanwhile.
+                task = asyncio.ensure_future(call)
+                while not task.done():
+                    await asyncio.wait({task}, timeout=0.5)
+                    if not task.done():
+                        await env.sleep(timedelta(minutes=1))
+                return await task
+
+            async def not_applied(call: Any, error: str) -> None:
+                await wait_until_idle(handle)
+                with pytest.raises(WorkflowUpdateFailedError) as failed:
+                    await update(call)
+                cause = failed.value.cause
+                assert isinstance(cause, ApplicationError) and cause.type == "ChangeNotApplied"
+                assert error in cause.message
+
+            later = {**spec(sink), "revision": 2, "cutoverAt": "2026-12-02T00:00:00Z"}
+            publish = ScheduleWorkflow.publish_revision_update
+            await not_applied(handle.execute_update(publish, later), "LedgerUnavailable")
+            for error in ("ScheduleNotFound", "ClaimLost", "LedgerUnavailable"):
+                await not_applied(
+                    handle.execute_update(ScheduleWorkflow.disable_update, DisableInput("x")), error
+                )
+            for error, attempts in (
+                ("ScheduleNotFound", 1),
+                ("ClaimLost", 1),
+                ("LedgerUnavailable", LEDGER_RETRY.maximum_attempts),
+            ):
+                await wait_until_idle(handle)
+                await handle.signal("disable", {"reason": "by signal"})
+                deadline = asyncio.get_running_loop().time() + 60
+                while acts.raised.attempts[(io.SET_GATE, error)] < attempts:
+                    assert asyncio.get_running_loop().time() < deadline, acts.raised
+                    await env.sleep(timedelta(minutes=1))  # skip the retry backoff
+                    await asyncio.sleep(0.2)
+                status = await eventually(
+                    lambda: handle.query(ScheduleWorkflow.status),
+                    lambda s, e=error: e in s.last_error,
+                )
+                assert status.gate is not None and not status.gate.disabled
+            for error in ("ClaimLost", "LedgerUnavailable"):
+                await not_applied(
+                    handle.execute_update(ScheduleWorkflow.delete_update, DeleteInput("x")), error
+                )
+            # Every fault spent, the same changes now go through: the schedule kept running.
+            await wait_until_idle(handle)
+            assert (await update(handle.execute_update(publish, later))).accepted
+            off = await update(
+                handle.execute_update(ScheduleWorkflow.disable_update, DisableInput("x"))
+            )
+            assert off.changed and off.gate.disabled
+            gone = await update(
+                handle.execute_update(ScheduleWorkflow.delete_update, DeleteInput("done"))
+            )
+            assert gone.deleted
+            final = await handle.result()
+            assert final.deleted
+            assert acts.raised.attempts == expected_attempts(GATE_PLAN)
+            recorded = Counter(
+                e.detail.split(": ")[1]
+                for e in ledger.schedule_events(store, "faults")
+                if e.kind == "ACTIVITY_REJECTED"
+            )
+            assert recorded == deterministic(GATE_PLAN)
+    finally:
+        await env.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        ("query_effect", "OccurrenceNotFound"),
+        ("escalate", "CaseNotFound"),
+        ("claim", "OccurrenceNotFound"),
+    ],
+)
+async def test_reconciliation_activities_refuse_without_retry_and_record_it(
+    tmp_path: Path, call: str, error: str
+) -> None:
+    """The occurrence-level activities a schedule run rarely reaches, called directly."""
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    upgrade(url)
+    store = ledger.Ledger.from_url(url)
+    metrics = AlmanacMetrics(CollectorRegistry())
+    acts = AlmanacActivities(store, ActionRegistry.default(), identity="w", metrics=metrics)
+    missing = "faults.r1.20261201T010000.f0"
+    inputs: dict[str, Any] = {
+        "query_effect": io.QueryEffectInput(missing, DAY),
+        "escalate": io.EscalateInput(missing, "deadline", DAY),
+        "claim": io.ClaimOccurrenceInput(
+            missing,
+            io.GateSnapshot("faults", 1, False, None, 0, 0, "default", DAY),
+            DAY,
+        ),
+    }
+    method = getattr(acts, call)
+    with pytest.raises(ApplicationError) as refused:
+        result = method(inputs[call])
+        if asyncio.iscoroutine(result):
+            await result
+    assert (refused.value.type, refused.value.non_retryable) == (error, True)
+    [event] = ledger.schedule_events(store, "faults")
+    assert event.kind == "ACTIVITY_REJECTED" and error in event.detail
+    store.dispose()
