@@ -25,8 +25,8 @@ skipped records).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from pathlib import Path
@@ -34,11 +34,11 @@ from pathlib import Path
 from timecontract import zones
 from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
 from timecontract.ids import (
+    IdFormatter,
     LogicalSlotId,
     OccurrenceId,
     interval_occurrence_id,
     logical_slot_id,
-    occurrence_id,
 )
 from timecontract.interval import interval_readings
 from timecontract.jitter import jitter_delay
@@ -193,8 +193,10 @@ def resolve_local(
     Source: RFC 5545 §3.3.5 (shifted instant); PEP 495 (fold); seed: fold ordinals.
 
     """
-    earlier = nominal_local.replace(tzinfo=zone, fold=0).utcoffset()
-    later = nominal_local.replace(tzinfo=zone, fold=1).utcoffset()
+    # The zone's utcoffset reads the wall-clock fields and the fold of a naive date-time
+    # (PEP 495), the same answer as attaching the zone first, without copying it twice.
+    earlier = zone.utcoffset(nominal_local.replace(fold=0) if nominal_local.fold else nominal_local)
+    later = zone.utcoffset(_with_fold_1(nominal_local))
     assert earlier is not None and later is not None
     if earlier == later:
         return [Resolution(0, _utc(nominal_local, earlier), None, earlier, Reason.UNAMBIGUOUS)]
@@ -213,6 +215,11 @@ def resolve_local(
     if gap_policy is GapPolicy.SKIP:
         return [Resolution(0, None, gap_at, None, Reason.GAP_SKIPPED)]
     return [Resolution(0, _utc(nominal_local, earlier), gap_at, later, Reason.GAP_SHIFTED_FORWARD)]
+
+
+def _with_fold_1(n: datetime) -> datetime:
+    # The constructor is about twice as fast as ``n.replace(fold=1)``.
+    return datetime(n.year, n.month, n.day, n.hour, n.minute, n.second, n.microsecond, fold=1)
 
 
 def _utc(nominal_local: datetime, offset: timedelta) -> datetime:
@@ -292,10 +299,20 @@ def occurrences(
         records = list(_counted(spec, rule, zone, nominals, before))
     else:
         nominals = rule.expand(spec.start, low, high)
-        records = list(_build(spec, rule.rule, _resolved(spec, zone, nominals)))
-    owned = [r for r in _settle_collisions(records) if from_utc <= r.placed_at_utc < to_utc]
-    ordered = sorted(owned, key=lambda r: (r.placed_at_utc, r.nominal_local, r.fold))
+        records = _build_all(spec, rule.rule, zone, nominals)
+    owned = [
+        r
+        for r in _settle_collisions(records)
+        if from_utc <= (r.instant_utc if r.instant_utc is not None else r.gap_at_utc) < to_utc  # type: ignore[operator]
+    ]
+    ordered = sorted(owned, key=_order)
     return _jittered(spec, ordered)
+
+
+def _order(r: OccurrenceRecord) -> tuple[datetime, datetime, int]:
+    placed = r.instant_utc if r.instant_utc is not None else r.gap_at_utc
+    assert placed is not None  # every record has one or the other
+    return placed, r.nominal_local, r.fold
 
 
 def _interval_records(
@@ -372,6 +389,52 @@ def _resolved(
         yield nominal_local, resolve_local(nominal_local, zone, spec.gap_policy, spec.fold_policy)
 
 
+def _build_all(
+    spec: ScheduleSpecV1, rule: Rule, zone: tzinfo, nominals: Iterable[datetime]
+) -> list[OccurrenceRecord]:
+    """``list(_build(spec, rule, _resolved(spec, zone, nominals)))``, faster.
+
+    A nominal time whose two PEP 495 offsets agree (all but those next to a transition) becomes
+    its ``UNAMBIGUOUS`` record here directly; the others go through :func:`resolve_local`.
+    """
+    ids = IdFormatter(spec.schedule_id, spec.revision)
+    end, until = spec.end, rule.until_utc
+    schedule_id, revision, tzdb_version = spec.schedule_id, spec.revision, spec.tzdb_version
+    gap_policy, fold_policy = spec.gap_policy, spec.fold_policy
+    offset_of, occurrence, slot, new = zone.utcoffset, ids.occurrence, ids.slot, _new_record
+    planned, unambiguous = Disposition.PLANNED, Reason.UNAMBIGUOUS
+    records: list[OccurrenceRecord] = []
+    for n in nominals:
+        if end is not None and n > end:
+            break
+        earlier = offset_of(n)
+        if earlier is None or n.fold or earlier != offset_of(_with_fold_1(n)):
+            records.extend(
+                _build(spec, rule, [(n, resolve_local(n, zone, gap_policy, fold_policy))], ids)
+            )
+            continue
+        instant = n.replace(tzinfo=UTC) - earlier
+        if until is not None and instant > until:
+            continue
+        records.append(
+            new(
+                occurrence(n, 0),
+                slot(instant),
+                schedule_id,
+                revision,
+                n,
+                0,
+                instant,
+                None,
+                earlier,
+                tzdb_version,
+                planned,
+                unambiguous,
+            )
+        )
+    return records
+
+
 def counts_arithmetically(rule: Rule) -> bool:
     """Whether a COUNT rule's window is counted arithmetically (``timecontract.countwindow``)."""
     return constant_per_period(rule)
@@ -391,43 +454,90 @@ def _counted(
     """
     remaining = (rule.rule.count or 0) - counted_before
     resolved = _resolved(spec, zone, nominals)
+    ids = IdFormatter(spec.schedule_id, spec.revision)
     for nominal_local, resolutions in resolved:
         if remaining <= 0:
             return
         if resolutions[0].reason is not Reason.GAP_SKIPPED:
             remaining -= 1
-        yield from _build(spec, rule.rule, [(nominal_local, resolutions)])
+        yield from _build(spec, rule.rule, [(nominal_local, resolutions)], ids)
 
 
 def _build(
-    spec: ScheduleSpecV1, rule: Rule, resolved: Iterable[tuple[datetime, list[Resolution]]]
+    spec: ScheduleSpecV1,
+    rule: Rule,
+    resolved: Iterable[tuple[datetime, list[Resolution]]],
+    ids: IdFormatter | None = None,
 ) -> Iterator[OccurrenceRecord]:
+    ids = ids or IdFormatter(spec.schedule_id, spec.revision)
+    until = rule.until_utc
     for nominal_local, resolutions in resolved:
         for resolution in resolutions:
-            record = _record(spec, nominal_local, resolution)
+            record = _record(spec, nominal_local, resolution, ids)
             # Filtered, not a stop: near a fold, nominal order and instant order differ.
-            if rule.until_utc is None or record.placed_at_utc <= rule.until_utc:
+            if until is None or record.placed_at_utc <= until:
                 yield record
 
 
-def _record(spec: ScheduleSpecV1, nominal_local: datetime, res: Resolution) -> OccurrenceRecord:
-    planned = res.instant_utc is not None
-    return OccurrenceRecord(
-        occurrence_id=occurrence_id(spec.schedule_id, spec.revision, nominal_local, res.fold),
-        logical_slot_id=logical_slot_id(spec.schedule_id, res.instant_utc)
-        if res.instant_utc is not None
-        else None,
-        schedule_id=spec.schedule_id,
-        revision=spec.revision,
-        nominal_local=nominal_local,
-        fold=res.fold,
-        instant_utc=res.instant_utc,
-        gap_at_utc=res.gap_at_utc,
-        utc_offset=res.utc_offset,
-        tzdb_version=spec.tzdb_version,
-        disposition=Disposition.PLANNED if planned else Disposition.SKIPPED_GAP,
-        reason=res.reason,
+def _record(
+    spec: ScheduleSpecV1, nominal_local: datetime, res: Resolution, ids: IdFormatter
+) -> OccurrenceRecord:
+    instant = res.instant_utc
+    return _new_record(
+        ids.occurrence(nominal_local, res.fold),
+        None if instant is None else ids.slot(instant),
+        spec.schedule_id,
+        spec.revision,
+        nominal_local,
+        res.fold,
+        instant,
+        res.gap_at_utc,
+        res.utc_offset,
+        spec.tzdb_version,
+        Disposition.SKIPPED_GAP if instant is None else Disposition.PLANNED,
+        res.reason,
     )
+
+
+def _record_constructor() -> Callable[..., OccurrenceRecord]:
+    """``OccurrenceRecord(...)`` (the twelve fields before ``jitter_delay``) at about half the cost.
+
+    The frozen dataclass's ``__init__`` goes through ``object.__setattr__`` once per field; this
+    sets the same slots through their descriptors. Same object, same equality and hash; the
+    record stays frozen.
+    """
+    names = [f.name for f in fields(OccurrenceRecord)]
+    assert names[-1] == "jitter_delay" and len(names) == 13
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12 = (
+        getattr(OccurrenceRecord, name).__set__ for name in names
+    )
+    no_jitter = OccurrenceRecord.__dataclass_fields__["jitter_delay"].default
+    new = object.__new__
+
+    def build(
+        a: object,
+        b: object,
+        c: object,
+        d: object,
+        e: object,
+        f: object,
+        g: object,
+        h: object,
+        i: object,
+        j: object,
+        k: object,
+        m: object,
+    ) -> OccurrenceRecord:
+        record = new(OccurrenceRecord)
+        s0(record, a), s1(record, b), s2(record, c), s3(record, d), s4(record, e)
+        s5(record, f), s6(record, g), s7(record, h), s8(record, i), s9(record, j)
+        s10(record, k), s11(record, m), s12(record, no_jitter)
+        return record
+
+    return build
+
+
+_new_record = _record_constructor()
 
 
 def _settle_collisions(records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
