@@ -309,6 +309,48 @@ def occurrences(
     return _jittered(spec, ordered)
 
 
+STREAM_PERIODS = 10_000
+""":func:`iter_occurrences` resolves its window in pieces of this many rule periods (≥ 1 day)."""
+
+
+def iter_occurrences(
+    spec: ScheduleSpecV1,
+    from_utc: datetime,
+    to_utc: datetime,
+    *,
+    tzdb_store: Path | None = None,
+) -> Iterator[OccurrenceRecord]:
+    """:func:`occurrences`, yielded piece by piece: memory follows a piece, not the window.
+
+    The window is cut into consecutive pieces of :data:`STREAM_PERIODS` periods (at least a
+    day) and each is resolved by :func:`occurrences`; splitting a window yields the same records
+    as the whole, in the same order (records are sorted by their placed instant, and pieces split
+    the UTC line), so the concatenation is exactly ``occurrences(spec, from_utc, to_utc)``. A
+    COUNT rule that is walked from DTSTART is resolved in one piece (a walk per piece would
+    repeat it).
+
+    Raises:
+        The same as :func:`occurrences`.
+
+    """
+    if from_utc.tzinfo is None or to_utc.tzinfo is None:
+        raise ValueError("window bounds must be aware UTC datetimes")
+    rule = spec.rscale_rule if spec.interval is None else None
+    walked = (
+        rule is not None
+        and rule.rule.count is not None
+        and (rule.moves_invalid_dates or not counts_arithmetically(rule.rule))
+    )
+    piece = max(min(spec.nominal_period, timedelta(days=366)) * STREAM_PERIODS, timedelta(days=1))
+    start = from_utc
+    while True:
+        end = to_utc if walked or to_utc - start <= piece else start + piece
+        yield from occurrences(spec, start, end, tzdb_store=tzdb_store)
+        if end >= to_utc:
+            return
+        start = end
+
+
 def _order(r: OccurrenceRecord) -> tuple[datetime, datetime, int]:
     placed = r.instant_utc if r.instant_utc is not None else r.gap_at_utc
     assert placed is not None  # every record has one or the other
