@@ -120,7 +120,8 @@ def parse_occurrence_id(value: str) -> tuple[str, int, datetime, int]:
     return match["schedule"], int(match["revision"]), nominal_local, int(match["fold"])
 
 
-_TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
+TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
+"""``00`` … ``59``: the hours, minutes and seconds of an ID."""
 
 
 class IdFormatter:
@@ -129,9 +130,9 @@ class IdFormatter:
     The same strings as :func:`occurrence_id` and :func:`logical_slot_id` (a test compares them
     over random inputs).
 
-    Each ID is the readable function's output for midnight of its day (computed once per day and
-    cut before the time) followed by the time's ``HHMMSS`` from a table and the suffix: formatting
-    through ``strftime`` per record cost more than the RRULE expansion itself. No argument checks:
+    Each ID is a per-day prefix (computed once per day from ``date.isoformat``) followed by the
+    time's ``HHMMSS`` from a table and the suffix: formatting through ``strftime`` per record cost
+    more than the RRULE expansion itself. No argument checks:
     for records the time contract builds itself (naive nominal times, aware UTC instants, folds 0
     and 1, whole seconds).
     """
@@ -157,9 +158,8 @@ class IdFormatter:
         """``occurrence_id(schedule_id, revision, nominal_local, fold)``."""
         day = (nominal_local.year, nominal_local.month, nominal_local.day)
         if day != self._local_day:
-            midnight = occurrence_id(self._schedule_id, self._revision, datetime(*day), 0)
-            self._local_day, self._local_prefix = day, midnight[: -len("000000.f0")]
-        two = _TWO_DIGITS
+            self._local_day, self._local_prefix = day, self.local_prefix(nominal_local)
+        two = TWO_DIGITS
         return OccurrenceId(
             f"{self._local_prefix}{two[nominal_local.hour]}{two[nominal_local.minute]}"
             f"{two[nominal_local.second]}.f{fold}"
@@ -169,10 +169,29 @@ class IdFormatter:
         """``logical_slot_id(schedule_id, instant_utc)`` for an instant whose tzinfo is UTC."""
         day = (instant_utc.year, instant_utc.month, instant_utc.day)
         if day != self._utc_day:
-            midnight = logical_slot_id(self._schedule_id, datetime(*day, tzinfo=UTC))
-            self._utc_day, self._utc_prefix = day, midnight[: -len("000000Z")]
-        two = _TWO_DIGITS
+            self._utc_day, self._utc_prefix = day, self.utc_prefix(instant_utc)
+        two = TWO_DIGITS
         return LogicalSlotId(
             f"{self._utc_prefix}{two[instant_utc.hour]}{two[instant_utc.minute]}"
             f"{two[instant_utc.second]}Z"
         )
+
+    def local_prefix(self, nominal_local: datetime) -> str:
+        """The occurrenceId of ``nominal_local``'s day up to its time: ``<id>.r<rev>.YYYYMMDDT``.
+
+        An occurrenceId is this, then ``HHMMSS`` (two digits each, :data:`TWO_DIGITS`), then
+        ``.f<fold>``.
+        """
+        day = nominal_local.date().isoformat()  # YYYY-MM-DD, the year zero-padded like %04d
+        return f"{self._schedule_id}.r{self._revision}.{day[0:4]}{day[5:7]}{day[8:10]}T"
+
+    def utc_prefix(self, instant_utc: datetime) -> str:
+        """The logicalSlotId of the UTC day of ``instant_utc`` up to its time: ``<id>@YYYYMMDDT``.
+
+        A logicalSlotId is this, then ``HHMMSS``, then ``Z``.
+        """
+        if instant_utc.year < 1000:  # strftime's %Y: not zero-padded here (glibc)
+            midnight = datetime(instant_utc.year, instant_utc.month, instant_utc.day, tzinfo=UTC)
+            return logical_slot_id(self._schedule_id, midnight)[: -len("000000Z")]
+        day = instant_utc.date().isoformat()
+        return f"{self._schedule_id}@{day[0:4]}{day[5:7]}{day[8:10]}T"

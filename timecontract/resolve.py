@@ -34,6 +34,7 @@ from pathlib import Path
 from timecontract import zones
 from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
 from timecontract.ids import (
+    TWO_DIGITS,
     IdFormatter,
     LogicalSlotId,
     OccurrenceId,
@@ -404,16 +405,16 @@ def _local_bounds(zone: tzinfo, from_utc: datetime, to_utc: datetime) -> tuple[d
     widened by the smallest and largest offsets seen (sampled daily from a day before to a day
     after) and by their difference, plus slack: a window with no transition costs nothing extra.
     """
-    offsets = []
-    last = to_utc + timedelta(days=1)
-    moment = from_utc - timedelta(days=1)
-    while True:
+    day = timedelta(days=1)
+    first, last = from_utc - day, to_utc + day
+    # Every day from ``first`` while before ``last``, and ``last``.
+    samples = [first + day * k for k in range(-(-(last - first) // day))]
+    samples.append(last)
+    offsets: set[timedelta] = set()
+    for moment in samples:
         offset = moment.astimezone(zone).utcoffset()
         assert offset is not None
-        offsets.append(offset)
-        if moment >= last:
-            break
-        moment = min(moment + timedelta(days=1), last)
+        offsets.add(offset)
     low, high = min(offsets), max(offsets)
     spread = high - low + _SLACK
     return (
@@ -443,9 +444,15 @@ def _build_all(
     end, until = spec.end, rule.until_utc
     schedule_id, revision, tzdb_version = spec.schedule_id, spec.revision, spec.tzdb_version
     gap_policy, fold_policy = spec.gap_policy, spec.fold_policy
-    offset_of, occurrence, slot, new = zone.utcoffset, ids.occurrence, ids.slot, _new_record
+    offset_of, two = zone.utcoffset, TWO_DIGITS
     planned, unambiguous = Disposition.PLANNED, Reason.UNAMBIGUOUS
+    # The record's slots, set directly (see _record_constructor).
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12 = _RECORD_SETTERS
+    new, no_jitter = object.__new__, _NO_JITTER
+    local_day = utc_day = None
+    local_prefix = utc_prefix = ""
     records: list[OccurrenceRecord] = []
+    append = records.append
     for n in nominals:
         if end is not None and n > end:
             break
@@ -458,22 +465,20 @@ def _build_all(
         instant = n.replace(tzinfo=UTC) - earlier
         if until is not None and instant > until:
             continue
-        records.append(
-            new(
-                occurrence(n, 0),
-                slot(instant),
-                schedule_id,
-                revision,
-                n,
-                0,
-                instant,
-                None,
-                earlier,
-                tzdb_version,
-                planned,
-                unambiguous,
-            )
-        )
+        # The IDs as IdFormatter.occurrence and .slot build them, inlined.
+        day = n.date()
+        if day != local_day:
+            local_day, local_prefix = day, ids.local_prefix(n)
+        day = instant.date()
+        if day != utc_day:
+            utc_day, utc_prefix = day, ids.utc_prefix(instant)
+        r = new(OccurrenceRecord)
+        s0(r, f"{local_prefix}{two[n.hour]}{two[n.minute]}{two[n.second]}.f0")
+        s1(r, f"{utc_prefix}{two[instant.hour]}{two[instant.minute]}{two[instant.second]}Z")
+        s2(r, schedule_id), s3(r, revision), s4(r, n), s5(r, 0), s6(r, instant), s7(r, None)
+        s8(r, earlier), s9(r, tzdb_version), s10(r, planned), s11(r, unambiguous)
+        s12(r, no_jitter)
+        append(r)
     return records
 
 
@@ -541,45 +546,26 @@ def _record(
     )
 
 
-def _record_constructor() -> Callable[..., OccurrenceRecord]:
-    """``OccurrenceRecord(...)`` (the twelve fields before ``jitter_delay``) at about half the cost.
-
-    The frozen dataclass's ``__init__`` goes through ``object.__setattr__`` once per field; this
-    sets the same slots through their descriptors. Same object, same equality and hash; the
-    record stays frozen.
-    """
+def _record_setters() -> tuple[Callable[[OccurrenceRecord, object], None], ...]:
     names = [f.name for f in fields(OccurrenceRecord)]
     assert names[-1] == "jitter_delay" and len(names) == 13
-    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12 = (
-        getattr(OccurrenceRecord, name).__set__ for name in names
-    )
-    no_jitter = OccurrenceRecord.__dataclass_fields__["jitter_delay"].default
-    new = object.__new__
-
-    def build(
-        a: object,
-        b: object,
-        c: object,
-        d: object,
-        e: object,
-        f: object,
-        g: object,
-        h: object,
-        i: object,
-        j: object,
-        k: object,
-        m: object,
-    ) -> OccurrenceRecord:
-        record = new(OccurrenceRecord)
-        s0(record, a), s1(record, b), s2(record, c), s3(record, d), s4(record, e)
-        s5(record, f), s6(record, g), s7(record, h), s8(record, i), s9(record, j)
-        s10(record, k), s11(record, m), s12(record, no_jitter)
-        return record
-
-    return build
+    return tuple(getattr(OccurrenceRecord, name).__set__ for name in names)
 
 
-_new_record = _record_constructor()
+_RECORD_SETTERS = _record_setters()
+"""The slots' descriptors, in field order: a record built through them is the same object as
+``OccurrenceRecord(...)`` (same fields, equality and hash, still frozen) at about half the cost
+(the frozen dataclass's ``__init__`` goes through ``object.__setattr__`` once per field)."""
+_NO_JITTER = timedelta(0)
+assert OccurrenceRecord.__dataclass_fields__["jitter_delay"].default == _NO_JITTER
+
+
+def _new_record(*values: object) -> OccurrenceRecord:
+    """``OccurrenceRecord(*values)`` for the twelve fields before ``jitter_delay``."""
+    record = object.__new__(OccurrenceRecord)
+    for setter, value in zip(_RECORD_SETTERS, (*values, _NO_JITTER), strict=True):
+        setter(record, value)
+    return record
 
 
 def _settle_collisions(records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
