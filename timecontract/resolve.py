@@ -446,7 +446,7 @@ def _build_all(
     gap_policy, fold_policy = spec.gap_policy, spec.fold_policy
     offset_of, two = zone.utcoffset, TWO_DIGITS
     planned, unambiguous = Disposition.PLANNED, Reason.UNAMBIGUOUS
-    # The record's slots, set directly (see _record_constructor).
+    # The record's slots, set directly (see _RECORD_SETTERS).
     s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12 = _RECORD_SETTERS
     new, no_jitter = object.__new__, _NO_JITTER
     local_day = utc_day = None
