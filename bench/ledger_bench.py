@@ -2,7 +2,8 @@
 
 Run::
 
-    .venv/bin/python bench/ledger_bench.py [--rows 20000] [--claimers 16] [--claims 400]
+    .venv/bin/python bench/ledger_bench.py [--rows 20000] [--rounds 5]
+                                           [--claimers 16] [--claims 400]
 
 Both backends in one run: a SQLite file and a throwaway PostgreSQL cluster (local server binaries,
 as in the tests). For each, the same occurrence rows are written twice in the same database:
@@ -15,7 +16,9 @@ as in the tests). For each, the same occurrence rows are written twice in the sa
   (occurrence, slot, event) into unconstrained copies of those three tables (same column
   types; no key, index, constraint or default), in one transaction.
 
-Ratios are materialize occurrences/s over each baseline's occurrences/s (aim ≥ 0.5).
+The three arms alternate over ``--rounds`` rounds in one process (``bench/_pairs.py``); ratios
+are the median of per-round materialize occurrences/s over each baseline's (aim ≥ 0.5), with the
+load average before each round.
 Claim latency: ``--claimers``
 threads claim ``--claims`` DUE occurrences of one schedule as fast as they can (each a fresh gate
 read + claim), reporting p50/p95/p99 of the claim call.
@@ -24,6 +27,7 @@ read + claim), reporting p50/p95/p99 of the claim call.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import sys
 import tempfile
@@ -36,10 +40,12 @@ from typing import Any
 
 from sqlalchemy import Column, MetaData, String, Table, insert, text
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "ledger"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ledger"))
 
 from ledger_pg import find_pg_ctl, start_server
 
+from bench import _pairs
 from ledger import Ledger, claim, get_gate, materialize, publish_revision, release_due
 from ledger.events import EVENTS, OCCURRENCES, SLOTS
 from ledger.materialize import _occurrence_row
@@ -115,18 +121,31 @@ def _timed_insert(ledger: Ledger, batches: dict[Table, list[dict[str, Any]]]) ->
     return time.perf_counter() - started
 
 
-def bench_materialize(ledger: Ledger, rows: int) -> dict[str, float]:
-    """Rows per second: materialize, its SQL part, and the two plain-INSERT baselines."""
-    s = spec("bench-materialize")
-    publish_revision(ledger, s, T0, by="bench")
-    end = T0 + timedelta(minutes=rows)
-    started = time.perf_counter()
-    records = occurrences(s, T0, end)
-    resolve_s = time.perf_counter() - started
-    started = time.perf_counter()
-    result = materialize(ledger, s, T0, end, T0)
-    materialize_s = time.perf_counter() - started
-    assert len(result.created) == rows
+def materialize_arms(ledger: Ledger, rows: int) -> list[_pairs.Arm]:
+    """Three arms writing the same ``rows`` occurrences into the same database, one per round.
+
+    ``materialize`` publishes a fresh schedule each round (so every row is new) and times
+    ``ledger.materialize`` (``resolve s``: the time contract's part, timed separately on the same
+    window). The two baselines (re)create their unconstrained tables outside the timing.
+    """
+
+    def run_materialize(round_index: int) -> dict[str, float]:
+        s = spec(f"bench-materialize-{round_index}")
+        publish_revision(ledger, s, T0, by="bench")
+        end = T0 + timedelta(minutes=rows)
+        started = time.perf_counter()
+        occurrences(s, T0, end)
+        resolve_s = time.perf_counter() - started
+        started = time.perf_counter()
+        result = materialize(ledger, s, T0, end, T0)
+        materialize_s = time.perf_counter() - started
+        assert len(result.created) == rows
+        return {
+            "occ_per_s": rows / materialize_s,
+            "sql_part_occ_per_s": rows / (materialize_s - resolve_s),
+        }
+
+    records = occurrences(spec("bench-baseline"), T0, T0 + timedelta(minutes=rows))
     # Baseline 1 (since the first run): the occurrence rows only, as text, into one table.
     one = Table(
         "bench_plain_occurrences_text",
@@ -137,18 +156,20 @@ def bench_materialize(ledger: Ledger, rows: int) -> dict[str, float]:
         {k: None if v is None else str(v) for k, v in _occurrence_row(r, T0).items()}
         for r in records
     ]
-    one_s = _timed_insert(ledger, {one: payload})
     # Baseline 2: every row materialize writes (occurrence, slot, event) into
     # unconstrained copies of the three tables, same column types, one transaction.
     metadata = MetaData()
     every = {_unconstrained_copy(t, metadata): v for t, v in _all_rows(records).items()}
-    all_s = _timed_insert(ledger, every)
-    return {
-        "materialize": rows / materialize_s,
-        "sql_part": rows / (materialize_s - resolve_s),
-        "plain_one_table": rows / one_s,
-        "plain_all_rows": rows / all_s,
-    }
+
+    def run_plain(batches: dict[Table, list[dict[str, Any]]]) -> dict[str, float]:
+        elapsed = _timed_insert(ledger, batches)
+        return {"occ_per_s": rows / elapsed, "sql_part_occ_per_s": rows / elapsed}
+
+    return [
+        _pairs.Arm("plain 1-table", lambda _round: run_plain({one: payload})),
+        _pairs.Arm("plain all-rows", lambda _round: run_plain(every)),
+        _pairs.Arm("materialize", run_materialize),
+    ]
 
 
 def bench_claims(ledger: Ledger, claimers: int, claims: int) -> list[float]:
@@ -190,17 +211,26 @@ def bench_claims(ledger: Ledger, claimers: int, claims: int) -> list[float]:
 
 
 def report(name: str, ledger: Ledger, args: argparse.Namespace) -> None:
-    m = bench_materialize(ledger, args.rows)
+    print(f"\n{name}: materialize of {args.rows:,} occurrences (a minutely rule) vs plain INSERTs")
+    result = asyncio.run(
+        _pairs.alternate(
+            materialize_arms(ledger, args.rows),
+            rounds=args.rounds,
+            baseline="plain 1-table",
+            metric="occ_per_s",
+            report=None,
+        )
+    )
+    print(result.table())
+    every = statistics.median(
+        r.figures["materialize"]["occ_per_s"] / r.figures["plain all-rows"]["occ_per_s"]
+        for r in result.rounds
+    )
+    print(f"materialize vs plain all-rows: median per-round ratio {every:.2f}")
     lat = sorted(bench_claims(ledger, args.claimers, args.claims))
     q = statistics.quantiles(lat, n=100)
-    one, every = m["plain_one_table"], m["plain_all_rows"]
     print(
-        f"{name:10s} materialize {m['materialize']:7.0f} rows/s (SQL part {m['sql_part']:7.0f})"
-        f" | plain 1-table {one:7.0f} rows/s, all-rows {every:7.0f} occ/s\n"
-        f"{'':10s} ratio vs 1-table {m['materialize'] / one:.2f} (SQL part "
-        f"{m['sql_part'] / one:.2f}) | vs all-rows {m['materialize'] / every:.2f} (SQL part "
-        f"{m['sql_part'] / every:.2f})\n"
-        f"{'':10s} claim ({args.claimers} threads, {len(lat)} calls) "
+        f"claim ({args.claimers} threads, {len(lat)} calls) "
         f"p50 {q[49] * 1000:.1f} ms p95 {q[94] * 1000:.1f} ms p99 {q[98] * 1000:.1f} ms"
     )
 
@@ -210,6 +240,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--claimers", type=int, default=16)
     parser.add_argument("--claims", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/bench.sqlite3"

@@ -1,4 +1,4 @@
-"""Benchmark of the time contract: ``python bench/timecontract_bench.py``.
+"""Benchmark of the time contract: ``python bench/timecontract_bench.py [--rounds 5] [--only X]``.
 
 1. Expansion throughput: ``timecontract.occurrences`` (expansion + zone resolution + identity +
    collisions) against raw dateutil expansion of the same rules over the same window, in the same
@@ -9,22 +9,31 @@
    counted arithmetically (``timecontract.countwindow``) against the walk from DTSTART (the
    previous path, forced), same rule, same window, same run; the records must be equal.
 
-Figures are the best of ``--repeat`` runs (default 5). Pure CPU, no I/O beyond the zone file.
+Each section alternates its two arms over ``--rounds`` rounds in one process (``bench/_pairs.py``)
+and prints the medians and the median of the per-round ratios (≥ 1: as good as the baseline or
+better) with the load average before each round. Pure CPU, no I/O beyond the zone file.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import platform
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from dateutil import rrule as du
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 import timecontract
-from timecontract import occurrences, parse_spec
+from bench import _pairs
+from timecontract import OccurrenceRecord, ScheduleSpecV1, occurrences, parse_spec
 
 ZONE = "America/New_York"
 BASE: dict[str, Any] = {
@@ -75,53 +84,77 @@ START = datetime(2001, 1, 1)
 WINDOW_FROM = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def best(repeat: int, call: Callable[[], int]) -> tuple[float, int]:
-    """Best wall time of ``repeat`` calls, and the count the call returned."""
-    times, count = [], 0
-    for _ in range(repeat):
-        began = time.perf_counter()
-        count = call()
-        times.append(time.perf_counter() - began)
-    return min(times), count
+def _timed(call: Callable[..., Sized], *args: Any) -> tuple[float, int]:
+    """Wall time of one call, and the length of what it returned."""
+    began = time.perf_counter()
+    count = len(call(*args))
+    return time.perf_counter() - began, count
 
 
-def throughput(repeat: int) -> list[tuple[str, int, float, float]]:
-    rows = []
-    for label, text, kwargs, length in RULES:
+def _raw(freq: Any, kwargs: dict[str, Any], low: datetime, high: datetime) -> list[datetime]:
+    # Raw dateutil over the same floating window, restarted at the window like
+    # timecontract does (DTSTART at the window start: no walk from 2001).
+    return list(du.rrule(freq, dtstart=low, until=high, cache=False, **kwargs))
+
+
+def _specs() -> list[tuple[ScheduleSpecV1, int, dict[str, Any], datetime]]:
+    out = []
+    for _label, text, kwargs, length in RULES:
         spec = parse_spec({**BASE, "rule": text, "start": START.isoformat()})
-        to = WINDOW_FROM + length
-        tc_time, tc_count = best(repeat, lambda s=spec, t=to: len(occurrences(s, WINDOW_FROM, t)))
-
-        low, high = WINDOW_FROM.replace(tzinfo=None), to.replace(tzinfo=None)
         freq = getattr(du, text.split(";")[0].split("=")[1])
-
-        def raw(
-            f: int = freq, kw: dict[str, Any] = kwargs, lo: datetime = low, hi: datetime = high
-        ) -> int:
-            # Raw dateutil over the same floating window, restarted at the window like
-            # timecontract does (DTSTART at the window start: no walk from 2001).
-            return sum(1 for _ in du.rrule(f, dtstart=lo, until=hi, cache=False, **kw))
-
-        du_time, du_count = best(repeat, raw)
-        rows.append((label, tc_count, tc_count / tc_time, du_count / du_time))
-    return rows
+        out.append((spec, freq, kwargs, WINDOW_FROM + length))
+    return out
 
 
-def window_cost(repeat: int) -> list[tuple[str, float, float]]:
-    rows = []
+def throughput_arms() -> list[_pairs.Arm]:
+    """Two arms over the same five windows: the whole time contract, and raw dateutil."""
+    specs = _specs()
+
+    def contract(_round: int) -> dict[str, float]:
+        elapsed, count = 0.0, 0
+        for spec, _freq, _kwargs, to in specs:
+            took, n = _timed(occurrences, spec, WINDOW_FROM, to)
+            elapsed, count = elapsed + took, count + n
+        return {"records": count, "records_per_s": count / elapsed}
+
+    def raw(_round: int) -> dict[str, float]:
+        elapsed, count = 0.0, 0
+        for _spec, freq, kwargs, to in specs:
+            low, high = WINDOW_FROM.replace(tzinfo=None), to.replace(tzinfo=None)
+            took, n = _timed(_raw, freq, kwargs, low, high)
+            elapsed, count = elapsed + took, count + n
+        return {"records": count, "records_per_s": count / elapsed}
+
+    return [_pairs.Arm("dateutil", raw), _pairs.Arm("timecontract", contract)]
+
+
+WINDOW_COST_RULES = [
+    ("MINUTELY", "FREQ=MINUTELY"),
+    ("HOURLY", "FREQ=HOURLY"),
+    ("SECONDLY/30", "FREQ=SECONDLY;INTERVAL=30"),
+]
+
+
+def window_cost_arms() -> list[_pairs.Arm]:
+    """A 14-day window of three rules with DTSTART 1 day back (baseline) and 30 years back."""
     window = (datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 6, 15, tzinfo=UTC))
-    for label, text in [
-        ("MINUTELY", "FREQ=MINUTELY"),
-        ("HOURLY", "FREQ=HOURLY"),
-        ("SECONDLY/30", "FREQ=SECONDLY;INTERVAL=30"),
-    ]:
-        results = []
-        for start in (datetime(1996, 6, 1), datetime(2026, 5, 31)):
-            spec = parse_spec({**BASE, "rule": text, "start": start.isoformat()})
-            elapsed, _ = best(repeat, lambda s=spec: len(occurrences(s, *window)))
-            results.append(elapsed)
-        rows.append((label, results[0], results[1]))
-    return rows
+
+    def arm(start: datetime) -> Callable[[int], dict[str, float]]:
+        specs = [
+            (label, parse_spec({**BASE, "rule": text, "start": start.isoformat()}))
+            for label, text in WINDOW_COST_RULES
+        ]
+
+        def run(_round: int) -> dict[str, float]:
+            figures = {f"{label} s": _timed(occurrences, spec, *window)[0] for label, spec in specs}
+            return {**figures, "total s": sum(figures.values())}
+
+        return run
+
+    return [
+        _pairs.Arm("1 day back", arm(datetime(2026, 5, 31))),
+        _pairs.Arm("30 years back", arm(datetime(1996, 6, 1))),
+    ]
 
 
 COUNT_RULES = [
@@ -131,54 +164,94 @@ COUNT_RULES = [
 ]
 
 
-def count_window(repeat: int) -> list[tuple[str, float, float]]:
+def count_window_arms() -> list[_pairs.Arm]:
+    """A 5-minute window of COUNT rules: the walk from DTSTART (baseline) and the arithmetic."""
     import timecontract.resolve as resolve
 
     window = (datetime(2026, 3, 10, tzinfo=UTC), datetime(2026, 3, 10, 0, 5, tzinfo=UTC))
-    rows = []
-    for label, text, start in COUNT_RULES:
-        spec = parse_spec({**BASE, "rule": text, "start": start, "gapPolicy": "SKIP"})
-        fast_time, _ = best(repeat, lambda s=spec: len(occurrences(s, *window)))
-        fast = occurrences(spec, *window)
+    specs = [
+        (label, parse_spec({**BASE, "rule": text, "start": start, "gapPolicy": "SKIP"}))
+        for label, text, start in COUNT_RULES
+    ]
+    seen: dict[str, list[OccurrenceRecord]] = {}
+
+    def measure(walk: bool) -> dict[str, float]:
         arithmetic = resolve.counts_arithmetically
-        resolve.counts_arithmetically = lambda _rule: False  # type: ignore[assignment]
+        if walk:
+            resolve.counts_arithmetically = lambda _rule: False  # type: ignore[assignment]
         try:
-            walk_time, _ = best(max(1, repeat // 5), lambda s=spec: len(occurrences(s, *window)))
-            walked = occurrences(spec, *window)
+            figures = {}
+            for label, spec in specs:
+                began = time.perf_counter()
+                records = occurrences(spec, *window)
+                figures[f"{label} s"] = time.perf_counter() - began
+                # Both paths must give the same records.
+                assert seen.setdefault(label, records) == records, label
         finally:
-            resolve.counts_arithmetically = arithmetic  # type: ignore[assignment]
-        assert fast == walked, label
-        rows.append((label, walk_time, fast_time))
-    return rows
+            resolve.counts_arithmetically = arithmetic
+        return {**figures, "total s": sum(figures.values())}
+
+    return [
+        _pairs.Arm("walk", lambda _round: measure(walk=True)),
+        _pairs.Arm("arithmetic", lambda _round: measure(walk=False)),
+    ]
+
+
+SECTIONS = {
+    "throughput": (
+        "1. Expansion + resolution over five rules' windows from 2026-01-01 (America/New_York): "
+        "timecontract.occurrences against raw dateutil, records/s (aim: ratio >= 0.5)",
+        throughput_arms,
+        "dateutil",
+        "records_per_s",
+        False,
+    ),
+    "window": (
+        "2. Window cost: a 14-day window (2026-06-01..15), DTSTART 30 years back against 1 day "
+        "back, seconds (a ratio near 1: the cost follows the window)",
+        window_cost_arms,
+        "1 day back",
+        "total s",
+        True,
+    ),
+    "count": (
+        "3. COUNT rules: a 5-minute window (2026-03-10T00:00Z), the arithmetic count against the "
+        "walk from DTSTART, seconds (same records asserted)",
+        count_window_arms,
+        "walk",
+        "total s",
+        True,
+    ),
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", choices=sorted(SECTIONS), action="append")
+    parser.add_argument("--json", action="store_true", help="Also print every round as JSON.")
     args = parser.parse_args()
 
     print(
         f"timecontract bench — Python {platform.python_version()}, {platform.machine()}, "
-        f"tzdata {timecontract.zones.INSTALLED_RELEASE}, best of {args.repeat}"
+        f"tzdata {timecontract.zones.INSTALLED_RELEASE}, {args.rounds} alternating rounds"
     )
-    print()
-    print("1. Expansion throughput (occurrences/s), window from 2026-01-01, America/New_York")
-    print(f"{'rule':<24}{'records':>9}{'timecontract/s':>16}{'dateutil/s':>13}{'ratio':>8}")
-    for label, count, tc_rate, du_rate in throughput(args.repeat):
-        print(f"{label:<24}{count:>9}{tc_rate:>16,.0f}{du_rate:>13,.0f}{du_rate / tc_rate:>7.1f}x")
-    print(
-        "   ratio = dateutil rate / timecontract rate (how many times slower the full contract is)"
-    )
-    print()
-    print("2. Window cost: 14-day window 2026-06-01..15, DTSTART 30 years back vs 1 day back")
-    print(f"{'rule':<24}{'30y back (s)':>14}{'1d back (s)':>13}{'ratio':>8}")
-    for label, far, near in window_cost(args.repeat):
-        print(f"{label:<24}{far:>14.3f}{near:>13.3f}{far / near:>7.2f}x")
-    print()
-    print("3. COUNT rules: 5-minute window 2026-03-10T00:00Z, walk from DTSTART vs arithmetic")
-    print(f"{'rule':<28}{'walk (s)':>10}{'arithmetic (s)':>16}{'ratio':>10}")
-    for label, walk, fast in count_window(args.repeat):
-        print(f"{label:<28}{walk:>10.3f}{fast:>16.4f}{walk / fast:>9.0f}x")
+    for name in args.only or list(SECTIONS):
+        title, arms, baseline, metric, lower = SECTIONS[name]
+        print(f"\n{title}")
+        result = asyncio.run(
+            _pairs.alternate(
+                arms(),
+                rounds=args.rounds,
+                baseline=baseline,
+                metric=metric,
+                lower_is_better=lower,
+                report=None,
+            )
+        )
+        print(result.table())
+        if args.json:
+            print(json.dumps(result.as_dict()))
 
 
 if __name__ == "__main__":

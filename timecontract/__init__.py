@@ -25,6 +25,7 @@ from timecontract.resolve import (
     Reason,
     Resolution,
     format_offset,
+    iter_occurrences,
     occurrences,
     resolve_local,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "format_offset",
     "interval_instants",
     "interval_occurrence_id",
+    "iter_occurrences",
     "jitter_delay",
     "load_spec",
     "logical_slot_id",

@@ -25,8 +25,8 @@ skipped records).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from pathlib import Path
@@ -34,11 +34,12 @@ from pathlib import Path
 from timecontract import zones
 from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
 from timecontract.ids import (
+    TWO_DIGITS,
+    IdFormatter,
     LogicalSlotId,
     OccurrenceId,
     interval_occurrence_id,
     logical_slot_id,
-    occurrence_id,
 )
 from timecontract.interval import interval_readings
 from timecontract.jitter import jitter_delay
@@ -193,8 +194,10 @@ def resolve_local(
     Source: RFC 5545 §3.3.5 (shifted instant); PEP 495 (fold); seed: fold ordinals.
 
     """
-    earlier = nominal_local.replace(tzinfo=zone, fold=0).utcoffset()
-    later = nominal_local.replace(tzinfo=zone, fold=1).utcoffset()
+    # The zone's utcoffset reads the wall-clock fields and the fold of a naive date-time
+    # (PEP 495), the same answer as attaching the zone first, without copying it twice.
+    earlier = zone.utcoffset(nominal_local.replace(fold=0) if nominal_local.fold else nominal_local)
+    later = zone.utcoffset(_with_fold_1(nominal_local))
     assert earlier is not None and later is not None
     if earlier == later:
         return [Resolution(0, _utc(nominal_local, earlier), None, earlier, Reason.UNAMBIGUOUS)]
@@ -213,6 +216,11 @@ def resolve_local(
     if gap_policy is GapPolicy.SKIP:
         return [Resolution(0, None, gap_at, None, Reason.GAP_SKIPPED)]
     return [Resolution(0, _utc(nominal_local, earlier), gap_at, later, Reason.GAP_SHIFTED_FORWARD)]
+
+
+def _with_fold_1(n: datetime) -> datetime:
+    # The constructor is about twice as fast as ``n.replace(fold=1)``.
+    return datetime(n.year, n.month, n.day, n.hour, n.minute, n.second, n.microsecond, fold=1)
 
 
 def _utc(nominal_local: datetime, offset: timedelta) -> datetime:
@@ -292,10 +300,62 @@ def occurrences(
         records = list(_counted(spec, rule, zone, nominals, before))
     else:
         nominals = rule.expand(spec.start, low, high)
-        records = list(_build(spec, rule.rule, _resolved(spec, zone, nominals)))
-    owned = [r for r in _settle_collisions(records) if from_utc <= r.placed_at_utc < to_utc]
-    ordered = sorted(owned, key=lambda r: (r.placed_at_utc, r.nominal_local, r.fold))
+        records = _build_all(spec, rule.rule, zone, nominals)
+    owned = [
+        r
+        for r in _settle_collisions(records)
+        if from_utc <= (r.instant_utc if r.instant_utc is not None else r.gap_at_utc) < to_utc  # type: ignore[operator]
+    ]
+    ordered = sorted(owned, key=_order)
     return _jittered(spec, ordered)
+
+
+STREAM_PERIODS = 10_000
+""":func:`iter_occurrences` resolves its window in pieces of this many rule periods (≥ 1 day)."""
+
+
+def iter_occurrences(
+    spec: ScheduleSpecV1,
+    from_utc: datetime,
+    to_utc: datetime,
+    *,
+    tzdb_store: Path | None = None,
+) -> Iterator[OccurrenceRecord]:
+    """:func:`occurrences`, yielded piece by piece: memory follows a piece, not the window.
+
+    The window is cut into consecutive pieces of :data:`STREAM_PERIODS` periods (at least a
+    day) and each is resolved by :func:`occurrences`; splitting a window yields the same records
+    as the whole, in the same order (records are sorted by their placed instant, and pieces split
+    the UTC line), so the concatenation is exactly ``occurrences(spec, from_utc, to_utc)``. A
+    COUNT rule that is walked from DTSTART is resolved in one piece (a walk per piece would
+    repeat it).
+
+    Raises:
+        The same as :func:`occurrences`.
+
+    """
+    if from_utc.tzinfo is None or to_utc.tzinfo is None:
+        raise ValueError("window bounds must be aware UTC datetimes")
+    rule = spec.rscale_rule if spec.interval is None else None
+    walked = (
+        rule is not None
+        and rule.rule.count is not None
+        and (rule.moves_invalid_dates or not counts_arithmetically(rule.rule))
+    )
+    piece = max(min(spec.nominal_period, timedelta(days=366)) * STREAM_PERIODS, timedelta(days=1))
+    start = from_utc
+    while True:
+        end = to_utc if walked or to_utc - start <= piece else start + piece
+        yield from occurrences(spec, start, end, tzdb_store=tzdb_store)
+        if end >= to_utc:
+            return
+        start = end
+
+
+def _order(r: OccurrenceRecord) -> tuple[datetime, datetime, int]:
+    placed = r.instant_utc if r.instant_utc is not None else r.gap_at_utc
+    assert placed is not None  # every record has one or the other
+    return placed, r.nominal_local, r.fold
 
 
 def _interval_records(
@@ -345,16 +405,16 @@ def _local_bounds(zone: tzinfo, from_utc: datetime, to_utc: datetime) -> tuple[d
     widened by the smallest and largest offsets seen (sampled daily from a day before to a day
     after) and by their difference, plus slack: a window with no transition costs nothing extra.
     """
-    offsets = []
-    last = to_utc + timedelta(days=1)
-    moment = from_utc - timedelta(days=1)
-    while True:
+    day = timedelta(days=1)
+    first, last = from_utc - day, to_utc + day
+    # Every day from ``first`` while before ``last``, and ``last``.
+    samples = [first + day * k for k in range(-(-(last - first) // day))]
+    samples.append(last)
+    offsets: set[timedelta] = set()
+    for moment in samples:
         offset = moment.astimezone(zone).utcoffset()
         assert offset is not None
-        offsets.append(offset)
-        if moment >= last:
-            break
-        moment = min(moment + timedelta(days=1), last)
+        offsets.add(offset)
     low, high = min(offsets), max(offsets)
     spread = high - low + _SLACK
     return (
@@ -370,6 +430,56 @@ def _resolved(
         if spec.end is not None and nominal_local > spec.end:
             return
         yield nominal_local, resolve_local(nominal_local, zone, spec.gap_policy, spec.fold_policy)
+
+
+def _build_all(
+    spec: ScheduleSpecV1, rule: Rule, zone: tzinfo, nominals: Iterable[datetime]
+) -> list[OccurrenceRecord]:
+    """``list(_build(spec, rule, _resolved(spec, zone, nominals)))``, faster.
+
+    A nominal time whose two PEP 495 offsets agree (all but those next to a transition) becomes
+    its ``UNAMBIGUOUS`` record here directly; the others go through :func:`resolve_local`.
+    """
+    ids = IdFormatter(spec.schedule_id, spec.revision)
+    end, until = spec.end, rule.until_utc
+    schedule_id, revision, tzdb_version = spec.schedule_id, spec.revision, spec.tzdb_version
+    gap_policy, fold_policy = spec.gap_policy, spec.fold_policy
+    offset_of, two = zone.utcoffset, TWO_DIGITS
+    planned, unambiguous = Disposition.PLANNED, Reason.UNAMBIGUOUS
+    # The record's slots, set directly (see _RECORD_SETTERS).
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12 = _RECORD_SETTERS
+    new, no_jitter = object.__new__, _NO_JITTER
+    local_day = utc_day = None
+    local_prefix = utc_prefix = ""
+    records: list[OccurrenceRecord] = []
+    append = records.append
+    for n in nominals:
+        if end is not None and n > end:
+            break
+        earlier = offset_of(n)
+        if earlier is None or n.fold or earlier != offset_of(_with_fold_1(n)):
+            records.extend(
+                _build(spec, rule, [(n, resolve_local(n, zone, gap_policy, fold_policy))], ids)
+            )
+            continue
+        instant = n.replace(tzinfo=UTC) - earlier
+        if until is not None and instant > until:
+            continue
+        # The IDs as IdFormatter.occurrence and .slot build them, inlined.
+        day = n.date()
+        if day != local_day:
+            local_day, local_prefix = day, ids.local_prefix(n)
+        day = instant.date()
+        if day != utc_day:
+            utc_day, utc_prefix = day, ids.utc_prefix(instant)
+        r = new(OccurrenceRecord)
+        s0(r, f"{local_prefix}{two[n.hour]}{two[n.minute]}{two[n.second]}.f0")
+        s1(r, f"{utc_prefix}{two[instant.hour]}{two[instant.minute]}{two[instant.second]}Z")
+        s2(r, schedule_id), s3(r, revision), s4(r, n), s5(r, 0), s6(r, instant), s7(r, None)
+        s8(r, earlier), s9(r, tzdb_version), s10(r, planned), s11(r, unambiguous)
+        s12(r, no_jitter)
+        append(r)
+    return records
 
 
 def counts_arithmetically(rule: Rule) -> bool:
@@ -391,43 +501,71 @@ def _counted(
     """
     remaining = (rule.rule.count or 0) - counted_before
     resolved = _resolved(spec, zone, nominals)
+    ids = IdFormatter(spec.schedule_id, spec.revision)
     for nominal_local, resolutions in resolved:
         if remaining <= 0:
             return
         if resolutions[0].reason is not Reason.GAP_SKIPPED:
             remaining -= 1
-        yield from _build(spec, rule.rule, [(nominal_local, resolutions)])
+        yield from _build(spec, rule.rule, [(nominal_local, resolutions)], ids)
 
 
 def _build(
-    spec: ScheduleSpecV1, rule: Rule, resolved: Iterable[tuple[datetime, list[Resolution]]]
+    spec: ScheduleSpecV1,
+    rule: Rule,
+    resolved: Iterable[tuple[datetime, list[Resolution]]],
+    ids: IdFormatter | None = None,
 ) -> Iterator[OccurrenceRecord]:
+    ids = ids or IdFormatter(spec.schedule_id, spec.revision)
+    until = rule.until_utc
     for nominal_local, resolutions in resolved:
         for resolution in resolutions:
-            record = _record(spec, nominal_local, resolution)
+            record = _record(spec, nominal_local, resolution, ids)
             # Filtered, not a stop: near a fold, nominal order and instant order differ.
-            if rule.until_utc is None or record.placed_at_utc <= rule.until_utc:
+            if until is None or record.placed_at_utc <= until:
                 yield record
 
 
-def _record(spec: ScheduleSpecV1, nominal_local: datetime, res: Resolution) -> OccurrenceRecord:
-    planned = res.instant_utc is not None
-    return OccurrenceRecord(
-        occurrence_id=occurrence_id(spec.schedule_id, spec.revision, nominal_local, res.fold),
-        logical_slot_id=logical_slot_id(spec.schedule_id, res.instant_utc)
-        if res.instant_utc is not None
-        else None,
-        schedule_id=spec.schedule_id,
-        revision=spec.revision,
-        nominal_local=nominal_local,
-        fold=res.fold,
-        instant_utc=res.instant_utc,
-        gap_at_utc=res.gap_at_utc,
-        utc_offset=res.utc_offset,
-        tzdb_version=spec.tzdb_version,
-        disposition=Disposition.PLANNED if planned else Disposition.SKIPPED_GAP,
-        reason=res.reason,
+def _record(
+    spec: ScheduleSpecV1, nominal_local: datetime, res: Resolution, ids: IdFormatter
+) -> OccurrenceRecord:
+    instant = res.instant_utc
+    return _new_record(
+        ids.occurrence(nominal_local, res.fold),
+        None if instant is None else ids.slot(instant),
+        spec.schedule_id,
+        spec.revision,
+        nominal_local,
+        res.fold,
+        instant,
+        res.gap_at_utc,
+        res.utc_offset,
+        spec.tzdb_version,
+        Disposition.SKIPPED_GAP if instant is None else Disposition.PLANNED,
+        res.reason,
     )
+
+
+def _record_setters() -> tuple[Callable[[OccurrenceRecord, object], None], ...]:
+    names = [f.name for f in fields(OccurrenceRecord)]
+    assert names[-1] == "jitter_delay" and len(names) == 13
+    return tuple(getattr(OccurrenceRecord, name).__set__ for name in names)
+
+
+_RECORD_SETTERS = _record_setters()
+"""The slots' descriptors, in field order: a record built through them is the same object as
+``OccurrenceRecord(...)`` (same fields, equality and hash, still frozen) at about half the cost
+(the frozen dataclass's ``__init__`` goes through ``object.__setattr__`` once per field)."""
+_NO_JITTER = timedelta(0)
+assert OccurrenceRecord.__dataclass_fields__["jitter_delay"].default == _NO_JITTER
+
+
+def _new_record(*values: object) -> OccurrenceRecord:
+    """``OccurrenceRecord(*values)`` for the twelve fields before ``jitter_delay``."""
+    record = object.__new__(OccurrenceRecord)
+    for setter, value in zip(_RECORD_SETTERS, (*values, _NO_JITTER), strict=True):
+        setter(record, value)
+    return record
 
 
 def _settle_collisions(records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:

@@ -5,9 +5,12 @@ None of these needs a server or a database: they read the spec file and the pinn
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
@@ -166,7 +169,7 @@ def preview(
     objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
     fold, instant, gapAt, utcOffset, tzdbVersion, disposition, reason and jitter.
     """
-    from timecontract import InvalidSpec, load_spec, occurrences, spec_warnings
+    from timecontract import InvalidSpec, iter_occurrences, load_spec, spec_warnings
 
     store = _tzdb_store()
     try:
@@ -178,11 +181,28 @@ def preview(
     end = parse_instant("--to", to) if to else start + default_window(spec)
     if end < start:
         fail(f"--to={to!r}: before --from")
-    records = occurrences(spec, start, end, tzdb_store=store)
+    records = iter_occurrences(spec, start, end, tzdb_store=store)
     if as_json:
-        print_json([r.to_json() for r in records])
+        # Streamed: a 34-year minutely window is ~300,000 records, written as they are resolved.
+        write_json_array((r.to_json() for r in records), sys.stdout)
         return
-    preview_table(spec, records, start, end, ids=ids).print()
+    preview_table(spec, list(records), start, end, ids=ids).print()
+
+
+def write_json_array(items: Iterable[Any], out: TextIO) -> None:
+    """Write ``items`` as one JSON array, item by item: the bytes of ``print_json(list(items))``.
+
+    ``json.dumps(list, indent=2)`` puts each item on its own lines indented by two spaces, with
+    ``,`` between items and ``[]`` for none; a dumped item's own newlines only ever separate its
+    lines (newlines inside strings are escaped), so indenting them gives the same text.
+    """
+    first = True
+    for item in items:
+        out.write(
+            ("[\n  " if first else ",\n  ") + json.dumps(item, indent=2).replace("\n", "\n  ")
+        )
+        first = False
+    out.write("[]\n" if first else "\n]\n")
 
 
 def default_window(spec: ScheduleSpecV1) -> timedelta:
