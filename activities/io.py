@@ -119,6 +119,11 @@ class ReleaseDueResult:
     gate: GateSnapshot
     due: list[UpcomingOccurrence]
     expired: int
+    held: int = 0
+    """DUE occurrences buffered behind a running one (``overlapPolicy`` ``BUFFER_ONE``/
+    ``BUFFER_ALL``), not in ``due``: the schedule starts them when the running one ends."""
+    skipped_overlap: int = 0
+    """Occurrences this release recorded ``SKIPPED_OVERLAP``."""
 
 
 @dataclass(frozen=True)

@@ -202,16 +202,23 @@ class AlmanacActivities:
                 by=self._identity,
                 recorded_at_utc=self._clock.now(),
             )
-            due = ledger.list_occurrences(
+            listed = ledger.list_occurrences(
                 self._ledger, params.schedule_id, states=[OccurrenceState.DUE]
             )
             gate = ledger.get_gate(self._ledger, params.schedule_id)
+        # Buffered behind an older in-flight occurrence (overlapPolicy BUFFER_*): not started yet.
+        held = set(released.held)
+        due = [o for o in listed if o.occurrence_id not in held]
         late = [o for o in due if o.occurrence_id in set(released.released)]
         caught_up = sum(1 for o in late if _lateness_exceeded(o, params.now_utc, self._spec(o)))
         if released.expired or caught_up:
             self._metrics.count_misfires(params.schedule_id, len(released.expired), caught_up)
         return io.ReleaseDueResult(
-            gate=gate_payload(gate), due=[_upcoming(o) for o in due], expired=len(released.expired)
+            gate=gate_payload(gate),
+            due=[_upcoming(o) for o in due],
+            expired=len(released.expired),
+            held=len(held),
+            skipped_overlap=len(released.skipped),
         )
 
     @activity.defn(name=io.PUBLISH_REVISION)
@@ -271,6 +278,16 @@ class AlmanacActivities:
         """
         with _domain_errors():
             occurrence = ledger.show_occurrence(self._ledger, params.occurrence_id).occurrence
+            if occurrence.state is OccurrenceState.RETRY_WAIT:
+                # overlapPolicy CANCEL_OTHER: a retry never runs after its successor was released.
+                newer = ledger.cancel_superseded(
+                    self._ledger, occurrence.occurrence_id, self._clock.now(), by=self._identity
+                )
+                if newer is not None:
+                    refusal = f"{ClaimRefusal.NOT_CLAIMABLE.value}: superseded by {newer}"
+                    return io.ClaimOccurrenceResult(
+                        False, 0, refusal, OccurrenceState.CANCELLED.value
+                    )
             view = _ledger_gate(params.gate)
             for _ in range(2):
                 result = ledger.claim(

@@ -40,6 +40,7 @@ from ledger.occurrences import (
     succeeded,
     unknown_effect,
 )
+from ledger.overlap import cancel_superseded
 from ledger.queries import (
     counts_by_schedule_and_state,
     counts_by_state,
@@ -120,6 +121,7 @@ __all__ = [
     "SwitchResult",
     "canary_bucket",
     "cancel",
+    "cancel_superseded",
     "claim",
     "counts_by_schedule_and_state",
     "counts_by_state",
