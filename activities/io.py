@@ -74,6 +74,9 @@ class UpcomingOccurrence:
     fold: int
     instant_utc: datetime
     state: str
+    jitter_seconds: float = 0.0
+    """The dispatch delay recorded at materialization (``occurrences.jitter_ms``): the occurrence
+    workflow waits it on a durable timer before its first claim. 0 without ``jitter``."""
 
 
 @dataclass(frozen=True)

@@ -556,6 +556,7 @@ def _upcoming(occurrence: OccurrenceView) -> io.UpcomingOccurrence:
         fold=occurrence.fold,
         instant_utc=occurrence.instant_utc,
         state=occurrence.state.value,
+        jitter_seconds=occurrence.jitter.total_seconds() if occurrence.jitter else 0.0,
     )
 
 

@@ -91,6 +91,7 @@ class OccurrenceWorkflow:
         """Claim, attempt, retry, reconcile; return the final (or human-queued) state."""
         occurrence_id = params.occurrence.occurrence_id
         attempts = 0
+        await self._wait_jitter(params.occurrence)
         while True:
             claim = await self._claim(params)
             if not claim.claimed:
@@ -123,6 +124,18 @@ class OccurrenceWorkflow:
                     continue
                 return OccurrenceOutcome(occurrence_id, final, attempts, "reconciliation")
             return OccurrenceOutcome(occurrence_id, result.state, attempts, result.detail)
+
+    async def _wait_jitter(self, occurrence: io.UpcomingOccurrence) -> None:
+        """Wait the occurrence's recorded dispatch delay (``jitter``) on a durable timer.
+
+        The delay comes from the ledger row (``jitter_seconds``, written at materialization from
+        ``timecontract.jitter_delay``), never recomputed here. It moves only the dispatch: the ID,
+        the slot and the instant misfire planning measured lateness from are unchanged. Only an
+        occurrence with a delay asks for the patch, so histories without jitter are unchanged.
+        """
+        delay = occurrence.jitter_seconds
+        if delay > 0 and workflow.patched("almanac-jitter"):
+            await workflow.sleep(timedelta(seconds=delay))
 
     async def _claim(self, params: OccurrenceInput) -> io.ClaimOccurrenceResult:
         return await workflow.execute_activity_method(
