@@ -28,6 +28,7 @@ CLAIM = "almanac.claim"
 EXECUTE_ATTEMPT = "almanac.execute_attempt"
 QUERY_EFFECT = "almanac.query_effect"
 ESCALATE = "almanac.escalate"
+RECORD_TRIGGER = "almanac.record_trigger"
 
 DEFAULT_IMPLEMENTATION_ALIAS = "default"
 """``ledger.DEFAULT_IMPLEMENTATION_ALIAS`` (repeated here: workflows see only this module)."""
@@ -250,3 +251,22 @@ class ScheduleStatus:
     """The latest activity failure the loop survived (it retries on the next wake-up)."""
     duplicate_starts: int = 0
     """Child starts refused because the occurrence's workflow already existed (harmless)."""
+
+
+@dataclass(frozen=True)
+class RecordTriggerInput:
+    """Record (once) and release a manual occurrence: ``<scheduleId>.manual.<requestId>``."""
+
+    schedule_id: str
+    request_id: str
+    reason: str
+    by: str
+
+
+@dataclass(frozen=True)
+class RecordTriggerResult:
+    """The manual occurrence, the gate view to claim against, and whether this call recorded it."""
+
+    occurrence: UpcomingOccurrence
+    gate: GateSnapshot
+    created: bool

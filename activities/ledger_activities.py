@@ -125,6 +125,7 @@ class AlmanacActivities:
             self.execute_attempt,
             self.query_effect,
             self.escalate,
+            self.record_trigger,
         ]
 
     # -- schedule-level ---------------------------------------------------------------------
@@ -507,6 +508,28 @@ class AlmanacActivities:
                 by=self._identity,
                 note=params.why,
             )
+
+    # -- manual runs ------------------------------------------------------------------------
+    @activity.defn(name=io.RECORD_TRIGGER)
+    def record_trigger(self, params: io.RecordTriggerInput) -> io.RecordTriggerResult:
+        """Record a manual occurrence now (the clock's instant), once per request ID."""
+        with _domain_errors():
+            try:
+                result = ledger.record_trigger(
+                    self._ledger,
+                    params.schedule_id,
+                    params.request_id,
+                    self._clock.now(),
+                    by=params.by,
+                    reason=params.reason,
+                    tzdb_store=self._tzdb_store,
+                )
+            except ValueError as exc:
+                raise ApplicationError(str(exc), type="InvalidRequest", non_retryable=True) from exc
+            gate = ledger.get_gate(self._ledger, params.schedule_id)
+        return io.RecordTriggerResult(
+            _upcoming(result.occurrence), gate_payload(gate), result.created
+        )
 
     # -- helpers ----------------------------------------------------------------------------
     async def _read(self, occurrence_id: str) -> OccurrenceView:

@@ -28,6 +28,7 @@ from ledger.gate import (
     publish_revision,
     rollback,
 )
+from ledger.manual import TriggerResult, default_request_id, manual_occurrence_id, record_trigger
 from ledger.materialize import materialize, release_due
 from ledger.occurrences import (
     RECONCILIATION_DEADLINE,
@@ -119,6 +120,7 @@ __all__ = [
     "ScheduleNotFound",
     "SwitchKind",
     "SwitchResult",
+    "TriggerResult",
     "canary_bucket",
     "cancel",
     "cancel_superseded",
@@ -126,6 +128,7 @@ __all__ = [
     "counts_by_schedule_and_state",
     "counts_by_state",
     "create_ledger_engine",
+    "default_request_id",
     "disable",
     "enable",
     "events_after",
@@ -136,6 +139,7 @@ __all__ = [
     "last_event_id",
     "list_gates",
     "list_occurrences",
+    "manual_occurrence_id",
     "mark_running",
     "materialize",
     "next_due",
@@ -143,6 +147,7 @@ __all__ = [
     "publish_revision",
     "published_specs",
     "recognised_id_formats",
+    "record_trigger",
     "redeliver",
     "register_implementation",
     "release_due",

@@ -118,7 +118,7 @@ async def test_skip_records_skipped_overlap_naming_the_running_one(tmp_path: Pat
 async def test_buffer_one_runs_one_after_the_running_one_and_skips_the_rest(
     tmp_path: Path,
 ) -> None:
-    stack, rows, effects = await _run(tmp_path, "BUFFER_ONE")
+    stack, rows, _effects = await _run(tmp_path, "BUFFER_ONE")
     assert _states(rows) == {"A": S.SUCCEEDED, "B": S.SUCCEEDED, "C": S.SKIPPED_OVERLAP,
                              "D": S.SUCCEEDED}  # fmt: skip
     assert "buffer full" in (rows["C"].state_reason or "")
@@ -130,7 +130,7 @@ async def test_buffer_one_runs_one_after_the_running_one_and_skips_the_rest(
 
 
 async def test_buffer_all_runs_every_one_in_order_after_the_running_one(tmp_path: Path) -> None:
-    stack, rows, effects = await _run(tmp_path, "BUFFER_ALL")
+    stack, rows, _effects = await _run(tmp_path, "BUFFER_ALL")
     assert set(_states(rows).values()) == {S.SUCCEEDED}
     a_done = _succeeded_at(stack, rows["A"].occurrence_id)
     b_claim = _first_claim(stack, rows["B"].occurrence_id)
@@ -141,7 +141,7 @@ async def test_buffer_all_runs_every_one_in_order_after_the_running_one(tmp_path
 
 
 async def test_cancel_other_cancels_the_retry_waiting_one(tmp_path: Path) -> None:
-    stack, rows, effects = await _run(tmp_path, "CANCEL_OTHER")
+    _stack, rows, effects = await _run(tmp_path, "CANCEL_OTHER")
     assert _states(rows) == {"A": S.CANCELLED, "B": S.SUCCEEDED, "C": S.SUCCEEDED,
                              "D": S.SUCCEEDED}  # fmt: skip
     reason = rows["A"].state_reason or ""
@@ -151,7 +151,7 @@ async def test_cancel_other_cancels_the_retry_waiting_one(tmp_path: Path) -> Non
 
 
 async def test_allow_all_runs_them_side_by_side(tmp_path: Path) -> None:
-    stack, rows, effects = await _run(tmp_path, "ALLOW_ALL")
+    stack, rows, _effects = await _run(tmp_path, "ALLOW_ALL")
     assert set(_states(rows).values()) == {S.SUCCEEDED}
     # B ran at its own minute, while A was still waiting for its retry.
     assert _first_claim(stack, rows["B"].occurrence_id) < _succeeded_at(
