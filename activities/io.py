@@ -31,6 +31,7 @@ QUERY_EFFECT = "almanac.query_effect"
 ESCALATE = "almanac.escalate"
 CHANGE_GATE = "almanac.change_gate"
 DELETE_SCHEDULE = "almanac.delete_schedule"
+RECORD_TRIGGER = "almanac.record_trigger"
 
 DEFAULT_IMPLEMENTATION_ALIAS = "default"
 """``ledger.DEFAULT_IMPLEMENTATION_ALIAS`` (repeated here: workflows see only this module)."""
@@ -79,6 +80,9 @@ class UpcomingOccurrence:
     fold: int
     instant_utc: datetime
     state: str
+    jitter_seconds: float = 0.0
+    """The dispatch delay recorded at materialization (``occurrences.jitter_ms``): the occurrence
+    workflow waits it on a durable timer before its first claim. 0 without ``jitter``."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,11 @@ class ReleaseDueResult:
     gate: GateSnapshot
     due: list[UpcomingOccurrence]
     expired: int
+    held: int = 0
+    """DUE occurrences buffered behind a running one (``overlapPolicy`` ``BUFFER_ONE``/
+    ``BUFFER_ALL``), not in ``due``: the schedule starts them when the running one ends."""
+    skipped_overlap: int = 0
+    """Occurrences this release recorded ``SKIPPED_OVERLAP``."""
 
 
 @dataclass(frozen=True)
@@ -370,3 +379,22 @@ class ScheduleStatus:
     ``almanac_schedule_rejections_total`` increment)."""
     deleted: bool = False
     """The schedule was deleted: its workflow has completed (or is completing)."""
+
+
+@dataclass(frozen=True)
+class RecordTriggerInput:
+    """Record (once) and release a manual occurrence: ``<scheduleId>.manual.<requestId>``."""
+
+    schedule_id: str
+    request_id: str
+    reason: str
+    by: str
+
+
+@dataclass(frozen=True)
+class RecordTriggerResult:
+    """The manual occurrence, the gate view to claim against, and whether this call recorded it."""
+
+    occurrence: UpcomingOccurrence
+    gate: GateSnapshot
+    created: bool

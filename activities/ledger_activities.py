@@ -161,6 +161,7 @@ class AlmanacActivities:
             self.escalate,
             self.change_gate,
             self.delete_schedule,
+            self.record_trigger,
         ]
 
     # -- schedule-level ---------------------------------------------------------------------
@@ -238,16 +239,23 @@ class AlmanacActivities:
                 by=self._identity,
                 recorded_at_utc=self._clock.now(),
             )
-            due = ledger.list_occurrences(
+            listed = ledger.list_occurrences(
                 self._ledger, params.schedule_id, states=[OccurrenceState.DUE]
             )
             gate = ledger.get_gate(self._ledger, params.schedule_id)
+        # Buffered behind an older in-flight occurrence (overlapPolicy BUFFER_*): not started yet.
+        held = set(released.held)
+        due = [o for o in listed if o.occurrence_id not in held]
         late = [o for o in due if o.occurrence_id in set(released.released)]
         caught_up = sum(1 for o in late if _lateness_exceeded(o, params.now_utc, self._spec(o)))
         if released.expired or caught_up:
             self._metrics.count_misfires(params.schedule_id, len(released.expired), caught_up)
         return io.ReleaseDueResult(
-            gate=gate_payload(gate), due=[_upcoming(o) for o in due], expired=len(released.expired)
+            gate=gate_payload(gate),
+            due=[_upcoming(o) for o in due],
+            expired=len(released.expired),
+            held=len(held),
+            skipped_overlap=len(released.skipped),
         )
 
     @activity.defn(name=io.PUBLISH_REVISION)
@@ -456,6 +464,16 @@ class AlmanacActivities:
         """
         with self._domain_errors(_schedule_of(params.occurrence_id), io.CLAIM):
             occurrence = ledger.show_occurrence(self._ledger, params.occurrence_id).occurrence
+            if occurrence.state is OccurrenceState.RETRY_WAIT:
+                # overlapPolicy CANCEL_OTHER: a retry never runs after its successor was released.
+                newer = ledger.cancel_superseded(
+                    self._ledger, occurrence.occurrence_id, self._clock.now(), by=self._identity
+                )
+                if newer is not None:
+                    refusal = f"{ClaimRefusal.NOT_CLAIMABLE.value}: superseded by {newer}"
+                    return io.ClaimOccurrenceResult(
+                        False, 0, refusal, OccurrenceState.CANCELLED.value
+                    )
             view = _ledger_gate(params.gate)
             for _ in range(2):
                 result = ledger.claim(
@@ -716,6 +734,28 @@ class AlmanacActivities:
                 note=params.why,
             )
 
+    # -- manual runs ------------------------------------------------------------------------
+    @activity.defn(name=io.RECORD_TRIGGER)
+    def record_trigger(self, params: io.RecordTriggerInput) -> io.RecordTriggerResult:
+        """Record a manual occurrence now (the clock's instant), once per request ID."""
+        with self._domain_errors(params.schedule_id, io.RECORD_TRIGGER):
+            try:
+                result = ledger.record_trigger(
+                    self._ledger,
+                    params.schedule_id,
+                    params.request_id,
+                    self._clock.now(),
+                    by=params.by,
+                    reason=params.reason,
+                    tzdb_store=self._tzdb_store,
+                )
+            except ValueError as exc:
+                raise ApplicationError(str(exc), type="InvalidRequest", non_retryable=True) from exc
+            gate = ledger.get_gate(self._ledger, params.schedule_id)
+        return io.RecordTriggerResult(
+            _upcoming(result.occurrence), gate_payload(gate), result.created
+        )
+
     # -- helpers ----------------------------------------------------------------------------
     async def _read(self, occurrence_id: str) -> OccurrenceView:
         with self._domain_errors(_schedule_of(occurrence_id), "almanac.read_occurrence"):
@@ -854,6 +894,7 @@ def _upcoming(occurrence: OccurrenceView) -> io.UpcomingOccurrence:
         fold=occurrence.fold,
         instant_utc=occurrence.instant_utc,
         state=occurrence.state.value,
+        jitter_seconds=occurrence.jitter.total_seconds() if occurrence.jitter else 0.0,
     )
 
 

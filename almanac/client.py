@@ -81,7 +81,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from activities import io
-from almanac import readings
+from almanac import manual, readings
 from almanac.settings import AlmanacSettings
 from timecontract import AlmanacError, ScheduleSpecV1
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
@@ -592,7 +592,39 @@ class AlmanacClient:
         rows: list[io.UpcomingOccurrence] = await self._query(
             schedule_id, "upcoming", n, list[io.UpcomingOccurrence]
         )
-        return [readings.Upcoming(**dataclasses.asdict(row)) for row in rows]
+        known = {f.name for f in dataclasses.fields(readings.Upcoming)}
+        return [
+            readings.Upcoming(**{k: v for k, v in dataclasses.asdict(row).items() if k in known})
+            for row in rows
+        ]
+
+    async def trigger(
+        self,
+        schedule_id: str,
+        *,
+        reason: str,
+        request_id: str | None = None,
+        by: str | None = None,
+        wait: bool = False,
+    ) -> manual.TriggerResult:
+        """Run one manual occurrence now, once per request ID (see :func:`almanac.manual.trigger`).
+
+        Raises:
+            ValueError: an empty reason or a malformed request ID (nothing was sent).
+            TemporalUnavailable: Temporal failed the call.
+        """
+        try:
+            return await manual.trigger(
+                self._client,
+                self._settings,
+                schedule_id,
+                reason=reason,
+                request_id=request_id,
+                by=by,
+                wait=wait,
+            )
+        except RPCError as exc:
+            raise _unavailable(exc) from exc
 
     async def _reading_ledger(self) -> tuple[Any, str]:
         """The ledger handle to read, opened once; or ``None`` and why not."""

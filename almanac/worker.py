@@ -42,11 +42,11 @@ from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings
 from ledger import migrate
 from timecontract.ids import ID_FORMAT_VERSION
-from workflows import OccurrenceWorkflow, ScheduleWorkflow
+from workflows import ManualRunWorkflow, OccurrenceWorkflow, ScheduleWorkflow
 
 log = logging.getLogger("almanac.worker")
 GRACEFUL_SHUTDOWN = timedelta(seconds=20)
-WORKFLOWS: Sequence[type] = (ScheduleWorkflow, OccurrenceWorkflow)
+WORKFLOWS: Sequence[type] = (ScheduleWorkflow, OccurrenceWorkflow, ManualRunWorkflow)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 
 from temporalio import workflow
 
+from workflows.manual import ManualRunWorkflow
 from workflows.occurrence import OccurrenceInput, OccurrenceOutcome, OccurrenceWorkflow
 from workflows.schedule import ScheduleInput, ScheduleWorkflow
 
@@ -99,8 +100,9 @@ class SimulatedScheduleWorkflow(ScheduleWorkflow):
         return SimulatedOccurrenceInput(**fields, clock_offset_seconds=self._offset.total_seconds())
 
 
-WORKFLOWS = (SimulatedScheduleWorkflow, SimulatedOccurrenceWorkflow)
-"""What a simulated worker registers instead of the production workflows."""
+WORKFLOWS = (SimulatedScheduleWorkflow, SimulatedOccurrenceWorkflow, ManualRunWorkflow)
+"""What a simulated worker registers instead of the production workflows (a manual run is on the
+host's clock: it is requested now, so it has no simulated calendar)."""
 
 __all__ = [
     "WORKFLOWS",

@@ -31,6 +31,7 @@ from ledger.gate import (
     publish_revision,
     rollback,
 )
+from ledger.manual import TriggerResult, default_request_id, manual_occurrence_id, record_trigger
 from ledger.materialize import materialize, release_due
 from ledger.occurrences import (
     RECONCILIATION_DEADLINE,
@@ -43,6 +44,7 @@ from ledger.occurrences import (
     succeeded,
     unknown_effect,
 )
+from ledger.overlap import cancel_superseded
 from ledger.queries import (
     counts_by_schedule_and_state,
     counts_by_state,
@@ -129,13 +131,16 @@ __all__ = [
     "ScheduleNotFound",
     "SwitchKind",
     "SwitchResult",
+    "TriggerResult",
     "canary_bucket",
     "cancel",
+    "cancel_superseded",
     "change_gate",
     "claim",
     "counts_by_schedule_and_state",
     "counts_by_state",
     "create_ledger_engine",
+    "default_request_id",
     "delete_schedule",
     "disable",
     "enable",
@@ -147,6 +152,7 @@ __all__ = [
     "last_event_id",
     "list_gates",
     "list_occurrences",
+    "manual_occurrence_id",
     "mark_running",
     "materialize",
     "next_due",
@@ -155,6 +161,7 @@ __all__ = [
     "published_specs",
     "recognised_id_formats",
     "record_schedule_event",
+    "record_trigger",
     "redeliver",
     "register_implementation",
     "release_due",

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
+from ledger import overlap
 from ledger.bulk import bulk_insert, in_values, not_in_values, utc_instant
 from ledger.db import Ledger
 from ledger.errors import RevisionNotFound, RevisionRejected
@@ -30,6 +31,7 @@ from timecontract import (
     Disposition,
     OccurrenceRecord,
     Overdue,
+    OverlapPolicy,
     ScheduleSpecV1,
     format_duration,
     occurrences,
@@ -440,12 +442,21 @@ def release_due(
             )
         released: list[str] = []
         expired: list[str] = []
+        skipped: list[str] = []
         for number, items in sorted(by_revision.items()):
             spec = _published_spec(connection, schedule_id, number)
             plan = plan_misfires(
                 items, now_utc, spec.lateness, spec.misfire_policy, spec.max_catch_up
             )
-            _move(connection, plan.release, OccurrenceState.DUE, at, by, "released")
+            if spec.overlap_policy is OverlapPolicy.ALLOW_ALL:
+                _move(connection, plan.release, OccurrenceState.DUE, at, by, "released")
+                released.extend(plan.release)
+            else:
+                moved, overlapped = overlap.release(
+                    connection, schedule_id, plan.release, spec.overlap_policy, at_utc=at, by=by
+                )
+                released.extend(moved)
+                skipped.extend(overlapped)
             _move(
                 connection,
                 plan.expire,
@@ -455,9 +466,13 @@ def release_due(
                 f"misfire: later than lateness {format_duration(spec.lateness)} under "
                 f"{spec.misfire_policy.value}",
             )
-            released.extend(plan.release)
             expired.extend(plan.expire)
-        return ReleaseResult(tuple(released), tuple(expired))
+        held = overlap.held_back(
+            connection,
+            schedule_id,
+            lambda n: overlap.revision_spec(connection, schedule_id, n).overlap_policy,
+        )
+        return ReleaseResult(tuple(released), tuple(expired), held=held, skipped=tuple(skipped))
 
     return ledger.write(work)
 

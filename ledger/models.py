@@ -57,7 +57,9 @@ def _in(column: str, values: list[str]) -> str:
 
 
 STATES = [s.value for s in OccurrenceState]
-REASONS = [r.value for r in Reason]
+MANUAL_REASON = "MANUAL"
+"""The reason of a manual occurrence (``almanac trigger``; migration 0007)."""
+REASONS = [*(r.value for r in Reason), MANUAL_REASON]
 OUTCOMES = [o.value for o in AttemptOutcome]
 RESOLUTIONS = [r.value for r in ReconciliationResolution]
 SCHEDULE_EVENT_KINDS = [k.value for k in ScheduleEventKind]

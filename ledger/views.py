@@ -314,3 +314,8 @@ class ReleaseResult:
     expired: tuple[str, ...]
     disabled: bool = False
     """True when the gate was disabled: nothing was released (PLANNED rows wait for enable)."""
+    held: tuple[str, ...] = ()
+    """``DUE`` occurrences buffered behind an older in-flight one (``overlapPolicy``
+    ``BUFFER_ONE``/``BUFFER_ALL``): the releaser must not start them yet (``ledger.overlap``)."""
+    skipped: tuple[str, ...] = ()
+    """Occurrences this release recorded ``SKIPPED_OVERLAP``, oldest first."""

@@ -6,15 +6,20 @@ as activity results. Workflows call the activities by method reference on
 run in it) with the payload dataclasses of ``activities.io``.
 """
 
+from workflows.manual import ManualRunInput, ManualRunResult, ManualRunWorkflow, manual_workflow_id
 from workflows.occurrence import OccurrenceInput, OccurrenceOutcome, OccurrenceWorkflow
 from workflows.schedule import ScheduleInput, ScheduleState, ScheduleWorkflow, schedule_workflow_id
 
 __all__ = [
+    "ManualRunInput",
+    "ManualRunResult",
+    "ManualRunWorkflow",
     "OccurrenceInput",
     "OccurrenceOutcome",
     "OccurrenceWorkflow",
     "ScheduleInput",
     "ScheduleState",
     "ScheduleWorkflow",
+    "manual_workflow_id",
     "schedule_workflow_id",
 ]

@@ -122,6 +122,7 @@ class OccurrenceWorkflow:
         """Claim, attempt, retry, reconcile; return the final (or human-queued) state."""
         occurrence_id = params.occurrence.occurrence_id
         attempts = 0
+        await self._wait_jitter(params.occurrence)
         while True:
             if workflow.patched(CLAIM_IN_ATTEMPT):
                 both = await self._claim_and_execute(params, attempts + 1)
@@ -202,6 +203,18 @@ class OccurrenceWorkflow:
             start_to_close_timeout=timedelta(seconds=params.action_timeout_seconds),
             retry_policy=ACTION_RETRY,
         )
+
+    async def _wait_jitter(self, occurrence: io.UpcomingOccurrence) -> None:
+        """Wait the occurrence's recorded dispatch delay (``jitter``) on a durable timer.
+
+        The delay comes from the ledger row (``jitter_seconds``, written at materialization from
+        ``timecontract.jitter_delay``), never recomputed here. It moves only the dispatch: the ID,
+        the slot and the instant misfire planning measured lateness from are unchanged. Only an
+        occurrence with a delay asks for the patch, so histories without jitter are unchanged.
+        """
+        delay = occurrence.jitter_seconds
+        if delay > 0 and workflow.patched("almanac-jitter"):
+            await workflow.sleep(timedelta(seconds=delay))
 
     async def _claim(self, params: OccurrenceInput) -> io.ClaimOccurrenceResult:
         return await workflow.execute_activity_method(

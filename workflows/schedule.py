@@ -76,6 +76,9 @@ NOT_APPLIED = "ChangeNotApplied"
 the schedule, or the ledger unreachable past the retry bound): an operational failure."""
 UPDATES_PATCH = "almanac-control-updates"
 """``workflow.patched`` ID of the update paths' behaviour (a run started without a revision)."""
+HELD_POLL = timedelta(minutes=1)
+"""How soon to release again while buffered occurrences wait and no child is watched (after a
+continue-as-new, the running occurrence was started by an earlier run)."""
 
 
 def schedule_workflow_id(schedule_id: str) -> str:
@@ -177,6 +180,12 @@ class ScheduleWorkflow:
         """A delete was admitted: validators refuse further changes."""
         self._ending = False
         """Nothing more to run (deleted, or no revision): the loop returns its status."""
+        # Overlap buffering (ledger.overlap): occurrences held behind a running one start when a
+        # child this run started ends; ``_watched`` counts the children still running.
+        self._held = 0
+        self._watched = 0
+        self._child_ended = False
+        self._wake_on_child_end = False
 
     # -- signals: validated here, applied by the loop; never raise ---------------------------
     @workflow.signal
@@ -368,10 +377,14 @@ class ScheduleWorkflow:
                 wake = min(wake, self._status.next_instant_utc)
             if end is not None:
                 wake = min(wake, end)
+            self._wake_on_child_end = self._holding()
+            if self._wake_on_child_end and not self._watched:
+                wake = min(wake, self._now() + HELD_POLL)
             # At least a second: a wake-up that finds nothing to do must not spin.
             delay = max(wake - self._now(), timedelta(seconds=1))
+            self._child_ended = False
             with contextlib.suppress(TimeoutError):
-                await workflow.wait_condition(lambda: bool(self._state.pending), timeout=delay)
+                await workflow.wait_condition(self._woken, timeout=delay)
 
     async def _finish_handlers(self) -> None:
         """Wait until every handler has finished, applying the changes updates are waiting for.
@@ -534,6 +547,7 @@ class ScheduleWorkflow:
             retry_policy=LEDGER_RETRY,
         )
         self._status.gate = released.gate
+        self._held = released.held
         if workflow.patched(CONCURRENT_CHILD_STARTS):
             new = [o for o in released.due if o.occurrence_id not in self._started]
             for first in range(0, len(new), CHILD_START_BATCH):
@@ -558,7 +572,7 @@ class ScheduleWorkflow:
         ):
             task_queue = io.alias_task_queue(task_queue or workflow.info().task_queue, alias)
         try:
-            await workflow.start_child_workflow(
+            child = await workflow.start_child_workflow(
                 OccurrenceWorkflow.run,
                 self._occurrence_input(occurrence, gate),
                 id=occurrence.occurrence_id,
@@ -580,6 +594,27 @@ class ScheduleWorkflow:
             # Harmless by construction: the ID is the occurrence. Recorded in the log and status.
             workflow.logger.info("occurrence %s already started", occurrence.occurrence_id)
             self._status.duplicate_starts += 1
+            return
+        self._watched += 1
+        asyncio.create_task(self._watch(child))  # noqa: RUF006 (the loop's flag is the result)
+
+    def _woken(self) -> bool:
+        """The loop's wake-up condition besides its timer: a signal, or a child's end if held."""
+        return bool(self._state.pending) or (self._wake_on_child_end and self._child_ended)
+
+    # -- overlap buffering (ledger.overlap decides; the loop only wakes) ---------------------
+    def _holding(self) -> bool:
+        """Whether buffered occurrences wait: then a child's end wakes the loop to release."""
+        # Only a release that held something asks for the patch, so histories of schedules
+        # without a buffering overlapPolicy are unchanged.
+        return self._held > 0 and workflow.patched("almanac-overlap-buffer")
+
+    async def _watch(self, child: workflow.ChildWorkflowHandle[Any, Any]) -> None:
+        """Note when a started occurrence ends (its outcome is the ledger's, not read here)."""
+        with contextlib.suppress(Exception):
+            await child
+        self._watched -= 1
+        self._child_ended = True
 
     # -- seams a simulated clock overrides (devtools.simulation) ------------------------------
     def _occurrence_input(

@@ -4,6 +4,7 @@ One module per command group, each a parse → call → render layer:
 
 - ``spec``: ``validate``, ``schema``, ``preview`` (``timecontract`` only, no server);
 - ``control``: ``apply``, ``disable``, ``enable``, ``status``, ``upcoming`` (``almanac.client``);
+- ``manual``: ``trigger`` (a manual run, ``almanac.manual``);
 - ``ledger``: ``ledger list|show|materialize|unknown|resolve``; ``db``: ``db upgrade``;
 - ``tzdb``: ``tzdb list|add|diff`` (``almanac.tzdb``);
 - ``rollout``: ``rollout``, ``rollback`` (``almanac.rollout`` over the ledger and Temporal);
@@ -31,11 +32,25 @@ from typing import NoReturn
 
 import typer
 
-from almanac.cli import control, db, dev, gates, ledger, rollout, shadow, sink, spec, tzdb, worker
+from almanac.cli import (
+    control,
+    db,
+    dev,
+    gates,
+    ledger,
+    manual,
+    rollout,
+    shadow,
+    sink,
+    spec,
+    tzdb,
+    worker,
+)
 from almanac.cli.output import new_app, run
 
 GROUPS: tuple[ModuleType, ...] = (
     control,
+    manual,
     worker,
     dev,
     gates,
@@ -51,6 +66,7 @@ GROUPS: tuple[ModuleType, ...] = (
 
 COMMANDS: dict[str, ModuleType] = {
     **dict.fromkeys(("apply", "disable", "enable", "status", "upcoming"), control),
+    "trigger": manual,
     "worker": worker,
     "dev": dev,
     "gates": gates,

@@ -1,0 +1,119 @@
+"""Manual runs from the client: ``trigger`` (one occurrence now).
+
+``AlmanacClient.trigger`` delegates here. A trigger starts the ``AlmanacManualRun`` workflow
+(``workflows.manual``), which records the occurrence in the ledger through an activity (the client
+never writes the ledger) and runs it as the child workflow ``<scheduleId>.manual.<requestId>``.
+
+The request ID makes it idempotent: the same request ID twice runs one occurrence. The manual
+run's workflow ID is derived from it and started with ``REJECT_DUPLICATE``, so a repeat is refused
+by Temporal (``started=False``), and the ledger records the occurrence once whatever Temporal
+keeps. Without one, the request ID is :func:`ledger.default_request_id` of the schedule, the
+caller and the reason (documented, deterministic; never the clock).
+"""
+
+from __future__ import annotations
+
+import getpass
+import socket
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+import ledger
+from almanac.settings import AlmanacSettings
+from workflows import ManualRunInput, ManualRunResult, ManualRunWorkflow, manual_workflow_id
+
+if TYPE_CHECKING:
+    from workflows import OccurrenceOutcome
+
+
+@dataclass(frozen=True)
+class TriggerResult:
+    """What ``trigger`` did.
+
+    Attributes:
+        occurrence_id: ``<scheduleId>.manual.<requestId>``.
+        request_id: the request ID used (given or default).
+        workflow_id: the manual run's workflow ID.
+        started: ``False`` when this request ID was triggered before (nothing new runs).
+        outcome: the occurrence's outcome when waited for and run by this request.
+
+    """
+
+    occurrence_id: str
+    request_id: str
+    workflow_id: str
+    started: bool
+    outcome: OccurrenceOutcome | None = None
+
+
+def caller_identity() -> str:
+    """Who triggers, for the ledger's events: ``<user>@<host>`` of this process."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "unknown"
+    return f"{user}@{socket.gethostname()}"
+
+
+async def trigger(
+    client: Client,
+    settings: AlmanacSettings,
+    schedule_id: str,
+    *,
+    reason: str,
+    request_id: str | None = None,
+    by: str | None = None,
+    wait: bool = False,
+) -> TriggerResult:
+    """Run one manual occurrence of ``schedule_id`` now (module docstring).
+
+    Args:
+        client: a connected Temporal client.
+        settings: the task queue the manual run starts on.
+        schedule_id: the schedule.
+        reason: why (recorded on the occurrence's events); must not be empty.
+        request_id: the idempotency token (``a-z 0-9 -``, 1-64); default
+            :func:`ledger.default_request_id` of ``(schedule_id, reason, by)``.
+        by: who (default :func:`caller_identity`).
+        wait: wait for the occurrence's outcome.
+
+    Returns:
+        The occurrence ID and whether this call started it.
+
+    Raises:
+        ValueError: an empty reason or a malformed request ID (nothing was sent).
+        RuntimeError: waited, and the manual run failed (e.g. no such schedule), with the cause.
+        temporalio.service.RPCError: Temporal failed the call.
+
+    """
+    if not reason.strip():
+        raise ValueError("reason: a manual run needs a non-empty reason")
+    who = by or caller_identity()
+    rid = request_id or ledger.default_request_id(schedule_id, reason.strip(), who)
+    occurrence_id = ledger.manual_occurrence_id(schedule_id, rid)
+    workflow_id = manual_workflow_id(occurrence_id)
+    params = ManualRunInput(schedule_id, rid, reason.strip(), who)
+    try:
+        handle = await client.start_workflow(
+            ManualRunWorkflow.run,
+            params,
+            id=workflow_id,
+            task_queue=settings.temporal.task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        )
+    except WorkflowAlreadyStartedError:
+        return TriggerResult(occurrence_id, rid, workflow_id, started=False)
+    if not wait:
+        return TriggerResult(occurrence_id, rid, workflow_id, started=True)
+    try:
+        result: ManualRunResult = await handle.result()
+    except WorkflowFailureError as exc:
+        raise RuntimeError(f"manual run {workflow_id} failed: {exc.cause or exc}") from exc
+    return TriggerResult(occurrence_id, rid, workflow_id, started=True, outcome=result.outcome)
+
+
+__all__ = ["TriggerResult", "caller_identity", "trigger"]

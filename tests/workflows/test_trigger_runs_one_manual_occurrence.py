@@ -1,0 +1,124 @@
+"""``almanac trigger`` on a real (dev) server: one manual occurrence now, once per request ID.
+
+Expectations come from the contract (README "Trigger now"), not from the code: the ID is
+``<scheduleId>.manual.<requestId>``; the default request ID is ``m`` + the first 16 hex digits of
+sha256("<scheduleId>\\n<by>\\n<reason>"), computed here with hashlib; the sink (which records one
+effect per idempotency key and counts deliveries) sees exactly one delivery per request ID.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from stack import Stack, running_stack
+from temporal_env import eventually
+from temporalio.testing import WorkflowEnvironment
+
+import ledger
+from almanac.client import AlmanacClient
+from almanac.settings import AlmanacSettings, TemporalSettings
+from ledger import OccurrenceState
+
+pytestmark = [pytest.mark.anyio, pytest.mark.temporal]
+
+SCHEDULE_ID = "nightly-report"
+
+
+def _client(stack: Stack, tmp_path: Path) -> AlmanacClient:
+    settings = AlmanacSettings(
+        data_dir=tmp_path, temporal=TemporalSettings(task_queue=stack.task_queue)
+    )
+    return AlmanacClient(stack.client, settings, read_ledger=False)
+
+
+async def _succeeded(stack: Stack, occurrence_id: str) -> ledger.OccurrenceView:
+    async def state() -> ledger.OccurrenceView | None:
+        try:
+            return ledger.show_occurrence(stack.ledger, occurrence_id).occurrence
+        except ledger.OccurrenceNotFound:
+            return None
+
+    found = await eventually(
+        state, lambda o: o is not None and o.state is OccurrenceState.SUCCEEDED, timeout=30
+    )
+    assert found is not None
+    return found
+
+
+async def test_trigger_runs_once_per_request_id_in_its_own_namespace(
+    dev_env: WorkflowEnvironment, tmp_path: Path, task_queue: str
+) -> None:
+    async with running_stack(dev_env, tmp_path, task_queue) as stack:
+        now = await dev_env.get_current_time()
+        spec = stack.spec(
+            {
+                "schema": "scheduleSpec.v1",
+                "scheduleId": SCHEDULE_ID,
+                "revision": 1,
+                "timeZone": "Europe/Paris",
+                "tzdbVersion": "2026a",
+                # Once a year, far from now: no calendar occurrence runs during the test.
+                "rule": "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1;BYHOUR=3",
+                "cutoverAt": "2026-01-01T00:00:00Z",
+            }
+        )
+        schedule = await stack.start_schedule(
+            spec, simulate_from=now, stop_after=now + timedelta(hours=1)
+        )
+        await eventually(
+            lambda: _gate(stack), lambda gate: gate is not None and gate.active_revision == 1
+        )
+        client = _client(stack, tmp_path)
+
+        first = await client.trigger(
+            SCHEDULE_ID, reason="rerun after fix", request_id="fix-42", by="alice@ops"
+        )
+        assert first.started and first.occurrence_id == f"{SCHEDULE_ID}.manual.fix-42"
+        again = await client.trigger(SCHEDULE_ID, reason="rerun after fix", request_id="fix-42")
+        assert not again.started and again.occurrence_id == first.occurrence_id
+        row = await _succeeded(stack, first.occurrence_id)
+
+        # Its own slot and reason: never a calendar occurrence's ID or slot (those hold "@").
+        assert row.reason == "MANUAL" and row.logical_slot_id == first.occurrence_id
+        assert row.revision == 1 and row.tzdb_version == "2026a"
+        assert row.instant_utc is not None and abs(row.instant_utc - now) < timedelta(minutes=1)
+        detail = ledger.show_occurrence(stack.ledger, first.occurrence_id)
+        released = next(e for e in detail.events if e.to_state == "DUE")
+        assert "rerun after fix" in released.why and "fix-42" in released.why
+        assert released.by == detail.events[0].by == "alice@ops"
+
+        # The default request ID: deterministic from (schedule, caller, reason), not the clock.
+        by = "ops@example"
+        expected = "m" + hashlib.sha256(f"{SCHEDULE_ID}\n{by}\nlate data".encode()).hexdigest()[:16]
+        one = await client.trigger(SCHEDULE_ID, reason="late data", by=by)
+        two = await client.trigger(SCHEDULE_ID, reason="late data", by=by)
+        assert one.request_id == two.request_id == expected
+        assert (one.started, two.started) == (True, False)
+        await _succeeded(stack, one.occurrence_id)
+        assert ledger.show_occurrence(stack.ledger, one.occurrence_id).events[0].by == by
+
+        effects = {e.idempotency_key: e.delivery_count for e in stack.sink.effects()}
+        assert effects == {first.occurrence_id: 1, one.occurrence_id: 1}
+        manual = [o for o in stack.occurrences(SCHEDULE_ID) if o.reason == "MANUAL"]
+        assert sorted(o.occurrence_id for o in manual) == sorted(effects)
+        await schedule.terminate("test over")
+
+
+async def _gate(stack: Stack) -> ledger.GateView | None:
+    try:
+        return ledger.get_gate(stack.ledger, SCHEDULE_ID)
+    except ledger.ScheduleNotFound:
+        return None
+
+
+async def test_a_malformed_request_id_is_refused_before_anything_is_sent(
+    dev_env: WorkflowEnvironment, tmp_path: Path, task_queue: str
+) -> None:
+    async with running_stack(dev_env, tmp_path, task_queue) as stack:
+        with pytest.raises(ValueError, match="Not_A_Slug"):
+            await _client(stack, tmp_path).trigger(SCHEDULE_ID, reason="x", request_id="Not_A_Slug")
+        with pytest.raises(ValueError, match="reason"):
+            await _client(stack, tmp_path).trigger(SCHEDULE_ID, reason="  ")

@@ -1,0 +1,101 @@
+"""``ManualRunWorkflow``: ``almanac trigger`` — one manual occurrence now, recorded, run once.
+
+Workflow ID ``almanac-manual-<occurrenceId>`` (the occurrence is
+``<scheduleId>.manual.<requestId>``, see ``ledger.manual``). One activity records the occurrence
+(once per request ID: a repeat finds it and records nothing), then the occurrence runs as a child
+``OccurrenceWorkflow`` with workflow ID = occurrenceId, like a calendar one (claim against the
+gate, attempts, reconciliation). The child is refused a second start (``REJECT_DUPLICATE``), and
+the schedule's own loop may have started it first (it starts every DUE occurrence): either way it
+runs once, and this workflow then reports no outcome (the ledger has it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from temporalio import workflow
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from workflows.occurrence import (
+    LEDGER_RETRY,
+    LEDGER_TIMEOUT,
+    OccurrenceInput,
+    OccurrenceOutcome,
+    OccurrenceWorkflow,
+)
+
+with workflow.unsafe.imports_passed_through():
+    from activities import io
+    from activities.ledger_activities import AlmanacActivities
+
+WORKFLOW_ID_PREFIX = "almanac-manual-"
+
+
+def manual_workflow_id(occurrence_id: str) -> str:
+    """The manual run's workflow ID: ``almanac-manual-<occurrenceId>``."""
+    return WORKFLOW_ID_PREFIX + occurrence_id
+
+
+@dataclass(frozen=True)
+class ManualRunInput:
+    """Who asks for which manual run, and why; the occurrence's limits as a schedule sets them."""
+
+    schedule_id: str
+    request_id: str
+    reason: str
+    by: str
+    occurrence_task_queue: str | None = None
+    """Where the occurrence runs (default: this workflow's queue; an alias routes it further)."""
+    max_attempts: int = 3
+    action_timeout_seconds: float = 120.0
+    first_retry_delay_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class ManualRunResult:
+    """The manual occurrence, whether this run recorded it, and how it ended (if it ran here)."""
+
+    occurrence_id: str
+    created: bool
+    outcome: OccurrenceOutcome | None
+    """``None`` when the occurrence's workflow was started elsewhere (a repeat request)."""
+
+
+@workflow.defn(name="AlmanacManualRun")
+class ManualRunWorkflow:
+    """Record one manual occurrence and run it as a child (module docstring)."""
+
+    @workflow.run
+    async def run(self, params: ManualRunInput) -> ManualRunResult:
+        """Record, then run the occurrence and return its outcome."""
+        recorded = await workflow.execute_activity_method(
+            AlmanacActivities.record_trigger,
+            io.RecordTriggerInput(params.schedule_id, params.request_id, params.reason, params.by),
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        occurrence = recorded.occurrence
+        task_queue = params.occurrence_task_queue or workflow.info().task_queue
+        task_queue = io.alias_task_queue(task_queue, recorded.gate.implementation_alias)
+        try:
+            outcome = await workflow.execute_child_workflow(
+                OccurrenceWorkflow.run,
+                OccurrenceInput(
+                    occurrence=occurrence,
+                    gate=recorded.gate,
+                    max_attempts=params.max_attempts,
+                    action_timeout_seconds=params.action_timeout_seconds,
+                    first_retry_delay_seconds=params.first_retry_delay_seconds,
+                ),
+                id=occurrence.occurrence_id,
+                task_queue=task_queue,
+                parent_close_policy=workflow.ParentClosePolicy.ABANDON,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            )
+        except WorkflowAlreadyStartedError:
+            return ManualRunResult(occurrence.occurrence_id, recorded.created, None)
+        return ManualRunResult(occurrence.occurrence_id, recorded.created, outcome)
+
+
+__all__ = ["ManualRunInput", "ManualRunResult", "ManualRunWorkflow", "manual_workflow_id"]
