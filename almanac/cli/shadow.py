@@ -19,7 +19,15 @@ from typing import Annotated
 import typer
 
 from almanac.cli.ledger import UrlOption, open_ledger
-from almanac.cli.output import EXIT_OPERATIONAL, JsonOption, new_app, out, parse_instant, print_json
+from almanac.cli.output import (
+    EXIT_OPERATIONAL,
+    JsonOption,
+    fail,
+    new_app,
+    out,
+    parse_instant,
+    print_json,
+)
 
 shadow_app = new_app(
     "Shadow mode: compute a candidate's occurrences for comparison only, and report.",
@@ -111,6 +119,13 @@ def report(
     low = parse_instant("--since", since) if since else None
     with open_ledger(url) as handle:
         result = shadow_report(handle, _alias(alias), schedule_id=schedule, since=low)
+    if not result.schedules:
+        # Nothing compared is no evidence of agreement: a mistyped alias must not read as "0".
+        where = f" for schedule {schedule!r}" if schedule else ""
+        fail(
+            f"--alias={result.alias!r}: no shadow run{where} to compare "
+            f"(run `almanac shadow run --alias {result.alias}` first)"
+        )
     payload = result.to_json(examples)
     if as_json:
         print_json(payload)

@@ -98,3 +98,14 @@ def test_rollback_all_returns_every_moved_schedule_and_needs_a_reason(
         app, ["rollback", "--to", "v9", "--all", "--reason", "x", "--url", database_url]
     )
     assert unregistered.exit_code == 2 and "v9" in unregistered.output
+
+
+def test_shadow_report_without_a_shadow_run_is_an_error_naming_the_alias(
+    fleet: Ledger, database_url: str
+) -> None:
+    # Zero schedules compared is not zero mismatches: a mistyped alias must not pass the rollout.
+    result = CliRunner().invoke(
+        app, ["shadow", "report", "--alias", "nosuch", "--url", database_url]
+    )
+    assert result.exit_code == 2
+    assert "--alias='nosuch': no shadow run" in result.output
