@@ -560,11 +560,40 @@ class _NoTimestampLoader(yaml.SafeLoader):
                 raise _TooManyAliases(str(event.anchor), event.start_mark.line + 1)
         return super().compose_node(parent, index)
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        # A key given twice is a mistake the reader cannot see (YAML keeps the last one silently).
+        seen: set[Any] = set()
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str | int | float | bool) and key in seen:
+                value = self.construct_object(value_node, deep=True)
+                raise _DuplicateKey(str(key), value, key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
 
 _NoTimestampLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str, value: Any, line: int | None) -> None:
+        super().__init__(key, value, line)
+        self.key = key
+        self.value = value
+        self.line = line
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` object hook: a key given twice is an error (JSON keeps the last silently)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _DuplicateKey(key, value, None)
+        data[key] = value
+    return data
 
 
 class _TooManyAliases(Exception):
@@ -590,10 +619,19 @@ def read_spec_data(path: Path) -> Any:
             raise InvalidSpec([SpecError("file", str(path), problem)], str(path))
         text = raw.decode("utf-8")
         if path.suffix.lower() == ".json":
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
         return yaml.load(text, Loader=_NoTimestampLoader)
     except InvalidSpec:
         raise
+    except _DuplicateKey as exc:
+        where = f" (again on line {exc.line})" if exc.line else ""
+        problem = f"given more than once{where}; each key may appear once"
+        raise InvalidSpec([SpecError(exc.key, exc.value, problem)], str(path)) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = f"not valid YAML: {line}{exc.problem or exc.context or 'cannot be parsed'}"
+        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from exc
     except _TooManyAliases as exc:
         problem = (
             f"more than {MAX_YAML_ALIASES} YAML alias uses (this one on line {exc.line}); "
