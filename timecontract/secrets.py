@@ -20,6 +20,7 @@ never repeated in the error (it shows as ``<redacted>``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -81,10 +82,16 @@ def literal_secret_problems(value: Any, where: str) -> list[SpecError]:
     return problems
 
 
-def redact(value: Any) -> Any:
-    """``value`` with the literal string under every secret-bearing key replaced by ``<redacted>``.
+_URL_CREDENTIALS = re.compile(r"://[^/@\s]+@")
+"""The ``user:password@`` of a URL (RFC 3986 userinfo), which a message must never repeat."""
 
-    For error messages that repeat what was given (a problem's value may be a whole mapping).
+
+def redact(value: Any) -> Any:
+    """``value`` with every literal secret it holds replaced by ``<redacted>``.
+
+    The string under a secret-bearing key, and the credentials of a URL in any string
+    (``https://user:pw@host``). For error messages that repeat what was given (a problem's
+    value may be a whole mapping).
     """
     if isinstance(value, Mapping):
         return {
@@ -93,6 +100,8 @@ def redact(value: Any) -> Any:
         }
     if isinstance(value, list):
         return [redact(item) for item in value]
+    if isinstance(value, str):
+        return _URL_CREDENTIALS.sub("://<redacted>@", value)
     return value
 
 

@@ -89,6 +89,15 @@ _CREDENTIAL_FIELDS = re.compile(
 )
 
 
+def _no_credentials(url: AnyHttpUrl) -> AnyHttpUrl:
+    """Refuse ``user:password@`` in a URL: a literal secret in a spec (use a header's secretRef)."""
+    if url.username or url.password:
+        raise ValueError(
+            "holds credentials (user:password@); send them in a header with a secretRef instead"
+        )
+    return url
+
+
 class HttpParameters(BaseModel):
     """The ``http`` action's parameters (see the module docstring)."""
 
@@ -121,8 +130,13 @@ class HttpParameters(BaseModel):
             raise ValueError(
                 f"the only placeholder allowed is the literal {RESULT_URL_PLACEHOLDER}"
             )
-        AnyHttpUrl(value.replace(RESULT_URL_PLACEHOLDER, "x"))
+        _no_credentials(AnyHttpUrl(value.replace(RESULT_URL_PLACEHOLDER, "x")))
         return value
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: AnyHttpUrl) -> AnyHttpUrl:
+        return _no_credentials(value)
 
     @field_validator("headers", mode="before")
     @classmethod

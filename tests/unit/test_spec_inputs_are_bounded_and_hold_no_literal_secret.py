@@ -111,3 +111,15 @@ def test_secret_references_and_harmless_names_are_accepted() -> None:
     }
     spec = load_spec({**SEED_SPEC, "action": {"name": "http", "parameters": parameters}})
     assert spec.action is not None and spec.action.parameters == parameters
+
+
+@pytest.mark.parametrize("field", ["url", "resultUrl"])
+def test_credentials_in_a_url_are_refused_and_never_repeated(field: str) -> None:
+    from activities.actions import ActionRegistry
+
+    parameters: dict[str, Any] = {"url": "https://example.com/hook"}
+    parameters[field] = "https://ops:hunter2-canary@example.com/r/{idempotencyKey}"
+    problems = ActionRegistry.default().problems("http", parameters)
+    assert [p.field for p in problems] == [f"action.parameters.{field}"]
+    assert "hunter2-canary" not in str(problems[0])
+    assert "holds credentials" in str(problems[0])
