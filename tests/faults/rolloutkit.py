@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -111,6 +111,8 @@ class Pools:
     ledger_url: str
     data_dir: Path
     log: Path
+    spawned: list[WorkerProcess] = field(default_factory=list)
+    """Every worker this pool started, so the test stops them all whatever fails."""
 
     def env(self, alias: str | None = None) -> dict[str, str]:
         """The environment of a worker (``alias`` set) or of a command (``alias`` ``None``)."""
@@ -122,7 +124,9 @@ class Pools:
     def spawn(self, alias: str, identity: str, *, schedules: bool) -> WorkerProcess:
         """``python -m worker --identity IDENTITY [--no-schedules]`` of ``alias``."""
         args = () if schedules else ("--no-schedules",)
-        return spawn_worker(self.env(alias), self.log, identity, module="worker", args=args)
+        process = spawn_worker(self.env(alias), self.log, identity, module="worker", args=args)
+        self.spawned.append(process)
+        return process
 
     def almanac(self, *args: str) -> dict[str, Any]:
         """Run ``almanac ARGS --json``; its JSON output (fails the test on a non-zero exit)."""

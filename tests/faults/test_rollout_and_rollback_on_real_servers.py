@@ -84,7 +84,7 @@ async def test_canary_five_percent_and_rollback_under_a_kill(
     assert url.startswith("postgresql"), "the proof runs on PostgreSQL"
     store = Ledger.from_url(url)
     env = await start_dev_server(dev_server_extra_args=["--sqlite-pragma", "journal_mode=wal"])
-    processes: list[WorkerProcess] = []
+    pools: Pools | None = None
     began = time.monotonic()
     try:
         with running_sink() as sink:
@@ -92,16 +92,14 @@ async def test_canary_five_percent_and_rollback_under_a_kill(
             for schedule_id in sorted(CANARY):
                 sink.add_fault(match=schedule_id, delay=3)
             pools = Pools(server_address(env.client), task_queue, url, tmp_path, tmp_path / "w.log")
-            v1, v2 = await _spawn_both(pools)
-            processes += [v1, v2]
+            _, v2 = await _spawn_both(pools)
             await _canary_noop(env.client, pools, store, sink, task_queue)
             rollout = await _five_percent(pools, store)
-            processes.append(
-                await _rollback_under_a_kill(env.client, pools, store, sink, v2, rollout)
-            )
+            await _rollback_under_a_kill(env.client, pools, store, sink, v2, rollout)
             await _record_routed_schedule_history(env.client)
     finally:
-        for process in processes:
+        # Every worker the pools started, the replacement too, even when an assertion failed.
+        for process in pools.spawned if pools is not None else []:
             process.stop()
         await env.shutdown()
         store.dispose()
@@ -244,8 +242,8 @@ async def _rollback_under_a_kill(
     sink: Sink,
     v2: WorkerProcess,
     epochs: dict[str, int],
-) -> WorkerProcess:
-    """Phase 3: rollback --all with the v2 worker SIGKILLed mid-attempt. Returns the new v2."""
+) -> None:
+    """Phase 3: rollback --all with the v2 worker SIGKILLed mid-attempt, then a new v2 worker."""
     on_v2 = CANARY | {NOOP}
 
     def running_on_v2() -> list[str]:
@@ -268,7 +266,7 @@ async def _rollback_under_a_kill(
     output = await anyio.to_thread.run_sync(
         lambda: pools.almanac("rollback", "--to", "v1", "--all", "--reason", "v2 under suspicion")
     )
-    replacement = await anyio.to_thread.run_sync(lambda: pools.spawn("v2", V2B, schedules=False))
+    await anyio.to_thread.run_sync(lambda: pools.spawn("v2", V2B, schedules=False))
     moved = {s["scheduleId"]: s for s in output["switches"] if s["changed"]}
     assert set(moved) == on_v2
     assert all(g.implementation_alias == "v1" for g in ledger.list_gates(store))
@@ -340,7 +338,6 @@ async def _rollback_under_a_kill(
     assert window and all(o.state in (S.SUCCEEDED, S.UNKNOWN_EFFECT) for o in window)
     assert epochs  # the rollout's epochs were bumped again by the rollback
     assert all(rollback_epochs[s] == epochs[s] + 1 for s in CANARY)
-    return replacement
 
 
 async def _record_routed_schedule_history(client: Client) -> None:
