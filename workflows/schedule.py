@@ -239,7 +239,9 @@ class ScheduleWorkflow:
         if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
             _refuse("revision", revision, "needs a positive integer")
         gate = self._status.gate
-        if gate is not None and revision <= gate.active_revision:
+        # The active revision again goes on to the ledger: the same digest is "unchanged" (an
+        # apply repeated is harmless), another digest is refused there, naming the revision.
+        if gate is not None and revision < gate.active_revision:
             _refuse(
                 "revision",
                 revision,

@@ -65,7 +65,7 @@ GROUPS: tuple[ModuleType, ...] = (
 """Every command module, in the order ``almanac --help`` lists their commands."""
 
 COMMANDS: dict[str, ModuleType] = {
-    **dict.fromkeys(("apply", "disable", "enable", "status", "upcoming"), control),
+    **dict.fromkeys(("apply", "disable", "enable", "delete", "status", "upcoming"), control),
     "trigger": manual,
     "worker": worker,
     "dev": dev,

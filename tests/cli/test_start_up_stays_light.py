@@ -75,8 +75,12 @@ def test_light_commands_load_no_rich_settings_or_asyncio(args: tuple[str, ...]) 
     report = probe(*args)
     assert report["exit"] in (0, 2)
     modules = set(report["modules"])  # type: ignore[call-overload]
-    assert modules & NOT_ON_THE_LIGHT_PATH == set()
-    assert report["plugins_scanned"] is False
+    # validate checks each action against its adapter's parameter model (issue 10: no worker
+    # needed); the adapters import httpx, which loads asyncio. Nothing else heavy may come along.
+    allowed = {"asyncio"} if args[0] == "validate" else set()
+    assert modules & NOT_ON_THE_LIGHT_PATH == allowed & modules
+    # The adapters' parameter models are built at import, which scans pydantic's plugins once.
+    assert report["plugins_scanned"] is (args[0] == "validate")
 
 
 def test_the_probe_sees_rich_when_a_command_loads_it() -> None:

@@ -23,6 +23,7 @@ import pytest
 
 import ledger
 import ledger.occurrences
+import timecontract.ids
 import timecontract.resolve
 from activities import io
 from activities import ledger_activities as la
@@ -238,12 +239,13 @@ def test_duplicates_gate_passes_on_the_real_ids() -> None:
 def test_duplicates_gate_fails_with_an_id_that_forgets_the_fold(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = timecontract.resolve.occurrence_id
+    # Records near a transition (folds among them) take their IDs from IdFormatter.occurrence.
+    real = timecontract.ids.IdFormatter.occurrence
 
-    def no_fold(schedule_id: str, revision: int, nominal_local: datetime, fold: int) -> Any:
-        return real(schedule_id, revision, nominal_local, 0)
+    def no_fold(self: Any, nominal_local: datetime, fold: int) -> Any:
+        return real(self, nominal_local, 0)
 
-    monkeypatch.setattr(timecontract.resolve, "occurrence_id", no_fold)
+    monkeypatch.setattr(timecontract.ids.IdFormatter, "occurrence", no_fold)
     gate = gates.duplicates(total=3000)
     assert not gate.passed
     assert gate.figure > 0

@@ -36,11 +36,13 @@ from temporalio.worker import Worker
 
 import ledger
 from activities import io
-from activities.actions import ActionRegistry
+from activities.actions import ActionRegistry, EgressPolicy
+from activities.clock import SystemClock
 from activities.ledger_activities import AlmanacActivities
 from activities.metrics import AlmanacMetrics
 from almanac.registration import register_search_attributes
 from devtools import simulation
+from devtools.simulated_clock import SimulatedClock
 from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from devtools.sink import Sink
 from ledger.migrate import upgrade
@@ -199,12 +201,14 @@ async def faulty_stack(
     await register_search_attributes(env.client)
     queue = f"faults-{tmp_path.name[-12:]}"
     with Sink() as sink, ThreadPoolExecutor(max_workers=8) as executor:
+        clock = SimulatedClock()  # the clock of work follows the skipped time
         activities = FaultyActivities(
             store,
-            ActionRegistry.default(),
+            ActionRegistry.default(egress=EgressPolicy.allowing(["127.0.0.1"])),  # the sink
             plan=plan,
             identity="faulty-worker",
             metrics=AlmanacMetrics(CollectorRegistry()),
+            clock=clock,
         )
         async with Worker(
             env.client,
@@ -212,6 +216,7 @@ async def faulty_stack(
             workflows=list(simulation.WORKFLOWS),
             activities=activities.all(),
             activity_executor=executor,
+            interceptors=[clock],
         ):
             yield activities, store, sink, queue
     store.dispose()
@@ -424,7 +429,9 @@ async def test_reconciliation_activities_refuse_without_retry_and_record_it(
     upgrade(url)
     store = ledger.Ledger.from_url(url)
     metrics = AlmanacMetrics(CollectorRegistry())
-    acts = AlmanacActivities(store, ActionRegistry.default(), identity="w", metrics=metrics)
+    acts = AlmanacActivities(
+        store, ActionRegistry.default(), identity="w", metrics=metrics, clock=SystemClock()
+    )
     missing = "faults.r1.20261201T010000.f0"
     inputs: dict[str, Any] = {
         "query_effect": io.QueryEffectInput(missing, DAY),

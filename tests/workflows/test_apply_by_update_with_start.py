@@ -62,10 +62,12 @@ async def test_apply_returns_the_first_revisions_verdict(tmp_path: Path) -> None
             assert format_instant(verdict.cutover_at_utc) == data["cutoverAt"]
             assert verdict.gate.active_revision == 1 and verdict.gate.disable_generation == 0
 
+            again = await client.apply(parse_spec(data))  # the same spec: harmless
+            assert (again.action, again.revision) == ("unchanged", 1)
             with pytest.raises(RevisionRejected) as same:
-                await client.apply(parse_spec(data))
+                await client.apply(parse_spec({**data, "rule": "FREQ=DAILY;BYHOUR=3"}))
             assert (same.value.field, same.value.value) == ("revision", 1)
-            assert "does not increase" in str(same.value)
+            assert "already published" in str(same.value)
 
             off = await client.disable("uws", "maintenance")
             assert off.changed and off.gate.disable_generation == 1
