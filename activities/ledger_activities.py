@@ -434,6 +434,12 @@ class AlmanacActivities:
                 wait = (settled.next_attempt_at_utc - self._clock.now()).total_seconds()
                 attempt = io.ExecuteAttemptResult("RETRY_WAIT", max(wait, 0.0), detail="recorded")
                 return io.ClaimAndExecuteResult(True, "RETRY_WAIT", None, attempt=attempt)
+            if settled.state in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
+                # This workflow's earlier try won the dispatch (one workflow per occurrenceId): a
+                # won dispatch is never refused or cancelled, even after a rollback bumped the
+                # epoch (seed); the attempt redelivers with the key or records UNKNOWN_EFFECT.
+                generation = settled.claim_generation
+                return await self._attempt_after_claim(params, generation)
         request = io.ClaimOccurrenceInput(params.occurrence_id, params.gate, params.now_utc)
         try:
             claim = await asyncio.to_thread(self._claim, request)
@@ -441,10 +447,15 @@ class AlmanacActivities:
             return io.ClaimAndExecuteResult(False, "DUE", str(exc), ledger_unavailable=True)
         if not claim.claimed:
             return io.ClaimAndExecuteResult(False, claim.state, claim.refusal)
+        return await self._attempt_after_claim(params, claim.claim_generation)
+
+    async def _attempt_after_claim(
+        self, params: io.ClaimAndExecuteInput, claim_generation: int
+    ) -> io.ClaimAndExecuteResult:
         attempt = await self.execute_attempt(
             io.ExecuteAttemptInput(
                 occurrence_id=params.occurrence_id,
-                claim_generation=claim.claim_generation,
+                claim_generation=claim_generation,
                 claim_number=params.claim_number,
                 max_attempts=params.max_attempts,
                 now_utc=params.now_utc,
