@@ -136,7 +136,10 @@ async def first_poll(client: Client, task_queue: str, identity: str) -> float:
         response = await client.workflow_service.describe_task_queue(request)
         return [p.identity for p in response.pollers]
 
-    await await_until(pollers, lambda seen: identity in seen, timeout=60, what=f"{identity} polls")
+    def listed(seen: list[str]) -> bool:
+        return identity in seen
+
+    await await_until(pollers, listed, timeout=60, what=f"{identity} polls")
     return time.monotonic()
 
 
