@@ -1,0 +1,244 @@
+"""Scale: N daily schedules on one dev server + PostgreSQL, then a simulated 7-day outage.
+
+    .venv/bin/python bench/scale.py [--schedules 1000] [--ledger postgresql|sqlite] [--json]
+    .venv/bin/python bench/scale.py --schedules 10000        # the issue's size (not run in CI)
+
+Stack: a headless dev server (``bench/_stack.py``), a throwaway PostgreSQL cluster on the local
+server binaries (``tests/ledger/ledger_pg.py``, as the ledger tests start it; ``--ledger sqlite``
+for a SQLite file), the sink, and one ``python -m worker`` process (the production worker).
+
+How time is moved (no clock is faked inside Temporal or the worker): the outage is placed in the
+past through the ledger's injected clock. At ``T0 = now − 7 days`` (the ``now_utc`` argument of
+every ledger call) the bench publishes N daily schedules (``FREQ=DAILY``, first instant T0 + 5 min,
+``CATCH_UP_BOUNDED`` with ``maxCatchUp`` 2, cutover T0) and materializes each one's 14-day horizon
+— the state a ledger is in when its workers stopped at T0. Then the production worker starts, on
+the real clock, and the N schedule workflows are started (what ``almanac apply`` does): each
+materializes from its high-water mark to now + 14 days and releases its overdue set, in which the
+misfire policy runs the most recent 2 of the 7 missed days and expires 5.
+
+Phases timed (wall seconds):
+
+- ``publish``: N ``publish_revision`` calls (ledger only);
+- ``materialize``: N 14-day horizons at T0 (ledger only);
+- ``recovery``: from starting the N schedule workflows until every occurrence whose instant passed
+  is decided (SUCCEEDED or MISFIRE_EXPIRED — none PLANNED, DUE, DISPATCHING, RUNNING, RETRY_WAIT)
+  and every schedule's horizon reaches now + 13 days (re-materialized).
+
+Also: worker RSS (MiB) when idle (polling, before the starts) and after the recovery, the growth
+per schedule, worker and server CPU seconds over the
+recovery, and the one-minute load average. The issue's aims: ≤ 60 s for 1,000 and ≤ 300 s for
+10,000 (the seed's gate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+from temporalio.client import Client
+
+import ledger
+from bench import _stack
+from devtools.sink import Sink
+from ledger.events import OCCURRENCES
+from ledger.migrate import upgrade
+from timecontract import load_spec
+from workflows import ScheduleInput, schedule_workflow_id
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ledger"))
+
+TZDB = "2026a"
+OUTAGE = timedelta(days=7)
+HORIZON = timedelta(days=14)
+OPEN = ("PLANNED", "DUE", "DISPATCHING", "RUNNING", "RETRY_WAIT")
+
+
+def spec_data(schedule_id: str, sink_url: str, t0: datetime) -> dict[str, Any]:
+    """Daily from T0 + 5 min, the 2 most recent missed days caught up, the http action."""
+    first = t0 + timedelta(minutes=5)
+    return {
+        "schema": "scheduleSpec.v1",
+        "scheduleId": schedule_id,
+        "revision": 1,
+        "timeZone": "UTC",
+        "tzdbVersion": TZDB,
+        "rule": "FREQ=DAILY",
+        "start": first.replace(tzinfo=None, microsecond=0).isoformat(),
+        "misfirePolicy": "CATCH_UP_BOUNDED",
+        "maxCatchUp": 2,
+        "cutoverAt": t0.isoformat().replace("+00:00", "Z"),
+        "action": {
+            "name": "http",
+            "parameters": {
+                "url": f"{sink_url}/effects",
+                "resultUrl": f"{sink_url}/effects/{{idempotencyKey}}",
+                "timeoutSeconds": 10,
+            },
+        },
+    }
+
+
+def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> tuple[int, int]:
+    """(occurrences passed but not decided, schedules whose horizon reaches now + 13 days)."""
+    o = OCCURRENCES.c
+    with store.engine.connect() as c:
+        open_ = c.execute(
+            select(func.count()).where(
+                o.schedule_id.startswith(ids_prefix), o.instant_utc < now, o.state.in_(OPEN)
+            )
+        ).scalar_one()
+        tops = (
+            select(func.max(o.instant_utc).label("top"))
+            .where(o.schedule_id.startswith(ids_prefix))
+            .group_by(o.schedule_id)
+            .subquery()
+        )
+        reached = c.execute(
+            select(func.count()).where(tops.c.top >= now + HORIZON - timedelta(days=1))
+        ).scalar_one()
+    return int(open_), int(reached)
+
+
+async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, float]:
+    """Everything after the ledger exists: returns the figures."""
+    store = ledger.Ledger.from_url(url)
+    n = args.schedules
+    prefix = f"scale-{uuid.uuid4().hex[:6]}-"
+    ids = [f"{prefix}{i:05d}" for i in range(n)]
+    figures: dict[str, float] = {"schedules": float(n)}
+    with _stack.dev_server(folder) as server, Sink() as sink:
+        t0 = datetime.now(UTC).replace(microsecond=0) - OUTAGE
+        specs = [load_spec(spec_data(s, sink.url, t0)) for s in ids]
+        began = time.monotonic()
+        for spec in specs:
+            ledger.publish_revision(store, spec, t0, by="bench")
+        figures["publish s"] = time.monotonic() - began
+        began = time.monotonic()
+        for spec in specs:
+            ledger.materialize(store, spec, t0, t0 + HORIZON, t0, by="bench")
+        figures["materialize s"] = time.monotonic() - began
+        print(
+            f"published {figures['publish s']:.1f} s, materialized {figures['materialize s']:.1f} s"
+        )
+        queue = f"scale-{uuid.uuid4().hex[:6]}"
+        env = _stack.almanac_worker_env(server.address, queue, url, folder / "worker")
+        worker = _stack.WorkerProcess(_stack.ROOT, env, log=folder / "worker.log")
+        try:
+            client = await Client.connect(server.address)
+            await asyncio.sleep(5)  # the worker imports and polls; not timed
+            cpu_w, cpu_s = _stack.cpu_seconds(worker.pid), _stack.cpu_seconds(server.pid)
+            idle_rss = _stack.rss_mib(worker.pid)
+            figures["load before"] = os.getloadavg()[0]
+            began = time.monotonic()
+            now = datetime.now(UTC)
+
+            async def start(schedule_id: str, data: dict[str, Any]) -> None:
+                await client.start_workflow(
+                    "AlmanacSchedule",
+                    ScheduleInput(schedule_id=schedule_id, initial_spec=data),
+                    id=schedule_workflow_id(schedule_id),
+                    task_queue=queue,
+                )
+
+            datas = [spec_data(s, sink.url, t0) for s in ids]
+            for chunk in range(0, n, 50):
+                await asyncio.gather(
+                    *(
+                        start(s, d)
+                        for s, d in zip(
+                            ids[chunk : chunk + 50], datas[chunk : chunk + 50], strict=True
+                        )
+                    )
+                )
+            figures["start all s"] = time.monotonic() - began
+            last_print = 0.0
+            while True:
+                open_, reached = progress(store, prefix, now)
+                elapsed = time.monotonic() - began
+                if open_ == 0 and reached == n:
+                    break
+                if elapsed - last_print > 10:
+                    print(f"  {elapsed:.0f} s: {open_} passed undecided, {reached}/{n} horizons")
+                    last_print = elapsed
+                if elapsed > args.timeout or worker.process.poll() is not None:
+                    raise SystemExit(f"not done after {elapsed:.0f} s: {open_} open, {reached}/{n}")
+                await asyncio.sleep(1.0)
+            figures["recovery s"] = time.monotonic() - began
+            figures["worker CPU s"] = _stack.cpu_seconds(worker.pid) - cpu_w
+            figures["server CPU s"] = _stack.cpu_seconds(server.pid) - cpu_s
+            figures["worker RSS MiB"] = _stack.rss_mib(worker.pid)
+            figures["worker RSS idle MiB"] = idle_rss
+            figures["worker RSS growth KiB/schedule"] = (
+                1024 * (figures["worker RSS MiB"] - idle_rss) / n
+            )
+            figures["load after"] = os.getloadavg()[0]
+            counts: dict[str, int] = {}
+            for s in ids:
+                for state, k in ledger.counts_by_state(store, s).items():
+                    counts[state.value] = counts.get(state.value, 0) + k
+            print("states:", {k: v for k, v in counts.items() if v})
+            figures["succeeded"] = float(counts.get("SUCCEEDED", 0))
+            figures["expired"] = float(counts.get("MISFIRE_EXPIRED", 0))
+        finally:
+            worker.stop()
+            store.dispose()
+    return figures
+
+
+async def main(args: argparse.Namespace) -> dict[str, float]:
+    """Start the ledger, run, print."""
+    folder = Path(tempfile.mkdtemp(prefix="almanac-scale-"))
+    try:
+        if args.ledger == "sqlite":
+            url = f"sqlite:///{folder / 'ledger.sqlite3'}"
+            upgrade(url)
+            figures = await run(args, url, folder)
+        else:
+            from ledger_pg import find_pg_ctl, start_server
+
+            pg_ctl = find_pg_ctl()
+            if pg_ctl is None:
+                raise SystemExit("no pg_ctl found: --ledger sqlite, or install PostgreSQL")
+            pg = start_server(pg_ctl)
+            try:
+                pg.admin("CREATE DATABASE scale")
+                url = pg.url("scale")
+                upgrade(url)
+                figures = await run(args, url, folder)
+            finally:
+                pg.stop()
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print()
+    for name, value in figures.items():
+        print(f"{name:>26}: {value:,.2f}")
+    if args.json:
+        print(json.dumps(figures, indent=1))
+    return figures
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--schedules", type=int, default=1000)
+    parser.add_argument("--ledger", choices=["postgresql", "sqlite"], default="postgresql")
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="keep the temp folder (worker log)")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse()))
