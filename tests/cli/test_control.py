@@ -212,10 +212,11 @@ def test_apply_status_upcoming_disable_enable(control: Control) -> None:
 
 def test_revision_must_increase_and_a_newer_one_is_published(control: Control) -> None:
     sid = f"rev-{uuid.uuid4().hex[:6]}"
-    assert control.json("apply", str(control.spec_file(sid)))["action"] == "started"
+    first = control.spec_file(sid)
+    assert control.json("apply", str(first))["action"] == "started"
 
     # The same spec again is harmless (apply is idempotent); the same revision changed is refused.
-    assert control.json("apply", str(control.spec_file(sid)))["action"] == "unchanged"
+    assert control.json("apply", str(first))["action"] == "unchanged"
     again = control.run("apply", str(control.spec_file(sid, rule="FREQ=DAILY;BYHOUR=3")))
     assert again.returncode == 2
     assert "revision=1" in again.stderr and "already published" in again.stderr

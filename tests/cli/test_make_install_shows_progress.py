@@ -6,6 +6,7 @@ not exist, so the install rule is what ``make run`` would run first.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,9 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_first_install_prints_each_step_and_lets_uv_show_progress(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
+    # Under `make test` (CI) the parent make's flags would reach this one: start it clean.
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
     dry = subprocess.run(
-        ["make", "-n", "run", f"VENV={venv}"],
+        ["make", "--no-print-directory", "-n", "run", f"VENV={venv}"],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
