@@ -49,6 +49,7 @@ from activities.actions import (
     QueryOutcomeKind,
 )
 from activities.clock import Clock
+from activities.heartbeat import heartbeating
 from activities.metrics import AlmanacMetrics, default_metrics
 from ledger import (
     ClaimRefusal,
@@ -426,7 +427,12 @@ class AlmanacActivities:
         outcome already recorded is returned as it is (a RETRY_WAIT keeps its backoff). A ledger
         that cannot be reached before the claim is a result, not a failure, so the workflow claims
         again with the ledger's unbounded retry policy rather than this activity's bounded one.
+        It heartbeats while it runs (``activities.heartbeat``): a lost try is retried in seconds.
         """
+        async with heartbeating():
+            return await self._claim_and_execute(params)
+
+    async def _claim_and_execute(self, params: io.ClaimAndExecuteInput) -> io.ClaimAndExecuteResult:
         if activity.info().attempt >= 2:
             settled = await self._read(params.occurrence_id)
             if settled.state is OccurrenceState.RETRY_WAIT and settled.next_attempt_at_utc:
@@ -452,7 +458,7 @@ class AlmanacActivities:
     async def _attempt_after_claim(
         self, params: io.ClaimAndExecuteInput, claim_generation: int
     ) -> io.ClaimAndExecuteResult:
-        attempt = await self.execute_attempt(
+        attempt = await self._execute_attempt(
             io.ExecuteAttemptInput(
                 occurrence_id=params.occurrence_id,
                 claim_generation=claim_generation,
@@ -549,8 +555,13 @@ class AlmanacActivities:
 
         Every instant recorded is the clock's at that moment, never ``params.now_utc`` (which a
         retry after a crash carries unchanged); the dispatch lag observed is exactly the recorded
-        start of the call (the RUNNING event) minus the occurrence's instant.
+        start of the call (the RUNNING event) minus the occurrence's instant. It heartbeats while
+        it runs (``activities.heartbeat``).
         """
+        async with heartbeating():
+            return await self._execute_attempt(params)
+
+    async def _execute_attempt(self, params: io.ExecuteAttemptInput) -> io.ExecuteAttemptResult:
         occurrence = await self._read(params.occurrence_id)
         if occurrence.state not in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
             return io.ExecuteAttemptResult(occurrence.state.value, detail="already recorded")

@@ -34,6 +34,7 @@ from temporalio.worker import Interceptor, Worker
 import ledger
 from activities.actions import ActionRegistry
 from activities.clock import Clock, SystemClock
+from activities.heartbeat import HEARTBEAT_THROTTLE
 from activities.io import alias_task_queue
 from activities.ledger_activities import AlmanacActivities
 from activities.metrics import DEFAULT_REGISTRY, LedgerCollector, start_metrics_server
@@ -156,6 +157,9 @@ def build_worker(
         identity=options.identity,
         interceptors=interceptors,
         graceful_shutdown_timeout=GRACEFUL_SHUTDOWN,
+        # Attempts heartbeat every second; send one at least this often, so the server's
+        # heartbeat timeout (10 s) keeps most of its span as slack under load.
+        max_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
     )
 
 

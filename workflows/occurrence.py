@@ -28,6 +28,10 @@ with workflow.unsafe.imports_passed_through():
     from activities.ledger_activities import AlmanacActivities
 
 LEDGER_TIMEOUT = timedelta(seconds=30)
+ATTEMPT_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
+"""An attempt activity heartbeats every second (``activities.heartbeat``): one silent this long
+is lost (its worker died, or its task never reached one) and Temporal retries it, instead of
+waiting out the action's whole start-to-close timeout (issue 14: no stall after a restart)."""
 NON_RETRYABLE_ERROR_TYPES = [
     # Deterministic errors (activities.ledger_activities.DETERMINISTIC_ERRORS): the same input
     # fails the same way. The activities already raise them non-retryable; naming them here too
@@ -176,6 +180,7 @@ class OccurrenceWorkflow:
                 first_retry_delay_seconds=params.first_retry_delay_seconds,
             ),
             start_to_close_timeout=timedelta(seconds=params.action_timeout_seconds),
+            heartbeat_timeout=ATTEMPT_HEARTBEAT_TIMEOUT,
             retry_policy=ACTION_RETRY,
         )
         if not both.ledger_unavailable:
@@ -201,6 +206,7 @@ class OccurrenceWorkflow:
                 first_retry_delay_seconds=params.first_retry_delay_seconds,
             ),
             start_to_close_timeout=timedelta(seconds=params.action_timeout_seconds),
+            heartbeat_timeout=ATTEMPT_HEARTBEAT_TIMEOUT,
             retry_policy=ACTION_RETRY,
         )
 
