@@ -90,8 +90,8 @@ class BackfillRefused(LedgerError, ValueError):
 
     def __init__(self, field: str, value: object, problem: str) -> None:
         self.field = field
-        self.value = value if isinstance(value, str | int | None) else str(value)
         shown = format_instant(value) if isinstance(value, datetime) else value
+        self.value = shown if isinstance(shown, str | int | None) else str(shown)
         super().__init__(f"{field}={shown!r}: {problem}")
 
 
