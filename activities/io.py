@@ -402,6 +402,27 @@ class RecordTriggerResult:
 
 
 @dataclass(frozen=True)
+class BackfillRequest:
+    """The ``backfill`` update's input: a past window ``[from_utc, to_utc)`` to run on purpose.
+
+    The window is checked against the schedule's own instant when the loop applies it (its
+    ``to_utc`` may not lie after it) and against the revision in force (``ledger.backfill``).
+    """
+
+    from_utc: datetime
+    to_utc: datetime
+    reason: str
+    by: str
+    """Who asks (recorded on every event the backfill writes)."""
+    include_expired: bool = False
+    """Requeue ``MISFIRE_EXPIRED`` occurrences (``MISFIRE_EXPIRED → DUE``)."""
+    max_occurrences: int = 1000
+    """Refuse a plan with more creates and requeues than this (1 … 10000, the validator's bound)."""
+    dry_run: bool = False
+    """Return the plan; write nothing."""
+
+
+@dataclass(frozen=True)
 class BackfillInput:
     """Plan, and unless ``dry_run`` apply, a backfill of ``[from_utc, to_utc)`` (ledger.backfill).
 

@@ -88,6 +88,11 @@ HELD_POLL = timedelta(minutes=1)
 continue-as-new, the running occurrence was started by an earlier run)."""
 
 
+BackfillRequest = io.BackfillRequest
+"""The ``backfill`` update's input (defined in ``activities.io``: passed through the sandbox, so
+its ``datetime`` fields decode; a workflow module's own ``datetime`` is the sandbox's proxy)."""
+
+
 def schedule_workflow_id(schedule_id: str) -> str:
     """The schedule workflow's ID for ``schedule_id`` (``almanac-schedule-daily-ops-summary``)."""
     return WORKFLOW_ID_PREFIX + schedule_id
@@ -100,7 +105,7 @@ class Command:
     kind: str
     reason: str = ""
     spec: dict[str, Any] | None = None
-    backfill: BackfillRequest | None = None
+    backfill: io.BackfillRequest | None = None
     """A backfill's request (``kind == "backfill"``)."""
     initial: bool = False
     """The workflow input's first revision: if the ledger refuses it there is nothing to run."""
@@ -113,27 +118,6 @@ class NotApplied:
     """An update's change whose activity failed: the handler raises ``ChangeNotApplied``."""
 
     why: str
-
-
-@dataclass(frozen=True)
-class BackfillRequest:
-    """The ``backfill`` update's input: a past window ``[from_utc, to_utc)`` to run on purpose.
-
-    The window is checked against the schedule's own instant when the loop applies it (its
-    ``to_utc`` may not lie after it) and against the revision in force (``ledger.backfill``).
-    """
-
-    from_utc: datetime
-    to_utc: datetime
-    reason: str
-    by: str
-    """Who asks (recorded on every event the backfill writes)."""
-    include_expired: bool = False
-    """Requeue ``MISFIRE_EXPIRED`` occurrences (``MISFIRE_EXPIRED → DUE``)."""
-    max_occurrences: int = 1000
-    """Refuse a plan with more creates and requeues than this (1 … ``MAX_BACKFILL_BOUND``)."""
-    dry_run: bool = False
-    """Return the plan; write nothing."""
 
 
 @dataclass(frozen=True)
@@ -319,7 +303,7 @@ class ScheduleWorkflow:
         _check_reason(params)
 
     @workflow.update(name="backfill")
-    async def backfill_update(self, params: BackfillRequest) -> io.BackfillResult:
+    async def backfill_update(self, params: io.BackfillRequest) -> io.BackfillResult:
         """Backfill a past window (or plan it: ``dry_run``); returns the plan the ledger made."""
         result: io.BackfillResult = await self._submit("backfill", backfill=params)
         if result.rejected:
@@ -332,7 +316,7 @@ class ScheduleWorkflow:
         return result
 
     @backfill_update.validator
-    def _validate_backfill(self, params: BackfillRequest) -> None:
+    def _validate_backfill(self, params: io.BackfillRequest) -> None:
         self._refuse_if_deleting()
         _check_reason(params)
         if not isinstance(params.by, str) or not params.by.strip() or len(params.by) > 200:
@@ -757,7 +741,7 @@ def _is_json_scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def _check_reason(params: DisableInput | DeleteInput | BackfillRequest) -> None:
+def _check_reason(params: DisableInput | DeleteInput | io.BackfillRequest) -> None:
     reason = getattr(params, "reason", None)
     if not isinstance(reason, str) or not reason.strip():
         _refuse("reason", reason, "needs a non-empty reason")
