@@ -9,14 +9,18 @@ a backfill with ``include_expired``, recorded as an event naming who and why.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from alembic import command
 from ledger_support import T0, claim_now, make_spec
 from sqlalchemy import func, select, text
 
+import ledger as ledger_package
 from ledger import (
     BackfillAction,
     BackfillRefused,
@@ -36,7 +40,8 @@ from ledger import (
     unknown_effect,
 )
 from ledger.events import EVENTS, OCCURRENCES
-from ledger.migrate import upgrade
+from ledger.migrate import alembic_config, current, head, upgrade
+from ledger.states import BACKFILL_TRANSITIONS, TERMINAL, TRANSITIONS
 from ledger.transitions import transition
 
 pytest_plugins = ["ledger_fixtures"]
@@ -101,9 +106,7 @@ def test_backfill_creates_with_the_ids_normal_materialization_gives(
     plan = _backfill(ledger, *window)
     assert plan.applied and plan.count(A.CREATE) == 10
     rows = list_occurrences(ledger, SID, from_utc=window[0], to_utc=window[1])
-    assert [r.occurrence_id for r in rows] == [
-        _id(OCT1 + timedelta(days=d)) for d in range(10)
-    ]
+    assert [r.occurrence_id for r in rows] == [_id(OCT1 + timedelta(days=d)) for d in range(10)]
     assert all(r.state is S.DUE for r in rows)
     # Normal materialization of the same revision, applied before the window, in another ledger.
     publish_revision(other_ledger, make_spec(), OCT1 - timedelta(days=1), by="test")
@@ -116,9 +119,11 @@ def test_backfill_creates_with_the_ids_normal_materialization_gives(
     assert (released.from_state, released.to_state, released.by) == ("PLANNED", "DUE", "alice@ops")
     assert "backfill" in released.why and "late data" in released.why
     stamped = ledger.read(
-        lambda c: c.execute(
-            select(OCCURRENCES.c.backfill_at_utc).where(OCCURRENCES.c.schedule_id == SID)
-        ).scalars().all()
+        lambda c: (
+            c.execute(select(OCCURRENCES.c.backfill_at_utc).where(OCCURRENCES.c.schedule_id == SID))
+            .scalars()
+            .all()
+        )
     )
     assert len(stamped) == 10 and all(s is not None for s in stamped)
 
@@ -284,3 +289,38 @@ def test_the_database_allows_the_edge_only_with_a_recorded_backfill(ledger: Ledg
             i=expired[0],
             t=T0 + timedelta(days=8),
         )
+
+
+def _migration_0009() -> Any:
+    path = Path(ledger_package.__file__).parent / "migrations" / "versions" / "0009_backfill.py"
+    spec = importlib.util.spec_from_file_location("ledger_migration_0009", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_migration_0009_frozen_tables_equal_ledger_states() -> None:
+    module = _migration_0009()
+    as_states = {S(a): {S(b) for b in t} for a, t in module.TRANSITIONS.items()}
+    assert as_states == TRANSITIONS
+    backfill = {S(a): {S(b) for b in t} for a, t in module.BACKFILL_TRANSITIONS.items()}
+    assert backfill == BACKFILL_TRANSITIONS == {S.MISFIRE_EXPIRED: {S.DUE}}
+    assert S.MISFIRE_EXPIRED in TERMINAL  # nothing automatic leaves it
+
+
+def test_migration_0009_downgrades_with_a_requeued_row_and_upgrades(ledger: Ledger) -> None:
+    expired = _expired_week(ledger)
+    now = T0 + timedelta(days=7)
+    _backfill(ledger, T0, T0 + timedelta(days=1), now_utc=now, include_expired=True)
+    config = alembic_config(ledger.engine)
+    command.downgrade(config, "0008")
+    assert current(ledger.engine) == "0008"
+    # The 0005 trigger is back: the edge is refused even with what was the backfill stamp.
+    with pytest.raises(LedgerIntegrityError, match="illegal occurrence transition"):
+        _raw(ledger, "UPDATE occurrences SET state = 'DUE' WHERE occurrence_id = :i", i=expired[1])
+    command.upgrade(config, "head")
+    assert current(ledger.engine) == head()
+    assert show_occurrence(ledger, expired[0]).occurrence.state is S.DUE
+    _backfill(ledger, T0, now, now_utc=now, include_expired=True)
+    assert {r.state for r in list_occurrences(ledger, SID)} == {S.DUE}
