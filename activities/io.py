@@ -32,6 +32,7 @@ ESCALATE = "almanac.escalate"
 CHANGE_GATE = "almanac.change_gate"
 DELETE_SCHEDULE = "almanac.delete_schedule"
 RECORD_TRIGGER = "almanac.record_trigger"
+BACKFILL = "almanac.backfill"
 
 DEFAULT_IMPLEMENTATION_ALIAS = "default"
 """``ledger.DEFAULT_IMPLEMENTATION_ALIAS`` (repeated here: workflows see only this module)."""
@@ -398,3 +399,81 @@ class RecordTriggerResult:
     occurrence: UpcomingOccurrence
     gate: GateSnapshot
     created: bool
+
+
+@dataclass(frozen=True)
+class BackfillRequest:
+    """The ``backfill`` update's input: a past window ``[from_utc, to_utc)`` to run on purpose.
+
+    The window is checked against the schedule's own instant when the loop applies it (its
+    ``to_utc`` may not lie after it) and against the revision in force (``ledger.backfill``).
+    """
+
+    from_utc: datetime
+    to_utc: datetime
+    reason: str
+    by: str
+    """Who asks (recorded on every event the backfill writes)."""
+    include_expired: bool = False
+    """Requeue ``MISFIRE_EXPIRED`` occurrences (``MISFIRE_EXPIRED → DUE``)."""
+    max_occurrences: int = 1000
+    """Refuse a plan with more creates and requeues than this (1 … 10000, the validator's bound)."""
+    dry_run: bool = False
+    """Return the plan; write nothing."""
+
+
+@dataclass(frozen=True)
+class BackfillInput:
+    """Plan, and unless ``dry_run`` apply, a backfill of ``[from_utc, to_utc)`` (ledger.backfill).
+
+    ``now_utc`` is the schedule's instant when it applied the request: the decision instant the
+    window must lie before (and whose revision must own it).
+    """
+
+    schedule_id: str
+    from_utc: datetime
+    to_utc: datetime
+    now_utc: datetime
+    reason: str
+    by: str
+    include_expired: bool = False
+    max_occurrences: int = 1000
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class BackfillEntryPayload:
+    """One record of the window and what the backfill does with it (``ledger.BackfillEntry``)."""
+
+    occurrence_id: str
+    nominal_local: str
+    """ISO local date-time without offset."""
+    fold: int
+    instant_utc: datetime
+    """Its instant (a skipped gap's: the transition's)."""
+    action: str
+    """``CREATE``, ``REQUEUE`` or ``SKIP``."""
+    state: str | None
+    """Its state before the backfill (``None``: never materialized)."""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class BackfillResult:
+    """The ``backfill`` update's answer: the plan, whether it was applied, or why it was refused."""
+
+    schedule_id: str
+    from_utc: datetime
+    to_utc: datetime
+    decided_at_utc: datetime
+    """The schedule's instant the window was checked against."""
+    dry_run: bool
+    revision: int | None = None
+    entries: list[BackfillEntryPayload] = field(default_factory=list)
+    released: list[str] = field(default_factory=list)
+    """Occurrence IDs moved to DUE by this call (the schedule starts them; empty on a dry run)."""
+    max_occurrences: int = 1000
+    rejected: str = ""
+    """Non-empty when refused (nothing written): names the field and the value."""
+    field: str = ""
+    value: Any = None

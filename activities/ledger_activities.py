@@ -163,6 +163,7 @@ class AlmanacActivities:
             self.change_gate,
             self.delete_schedule,
             self.record_trigger,
+            self.backfill,
         ]
 
     # -- schedule-level ---------------------------------------------------------------------
@@ -776,6 +777,57 @@ class AlmanacActivities:
             gate = ledger.get_gate(self._ledger, params.schedule_id)
         return io.RecordTriggerResult(
             _upcoming(result.occurrence), gate_payload(gate), result.created
+        )
+
+    @activity.defn(name=io.BACKFILL)
+    def backfill(self, params: io.BackfillInput) -> io.BackfillResult:
+        """Plan (and unless a dry run, apply) a backfill as of the schedule's instant.
+
+        A refusal (a window not before ``now_utc`` or not owned by the revision in force, a plan
+        over the bound, a disabled schedule) is the verdict, not an error: nothing was written.
+        """
+        base = io.BackfillResult(
+            params.schedule_id,
+            params.from_utc,
+            params.to_utc,
+            params.now_utc,
+            params.dry_run,
+            max_occurrences=params.max_occurrences,
+        )
+        with self._domain_errors(params.schedule_id, io.BACKFILL):
+            try:
+                plan = ledger.backfill_window(
+                    self._ledger,
+                    params.schedule_id,
+                    params.from_utc,
+                    params.to_utc,
+                    params.now_utc,
+                    by=params.by,
+                    reason=params.reason,
+                    include_expired=params.include_expired,
+                    max_occurrences=params.max_occurrences,
+                    dry_run=params.dry_run,
+                    recorded_at_utc=self._clock.now(),
+                    tzdb_store=self._tzdb_store,
+                )
+            except ledger.BackfillRefused as exc:
+                return dataclasses.replace(
+                    base, rejected=str(exc), field=exc.field, value=_plain(exc.value)
+                )
+        entries = [
+            io.BackfillEntryPayload(
+                e.occurrence_id,
+                e.nominal_local.isoformat(),
+                e.fold,
+                e.placed_at_utc,
+                e.action.value,
+                None if e.state is None else e.state.value,
+                e.note,
+            )
+            for e in plan.entries
+        ]
+        return dataclasses.replace(
+            base, revision=plan.revision, entries=entries, released=list(plan.released)
         )
 
     # -- helpers ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The Python client: apply, disable, enable, delete, status and upcoming, over a Temporal client.
+"""The Python client: apply, disable, enable, delete, backfill, status and upcoming, over Temporal.
 
 The command line is a thin layer over this module; your code can use it the same way::
 
@@ -89,6 +89,7 @@ from workflows.schedule import (
     ENDING,
     NOT_APPLIED,
     WORKFLOW_ID_PREFIX,
+    BackfillRequest,
     DeleteInput,
     DisableInput,
 )
@@ -97,6 +98,8 @@ SCHEDULE_WORKFLOW_TYPE = "AlmanacSchedule"
 """The schedule workflow's type name (``WorkflowType="AlmanacSchedule"`` in list queries)."""
 DEFAULT_QUERY_TIMEOUT = timedelta(seconds=10)
 DEFAULT_UPDATE_TIMEOUT = timedelta(seconds=60)
+DEFAULT_BACKFILL_MAX = 1000
+"""A backfill's default bound on creates and requeues (``ledger.DEFAULT_MAX_OCCURRENCES``)."""
 CONNECT_TIMEOUT = timedelta(seconds=10)
 # A command line waits a few seconds for an unreachable frontend, not the SDK's default ten.
 CONNECT_RETRY = RetryConfig(max_elapsed_time_millis=3000, max_retries=5)
@@ -492,6 +495,75 @@ class AlmanacClient:
         if verdict.rejected:
             raise ChangeRejected(verdict.rejected, field="scheduleId", value=schedule_id)
         return verdict
+
+    async def backfill(
+        self,
+        schedule_id: str,
+        from_utc: datetime,
+        to_utc: datetime,
+        *,
+        reason: str,
+        by: str | None = None,
+        include_expired: bool = False,
+        max_occurrences: int = DEFAULT_BACKFILL_MAX,
+        dry_run: bool = False,
+    ) -> io.BackfillResult:
+        """Run a past window on purpose (README "Backfill"); with ``dry_run``, only plan it.
+
+        The window ``[from_utc, to_utc)`` is half-open, in UTC; it must lie before the schedule's
+        own now and be owned by the revision in force. Occurrences never materialized there are
+        created with their normal IDs and run; ``MISFIRE_EXPIRED`` ones are moved back to DUE only
+        with ``include_expired``; every other one (SUCCEEDED, UNKNOWN_EFFECT, …) is reported and
+        left alone. A plan with more than ``max_occurrences`` creates and requeues is refused.
+
+        Args:
+            schedule_id: the schedule.
+            from_utc: window start, aware (any offset; compared in UTC), inclusive.
+            to_utc: window end, aware, exclusive.
+            reason: why (recorded on every event the backfill writes); not empty.
+            by: who (default ``<user>@<host>`` of this process).
+            include_expired: requeue ``MISFIRE_EXPIRED`` occurrences.
+            max_occurrences: the bound (default 1000, at most 10000).
+            dry_run: return the plan, write nothing.
+
+        Returns:
+            The plan (``entries``, each ``CREATE``/``REQUEUE``/``SKIP`` with its state) and the IDs
+            ``released`` to run (empty on a dry run). The schedule starts them right away.
+
+        Raises:
+            ChangeRejected: a naive or empty window, a window in the schedule's future or not
+                owned by the revision in force, a disabled or deleted schedule, a plan over the
+                bound, an empty reason; ``field`` and ``value`` name it. Nothing was written.
+            ScheduleNotRunning: no running schedule workflow with that ID.
+            NoVerdict, TemporalUnavailable, ChangeNotApplied: operational failures.
+
+        """
+        for name, value in (("from", from_utc), ("to", to_utc)):
+            if value.tzinfo is None or value.utcoffset() is None:
+                raise ChangeRejected(
+                    f"{name}={value.isoformat()!r}: an instant needs a UTC offset (end it in Z)",
+                    field=name,
+                    value=value.isoformat(),
+                )
+        if not reason.strip():
+            raise ChangeRejected(
+                f"reason={reason!r}: a backfill needs a non-empty reason", field="reason"
+            )
+        request = BackfillRequest(
+            from_utc.astimezone(UTC),
+            to_utc.astimezone(UTC),
+            reason.strip(),
+            by or manual.caller_identity(),
+            include_expired=include_expired,
+            max_occurrences=max_occurrences,
+            dry_run=dry_run,
+        )
+        result: io.BackfillResult = await self._update(
+            schedule_id,
+            self.handle(schedule_id).execute_update(ScheduleWorkflow.backfill_update, request),
+            ChangeRejected,
+        )
+        return result
 
     async def _gate_update(self, schedule_id: str, call: Any) -> io.ChangeGateResult:
         verdict: io.ChangeGateResult = await self._update(schedule_id, call, ChangeRejected)

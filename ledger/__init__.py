@@ -5,6 +5,14 @@ Public surface; everything else is an implementation detail. Every operation tak
 reads the clock. The schema comes from the Alembic migrations (:func:`ledger.migrate.upgrade`).
 """
 
+from ledger.backfill import (
+    DEFAULT_MAX_OCCURRENCES,
+    BackfillAction,
+    BackfillEntry,
+    BackfillPlan,
+    BackfillRefused,
+    backfill_window,
+)
 from ledger.db import Ledger, create_ledger_engine
 from ledger.errors import (
     CaseNotFound,
@@ -94,11 +102,16 @@ from ledger.views import (
 
 __all__ = [
     "DEFAULT_IMPLEMENTATION_ALIAS",
+    "DEFAULT_MAX_OCCURRENCES",
     "RECONCILIATION_DEADLINE",
     "TERMINAL",
     "TRANSITIONS",
     "AttemptOutcome",
     "AttemptView",
+    "BackfillAction",
+    "BackfillEntry",
+    "BackfillPlan",
+    "BackfillRefused",
     "CaseNotFound",
     "CaseView",
     "ClaimLost",
@@ -132,6 +145,7 @@ __all__ = [
     "SwitchKind",
     "SwitchResult",
     "TriggerResult",
+    "backfill_window",
     "canary_bucket",
     "cancel",
     "cancel_superseded",

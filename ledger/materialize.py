@@ -328,6 +328,18 @@ def _insert(
     return _Written(tuple(r.occurrence_id for r, _ in new), tuple(conflicts), views)
 
 
+def insert_records(
+    connection: Connection, records: Sequence[OccurrenceRecord], now_utc: datetime, by: str
+) -> _Written:
+    """Record ``records`` as materialization does (``ledger.backfill`` shares it: the same rows).
+
+    The caller's transaction and ownership check; idempotent (``ON CONFLICT DO NOTHING``).
+    Returns what was written: the created IDs, the planned ones cancelled because a live
+    occurrence holds their slot, and the created rows as views.
+    """
+    return _insert(connection, records, utc_instant(now_utc), by)
+
+
 def _claim_slots(
     connection: Connection, planned: Sequence[OccurrenceRecord], now_utc: datetime
 ) -> set[str]:

@@ -198,6 +198,9 @@ class Occurrence(Base):
     event_sequence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """The ``sequence`` of this occurrence's latest event: each transition's compare-and-set
     increments it in its ``UPDATE`` and numbers its event with the result (migration 0004)."""
+    backfill_at_utc: Mapped[datetime | None]
+    """When an operator's backfill released this occurrence (``almanac backfill``, migration
+    0009): the recorded decision that it runs although its instant is past. NULL otherwise."""
 
     attempts: Mapped[list[Attempt]] = relationship(
         lazy="raise", order_by="Attempt.claim_generation", viewonly=True

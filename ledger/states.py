@@ -19,6 +19,12 @@ Decisions recorded here (DESIGN §4, invariant 5):
 - ``UNKNOWN_EFFECT`` leaves only through reconciliation: ``SUCCEEDED`` (the downstream confirms the
   effect) or ``FAILED`` (confirmed not applied). Putting it in the human queue keeps the state and
   records the decision on its reconciliation case.
+- ``MISFIRE_EXPIRED → DUE`` is not in :data:`TRANSITIONS` (``MISFIRE_EXPIRED`` stays terminal for
+  the lifecycle: nothing automatic ever leaves it). It is the one edge of
+  :data:`BACKFILL_TRANSITIONS`, taken only by an operator's ``almanac backfill --include-expired``
+  (:mod:`ledger.backfill`, ``transition(..., backfill=True)``); the database allows it only in an
+  update that also records the backfill (``backfill_at_utc``, migration 0009). An expired
+  occurrence was never dispatched, so running it later can never be a second effect.
 """
 
 from __future__ import annotations
@@ -87,14 +93,28 @@ LIVE: frozenset[OccurrenceState] = frozenset(TRANSITIONS) - TERMINAL - {S.SKIPPE
 """States in which an occurrence still holds its logical slot and may yet act."""
 
 
+BACKFILL_TRANSITIONS: Mapping[OccurrenceState, frozenset[OccurrenceState]] = {
+    S.MISFIRE_EXPIRED: frozenset({S.DUE}),
+}
+"""Edges only an operator's backfill takes (module docstring): ``MISFIRE_EXPIRED → DUE``."""
+
+
 def sources(to_state: OccurrenceState) -> frozenset[OccurrenceState]:
     """The states from which ``to_state`` may be reached (the ``WHERE state IN`` of a CAS)."""
     return frozenset(s for s, nxt in TRANSITIONS.items() if to_state in nxt)
 
 
-def is_legal(from_state: OccurrenceState, to_state: OccurrenceState) -> bool:
-    """Whether ``from_state → to_state`` is in :data:`TRANSITIONS`."""
-    return to_state in TRANSITIONS[from_state]
+def is_legal(
+    from_state: OccurrenceState, to_state: OccurrenceState, *, backfill: bool = False
+) -> bool:
+    """Whether ``from_state → to_state`` is in :data:`TRANSITIONS`.
+
+    With ``backfill`` (an operator's backfill, :mod:`ledger.backfill`), the edges of
+    :data:`BACKFILL_TRANSITIONS` are legal too.
+    """
+    if to_state in TRANSITIONS[from_state]:
+        return True
+    return backfill and to_state in BACKFILL_TRANSITIONS.get(from_state, frozenset())
 
 
 class ClaimRefusal(StrEnum):

@@ -48,6 +48,7 @@ def transition(
     values: Mapping[str, Any] | None = None,
     same_state: bool = False,
     state_reason: str | None = None,
+    backfill: bool = False,
 ) -> OccurrenceView:
     """Move one occurrence to ``to_state`` by compare-and-set, and append its event row.
 
@@ -67,6 +68,9 @@ def transition(
         same_state: allow ``to_state`` to be the current state (a redelivery renews the claim
             generation without a state change; its event records ``from == to``).
         state_reason: the occurrence's ``state_reason`` when it should be shorter than ``why``.
+        backfill: an operator's backfill (:mod:`ledger.backfill`) asks: the edges of
+            :data:`ledger.states.BACKFILL_TRANSITIONS` (``MISFIRE_EXPIRED → DUE``) are legal too.
+            The caller sets ``backfill_at_utc`` in ``values`` (the database requires it).
 
     Returns:
         The occurrence as it was *before* the transition.
@@ -80,7 +84,8 @@ def transition(
     """
     oid = occurrence if isinstance(occurrence, str) else occurrence.occurrence_id
     before = load_occurrence(connection, oid) if isinstance(occurrence, str) else occurrence
-    if not (is_legal(before.state, to_state) or (same_state and before.state is to_state)):
+    legal = is_legal(before.state, to_state, backfill=backfill)
+    if not (legal or (same_state and before.state is to_state)):
         raise IllegalTransition(oid, before.state, to_state)
     if claim_generation is not None and before.claim_generation != claim_generation:
         raise ClaimLost(
@@ -118,6 +123,7 @@ def transition_where(
     by: str,
     why: str,
     expected: int | None = None,
+    values: Mapping[str, Any] | None = None,
 ) -> tuple[str, ...]:
     """Move every occurrence in ``from_state`` matching ``criteria`` to ``to_state`` at once.
 
@@ -133,6 +139,7 @@ def transition_where(
         by: who (event rows).
         why: the reason (event rows and ``state_reason``).
         expected: if given, exactly this many rows must change (e.g. the caller locked them).
+        values: further columns to set in the same update.
 
     Returns:
         The IDs of the occurrences moved, sorted.
@@ -154,6 +161,7 @@ def transition_where(
                 state_reason=why,
                 updated_at_utc=now_utc,
                 event_sequence=OCCURRENCES.c.event_sequence + 1,
+                **(values or {}),
             )
             .returning(OCCURRENCES.c.occurrence_id, OCCURRENCES.c.event_sequence)
         ).all()

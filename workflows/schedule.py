@@ -8,10 +8,11 @@ continue-as-new when Temporal suggests it.
 Changes arrive two ways, both queued and applied by the loop through activities, one at a time, so
 they race with dispatch only on the ledger's gate:
 
-- **Updates** (``publish_revision``, ``disable``, ``enable``, ``delete``; what ``almanac`` and
-  :class:`almanac.client.AlmanacClient` send): a validator rejects a malformed payload before it
-  enters history; an admitted change waits for the loop to apply it and returns the ledger's
-  verdict (``io.PublishRevisionResult``, ``io.ChangeGateResult``, ``io.DeleteScheduleResult``).
+- **Updates** (``publish_revision``, ``disable``, ``enable``, ``delete``, ``backfill``; what
+  ``almanac`` and :class:`almanac.client.AlmanacClient` send): a validator rejects a malformed
+  payload before it enters history; an admitted change waits for the loop to apply it and returns
+  the ledger's verdict (``io.PublishRevisionResult``, ``io.ChangeGateResult``,
+  ``io.DeleteScheduleResult``, ``io.BackfillResult``).
 - **Signals** (``publish_revision``, ``disable``, ``enable``; kept for ``temporal`` CLI and UI
   users): fire and forget. A malformed signal is rejected and recorded; it never raises, so it can
   never wedge the workflow.
@@ -76,9 +77,20 @@ NOT_APPLIED = "ChangeNotApplied"
 the schedule, or the ledger unreachable past the retry bound): an operational failure."""
 UPDATES_PATCH = "almanac-control-updates"
 """``workflow.patched`` ID of the update paths' behaviour (a run started without a revision)."""
+BACKFILL_PATCH = "almanac-backfill"
+"""``workflow.patched`` ID of the ``backfill`` update's path (histories before it never took it)."""
+BACKFILL_REFUSED = "BackfillRefused"
+"""The error type of a backfill the ledger refused (window, ownership, bound): nothing written."""
+MAX_BACKFILL_BOUND = 10_000
+"""The largest ``max_occurrences`` a backfill may ask for (the validator refuses more)."""
 HELD_POLL = timedelta(minutes=1)
 """How soon to release again while buffered occurrences wait and no child is watched (after a
 continue-as-new, the running occurrence was started by an earlier run)."""
+
+
+BackfillRequest = io.BackfillRequest
+"""The ``backfill`` update's input (defined in ``activities.io``: passed through the sandbox, so
+its ``datetime`` fields decode; a workflow module's own ``datetime`` is the sandbox's proxy)."""
 
 
 def schedule_workflow_id(schedule_id: str) -> str:
@@ -88,11 +100,13 @@ def schedule_workflow_id(schedule_id: str) -> str:
 
 @dataclass(frozen=True)
 class Command:
-    """A change waiting to be applied: ``kind`` is disable, enable, publish_revision or delete."""
+    """A change waiting to be applied: disable, enable, publish_revision, delete or backfill."""
 
     kind: str
     reason: str = ""
     spec: dict[str, Any] | None = None
+    backfill: io.BackfillRequest | None = None
+    """A backfill's request (``kind == "backfill"``)."""
     initial: bool = False
     """The workflow input's first revision: if the ledger refuses it there is nothing to run."""
     update_id: str | None = None
@@ -288,6 +302,41 @@ class ScheduleWorkflow:
         self._refuse_if_deleting()
         _check_reason(params)
 
+    @workflow.update(name="backfill")
+    async def backfill_update(self, params: io.BackfillRequest) -> io.BackfillResult:
+        """Backfill a past window (or plan it: ``dry_run``); returns the plan the ledger made."""
+        result: io.BackfillResult = await self._submit("backfill", backfill=params)
+        if result.rejected:
+            raise ApplicationError(
+                result.rejected,
+                {"field": result.field, "value": result.value},
+                type=BACKFILL_REFUSED,
+                non_retryable=True,
+            )
+        return result
+
+    @backfill_update.validator
+    def _validate_backfill(self, params: io.BackfillRequest) -> None:
+        self._refuse_if_deleting()
+        _check_reason(params)
+        if not isinstance(params.by, str) or not params.by.strip() or len(params.by) > 200:
+            _refuse("by", params.by, "needs 1-200 characters (who asks)")
+        for name, value in (("from", params.from_utc), ("to", params.to_utc)):
+            if not isinstance(value, datetime) or value.utcoffset() is None:
+                _refuse(name, str(value), "needs an instant with a UTC offset")
+        if params.from_utc >= params.to_utc:
+            _refuse("to", params.to_utc.isoformat(), f"must be after from={params.from_utc}")
+        now = self._now()
+        if params.to_utc > now:
+            _refuse(
+                "to",
+                params.to_utc.isoformat(),
+                f"lies after the schedule's now {now.isoformat()} (a backfill runs the past)",
+            )
+        bound = params.max_occurrences
+        if not isinstance(bound, int) or not 1 <= bound <= MAX_BACKFILL_BOUND:
+            _refuse("max", bound, f"needs 1 to {MAX_BACKFILL_BOUND}")
+
     def _refuse_if_deleting(self) -> None:
         if self._deleting or self._ending:
             _refuse(
@@ -440,6 +489,8 @@ class ScheduleWorkflow:
             await self._publish(command)
         elif command.kind == "delete":
             await self._delete(command)
+        elif command.kind == "backfill":
+            await self._backfill(command)
         else:
             await self._change_gate(command)
 
@@ -482,6 +533,30 @@ class ScheduleWorkflow:
             self._status.gate = result.gate
         self._answer(command, result)
 
+    async def _backfill(self, command: Command) -> None:
+        # Only a backfill asks for the patch, so histories without one are unchanged.
+        workflow.patched(BACKFILL_PATCH)
+        request = command.backfill
+        assert request is not None  # queued only by the update, with its request
+        result = await workflow.execute_activity_method(
+            AlmanacActivities.backfill,
+            io.BackfillInput(
+                self._params.schedule_id,
+                request.from_utc,
+                request.to_utc,
+                self._now(),
+                request.reason.strip(),
+                request.by,
+                include_expired=request.include_expired,
+                max_occurrences=request.max_occurrences,
+                dry_run=request.dry_run,
+            ),
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        # The released occurrences are DUE: the loop's release, right after, starts them.
+        self._answer(command, result)
+
     async def _delete(self, command: Command) -> None:
         result = await workflow.execute_activity_method(
             AlmanacActivities.delete_schedule,
@@ -511,6 +586,18 @@ class ScheduleWorkflow:
             )
         elif command.kind == "delete":
             verdict = io.DeleteScheduleResult(sid, False, self._status.gate, rejected=why)
+        elif command.kind == "backfill" and command.backfill is not None:
+            request = command.backfill
+            verdict = io.BackfillResult(
+                sid,
+                request.from_utc,
+                request.to_utc,
+                self._now(),
+                request.dry_run,
+                rejected=why,
+                field="scheduleId",
+                value=sid,
+            )
         else:
             disabled = command.kind == "disable"
             verdict = io.ChangeGateResult(sid, disabled, False, self._status.gate, rejected=why)
@@ -654,7 +741,7 @@ def _is_json_scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def _check_reason(params: DisableInput | DeleteInput) -> None:
+def _check_reason(params: DisableInput | DeleteInput | io.BackfillRequest) -> None:
     reason = getattr(params, "reason", None)
     if not isinstance(reason, str) or not reason.strip():
         _refuse("reason", reason, "needs a non-empty reason")
@@ -663,6 +750,7 @@ def _check_reason(params: DisableInput | DeleteInput) -> None:
 
 
 __all__ = [
+    "BackfillRequest",
     "Command",
     "DeleteInput",
     "DisableInput",

@@ -4,7 +4,7 @@ One module per command group, each a parse → call → render layer:
 
 - ``spec``: ``validate``, ``schema``, ``preview`` (``timecontract`` only, no server);
 - ``control``: ``apply``, ``disable``, ``enable``, ``status``, ``upcoming`` (``almanac.client``);
-- ``manual``: ``trigger`` (a manual run, ``almanac.manual``);
+- ``manual``: ``trigger`` (a manual run, ``almanac.manual``), ``backfill`` (a past window);
 - ``ledger``: ``ledger list|show|materialize|unknown|resolve``; ``db``: ``db upgrade``;
 - ``tzdb``: ``tzdb list|add|diff`` (``almanac.tzdb``);
 - ``rollout``: ``rollout``, ``rollback`` (``almanac.rollout`` over the ledger and Temporal);
@@ -67,6 +67,7 @@ GROUPS: tuple[ModuleType, ...] = (
 COMMANDS: dict[str, ModuleType] = {
     **dict.fromkeys(("apply", "disable", "enable", "delete", "status", "upcoming"), control),
     "trigger": manual,
+    "backfill": manual,
     "worker": worker,
     "dev": dev,
     "gates": gates,
