@@ -523,7 +523,7 @@ class AlmanacClient:
             reason: why (recorded on every event the backfill writes); not empty.
             by: who (default ``<user>@<host>`` of this process).
             include_expired: requeue ``MISFIRE_EXPIRED`` occurrences.
-            max_occurrences: the bound (default 1000, at most 10000).
+            max_occurrences: the bound (default 1000, at most 2000).
             dry_run: return the plan, write nothing.
 
         Returns:

@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -58,13 +59,18 @@ from timecontract import (
     Disposition,
     OccurrenceRecord,
     format_instant,
-    occurrences,
+    iter_occurrences,
     owned_interval,
     owning_revision,
 )
 
 DEFAULT_MAX_OCCURRENCES = 1000
 """The default bound on a backfill's creates and requeues (``--max``)."""
+MAX_WINDOW_OCCURRENCES = 2000
+"""The most occurrences one backfill's window may hold (any action): expansion stops past it and
+the window is refused, so neither the work nor the plan (a Temporal payload, ≈ 0.3 KiB per entry,
+well under the 2 MiB limit) grows with a careless window. The schedule workflow's validator caps
+``--max`` at the same number (``workflows.schedule.MAX_BACKFILL_BOUND``)."""
 MAX_REASON_CHARS = 500
 """Size bound of a backfill's reason."""
 
@@ -307,8 +313,20 @@ def _expand(
     lock_gate(connection, schedule_id)  # ScheduleNotFound first
     revision = _owner(connection, schedule_id, from_utc, to_utc, now_utc)
     spec = overlap.revision_spec(connection, schedule_id, revision)
-    records = occurrences(spec, from_utc, to_utc, tzdb_store=tzdb_store)
-    return revision, [r for r in records if from_utc <= r.placed_at_utc < to_utc]
+    records = (
+        r
+        for r in iter_occurrences(spec, from_utc, to_utc, tzdb_store=tzdb_store)
+        if from_utc <= r.placed_at_utc < to_utc
+    )
+    window = list(islice(records, MAX_WINDOW_OCCURRENCES + 1))
+    if len(window) > MAX_WINDOW_OCCURRENCES:
+        raise BackfillRefused(
+            "to",
+            to_utc,
+            f"the window holds more than {MAX_WINDOW_OCCURRENCES} occurrences: backfill it in "
+            "narrower windows (nothing was written)",
+        )
+    return revision, window
 
 
 def _plan(

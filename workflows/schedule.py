@@ -81,8 +81,9 @@ BACKFILL_PATCH = "almanac-backfill"
 """``workflow.patched`` ID of the ``backfill`` update's path (histories before it never took it)."""
 BACKFILL_REFUSED = "BackfillRefused"
 """The error type of a backfill the ledger refused (window, ownership, bound): nothing written."""
-MAX_BACKFILL_BOUND = 10_000
-"""The largest ``max_occurrences`` a backfill may ask for (the validator refuses more)."""
+MAX_BACKFILL_BOUND = 2000
+"""The largest ``max_occurrences`` a backfill may ask for (the validator refuses more): the
+ledger's cap on a window's occurrences (``ledger.backfill.MAX_WINDOW_OCCURRENCES``)."""
 HELD_POLL = timedelta(minutes=1)
 """How soon to release again while buffered occurrences wait and no child is watched (after a
 continue-as-new, the running occurrence was started by an earlier run)."""

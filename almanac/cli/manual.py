@@ -107,7 +107,7 @@ def backfill(
         typer.Option(
             "--max",
             help="Refuse (whole, never truncated) a plan creating or requeuing more than this "
-            "(1-10000).",
+            "(1-2000; a window holds at most 2000).",
         ),
     ] = BACKFILL_MAX,
     reason: Annotated[

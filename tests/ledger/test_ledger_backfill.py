@@ -10,6 +10,7 @@ a backfill with ``include_expired``, recorded as an event naming who and why.
 from __future__ import annotations
 
 import importlib.util
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -39,6 +40,7 @@ from ledger import (
     succeeded,
     unknown_effect,
 )
+from ledger.backfill import MAX_WINDOW_OCCURRENCES
 from ledger.events import EVENTS, OCCURRENCES
 from ledger.migrate import alembic_config, current, head, upgrade
 from ledger.states import BACKFILL_TRANSITIONS, TERMINAL, TRANSITIONS
@@ -206,6 +208,27 @@ def test_a_plan_over_the_bound_is_refused_whole(ledger: Ledger) -> None:
     assert (e.value.field, e.value.value) == ("max", 9)
     assert _rows(ledger) == before
     assert _backfill(ledger, OCT1, OCT1 + timedelta(days=10), max_occurrences=10).applied
+
+
+def test_a_window_holding_more_than_the_cap_is_refused_without_expanding_it_all(
+    ledger: Ledger,
+) -> None:
+    # A month of a minutely rule holds 44,640 occurrences; the cap (2000) refuses it after
+    # expanding one more than the cap, and nothing is written. Expanding the whole month first
+    # takes seconds; the refusal must not (a generous 5 s bound on a busy machine).
+    _published(ledger, rule="FREQ=MINUTELY")
+    before = _rows(ledger)
+    started = time.process_time()
+    with pytest.raises(BackfillRefused, match="more than 2000 occurrences") as e:
+        _backfill(ledger, OCT1, OCT1 + timedelta(days=31), max_occurrences=2000)
+    assert time.process_time() - started < 5
+    assert e.value.field == "to"
+    assert _rows(ledger) == before
+    # 2000 minutes exactly is within the cap.
+    plan = _backfill(
+        ledger, OCT1, OCT1 + timedelta(minutes=2000), max_occurrences=2000, dry_run=True
+    )
+    assert len(plan.entries) == MAX_WINDOW_OCCURRENCES == 2000
 
 
 @pytest.mark.parametrize(
