@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from datetime import datetime, time, timedelta
-from itertools import dropwhile
+from itertools import dropwhile, takewhile
 from typing import Any
 
 from dateutil import rrule as du
@@ -136,11 +136,11 @@ def expand(
     if rule.until_utc is not None:
         window_end = min(window_end, rule.until_utc.replace(tzinfo=None) + timedelta(days=1))
     if window_end < window_start or window_end < dtstart:
-        return
-    for nominal_local in _from_period(rule, dtstart, max(window_start, dtstart), window_end):
-        if nominal_local > window_end:
-            return
-        yield nominal_local
+        return iter(())
+    # Iterator adaptors, not a generator: one Python frame less per date-time.
+    return takewhile(
+        window_end.__ge__, _from_period(rule, dtstart, max(window_start, dtstart), window_end)
+    )
 
 
 def iterate_from_start(rule: Rule, dtstart: datetime) -> Iterator[datetime]:

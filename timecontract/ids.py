@@ -24,6 +24,7 @@ letters, digits, ``-``, ``.``, ``T`` and ``Z``: valid Temporal workflow IDs.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NewType
 
@@ -121,7 +122,28 @@ def parse_occurrence_id(value: str) -> tuple[str, int, datetime, int]:
 
 
 TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
-"""``00`` … ``59``: the hours, minutes and seconds of an ID."""
+"""``00`` … ``59``: the months, days, hours, minutes and seconds of an ID."""
+
+
+class _Years(dict[int, str]):
+    """Year → its digits in an ID, filled on first use by ``form`` (a dict look-up after)."""
+
+    def __init__(self, form: Callable[[int], str]) -> None:
+        super().__init__()
+        self._form = form
+
+    def __missing__(self, year: int) -> str:
+        text = self[year] = self._form(year)
+        return text
+
+
+LOCAL_YEARS: dict[int, str] = _Years(lambda year: f"{year:04d}")
+"""The year of an occurrenceId's nominal time, as :func:`occurrence_id` writes it (``0999``)."""
+UTC_YEARS: dict[int, str] = _Years(
+    lambda year: logical_slot_id("s", datetime(year, 1, 1, tzinfo=UTC))[2 : -len("0101T000000Z")]
+)
+"""The year of a logicalSlotId's instant, as :func:`logical_slot_id` writes it (``strftime``'s
+``%Y``: not zero-padded before 1000 with glibc)."""
 
 
 class IdFormatter:

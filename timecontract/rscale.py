@@ -91,8 +91,12 @@ class RscaleRule:
         instants); cost follows the window.
         """
         if not self.moves_invalid_dates:
-            yield from expand(self.rule, dtstart, window_start, window_end)
-            return
+            return expand(self.rule, dtstart, window_start, window_end)
+        return self._moved(dtstart, window_start, window_end)
+
+    def _moved(
+        self, dtstart: datetime, window_start: datetime, window_end: datetime
+    ) -> Iterator[datetime]:
         anchor, anchor_start = _anchor(self.rule, dtstart)
         # An anchor's month places days in that month or on the 1st of the next: start one
         # month before the window's.

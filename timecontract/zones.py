@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import io
 import re
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import tzdata
 
+from timecontract import transitions as _transitions
 from timecontract.errors import SpecError, TzdbReleaseNotFound, ZoneNotFound
 
 RELEASE_PATTERN = re.compile(r"^(19|20)\d{2}[a-z]$")
@@ -96,6 +98,23 @@ def load(name: str, release: str, store: Path | None = None) -> ZoneInfo:
     return _load(name, check_release_name(release), _store_key(store))
 
 
+def transitions(
+    name: str, release: str, store: Path | None = None
+) -> _transitions.ZoneTransitions | None:
+    """The transitions of the TZif file :func:`load` builds zone ``name`` from (same release).
+
+    Returns:
+        The file's table (``timecontract.transitions``), or ``None`` for a file that module does
+        not read (callers then ask the zone for both offsets of every time).
+
+    Raises:
+        TzdbReleaseNotFound: the release is not available (no fallback, DESIGN §3).
+        ZoneNotFound: the release has no such zone.
+
+    """
+    return _table(name, check_release_name(release), _store_key(store))
+
+
 def _store_key(store: Path | None) -> str | None:
     return None if store is None else str(store.resolve())
 
@@ -119,10 +138,20 @@ def _zone_names(release: str, store: str | None) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1024)
 def _load(name: str, release: str, store: str | None) -> ZoneInfo:
+    return ZoneInfo.from_file(io.BytesIO(_tzif(name, release, store)), key=name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _table(name: str, release: str, store: str | None) -> _transitions.ZoneTransitions | None:
+    return _transitions.parse(_tzif(name, release, store))
+
+
+@functools.lru_cache(maxsize=1024)
+def _tzif(name: str, release: str, store: str | None) -> bytes:
     # The name is checked against the release's own list before it becomes a path, so a name
     # like "../../etc/passwd" can never reach the file system.
     if name not in _zone_names(release, store):
         raise ZoneNotFound(name, release)
     resource = _release_root(release, store).joinpath("zoneinfo", *name.split("/"))
     with resource.open("rb") as handle:
-        return ZoneInfo.from_file(handle, key=name)
+        return handle.read()
