@@ -1,0 +1,100 @@
+"""The command-line edges a fresh-user trial found (issue 10): usage errors, bounds, wording.
+
+A usage error Click finds (a missing argument, an unknown option or command, a value out of an
+option's range) is one ``error:`` line on stderr with exit 2, like every other error, never
+Click's usage block; an out-of-range value names the option, the value and both bounds; counts
+are printed with the right plural; help text shows no escaped ``%%``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from almanac.cli import app
+
+SEED = Path(__file__).parents[2] / "examples" / "daily-ops-summary.yaml"
+STATES = (
+    "PLANNED, DUE, DISPATCHING, RUNNING, SUCCEEDED, RETRY_WAIT, UNKNOWN_EFFECT, FAILED, "
+    "SKIPPED_GAP, MISFIRE_EXPIRED, CANCELLED, SKIPPED_OVERLAP"
+)
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("ALMANAC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("ALMANAC_LEDGER_URL", raising=False)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(args))
+
+
+def one_error_line(result) -> str:  # type: ignore[no-untyped-def]
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and "Usage:" not in result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("upcoming", "nightly", "-n", "50"), "error: -n=50: must be between 1 and 20"),
+        (("upcoming", "nightly", "-n", "0"), "error: -n=0: must be between 1 and 20"),
+        (("status", "nightly", "-n", "21"), "error: -n=21: must be between 0 and 20"),
+        (("sink", "--port", "-1"), "error: --port=-1: must be at least 0"),
+    ],
+)
+def test_a_value_out_of_range_names_the_option_the_value_and_the_bounds(
+    run, args: tuple[str, ...], expected: str
+) -> None:  # type: ignore[no-untyped-def]
+    line = one_error_line(run(*args))
+    assert line.startswith(expected), line
+    assert f"(see `almanac {args[0]} --help`)" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("apply",), "almanac apply: Missing argument 'spec_file'"),
+        (("status", "--bogus"), "almanac status: No such option: --bogus"),
+        (("validate", "--bogus", str(SEED)), "almanac validate: No such option: --bogus"),
+        (("ledger", "list"), "almanac ledger list: Missing argument 'schedule'"),
+        (("ledger", "bogus"), "almanac ledger: No such command 'bogus'"),
+        (("bogus",), "almanac: No such command 'bogus'"),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_command(run, args, words: str) -> None:  # type: ignore[no-untyped-def]
+    assert one_error_line(run(*args)).startswith(f"error: {words}")
+
+
+def test_a_group_typed_alone_still_shows_its_help(run) -> None:  # type: ignore[no-untyped-def]
+    result = run("ledger")
+    assert "Usage: almanac ledger" in result.output and "error:" not in result.output
+
+
+def test_an_unknown_state_is_refused_with_the_valid_ones_named(run) -> None:  # type: ignore[no-untyped-def]
+    line = one_error_line(run("ledger", "list", "nightly", "--state", "DONE", "--state", "DUE"))
+    assert line == f"error: --state='DONE': unknown state (one of {STATES})"
+
+
+def test_counts_are_singular_for_one(run) -> None:  # type: ignore[no-untyped-def]
+    # The seed runs daily at 02:30 New York: one record in this day.
+    result = run(
+        "preview", str(SEED), "--from", "2026-11-02T00:00:00Z", "--to", "2026-11-03T00:00:00Z"
+    )
+    assert result.exit_code == 0, result.output
+    assert "\n1 record, 0 decided by a DST policy" in result.stdout
+    two = run(
+        "preview", str(SEED), "--from", "2026-11-02T00:00:00Z", "--to", "2026-11-04T00:00:00Z"
+    )
+    assert "\n2 records, 0 decided by a DST policy" in two.stdout
+
+
+def test_help_shows_a_plain_percent_sign(run) -> None:  # type: ignore[no-untyped-def]
+    result = run("rollout", "--help")
+    assert result.exit_code == 0
+    assert "%%" not in result.stdout and "percentage (0 to 100)" in result.stdout
