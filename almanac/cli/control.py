@@ -8,14 +8,13 @@ operational failure only (Temporal unreachable, no worker to give a verdict).
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from almanac.cli.output import JsonOption, escape, out, print_json, run_async
+from almanac.cli.output import JsonOption, escape, json_object, out, plural, print_json, run_async
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -81,7 +80,7 @@ def apply(
         result = await client.apply(spec, horizon=horizon)
         print_warnings(spec_file, warnings)
         if as_json:
-            print_json({**asdict(result), "warnings": [w.to_json() for w in warnings]})
+            print_json({**json_object(result), "warnings": [w.to_json() for w in warnings]})
             return
         verdict = result.verdict
         generation = verdict.gate.disable_generation if verdict.gate else "?"
@@ -95,7 +94,8 @@ def apply(
                 f"(gate generation {generation}"
             )
             if verdict.superseded:
-                line += f"; {_n(verdict.superseded, 'occurrence')} of older revisions superseded"
+                older = plural(verdict.superseded, "occurrence")
+                line += f"; {older} of older revisions superseded"
             line += f"; workflow {result.workflow_id})"
         out().print(escape(line))
 
@@ -115,7 +115,7 @@ def disable(
         client = await _connect()
         verdict = await client.disable(schedule_id, reason)
         if as_json:
-            print_json(asdict(verdict))
+            print_json(verdict)
             return
         generation = verdict.gate.disable_generation if verdict.gate else "?"
         if not verdict.changed:
@@ -123,7 +123,7 @@ def disable(
         else:
             line = (
                 f"{schedule_id}: disabled ({reason.strip()}), gate generation {generation}; "
-                f"{_n(verdict.cancelled, 'due occurrence')} cancelled; planned ones wait for "
+                f"{plural(verdict.cancelled, 'due occurrence')} cancelled; planned ones wait for "
                 "`almanac enable`, then the misfire policy decides"
             )
         out().print(escape(line))
@@ -138,7 +138,7 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
         client = await _connect()
         verdict = await client.enable(schedule_id)
         if as_json:
-            print_json(asdict(verdict))
+            print_json(verdict)
             return
         generation = verdict.gate.disable_generation if verdict.gate else "?"
         if not verdict.changed:
@@ -146,7 +146,7 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
         else:
             line = (
                 f"{schedule_id}: enabled, gate generation {generation}; "
-                f"{_n(verdict.came_due, 'occurrence')} came due while disabled"
+                f"{plural(verdict.came_due, 'occurrence')} came due while disabled"
             )
             if verdict.came_due:
                 line += (
@@ -175,7 +175,7 @@ def delete(
         client = await _connect()
         verdict = await client.delete(schedule_id, reason)
         if as_json:
-            print_json(asdict(verdict))
+            print_json(verdict)
             return
         revision = verdict.gate.active_revision if verdict.gate else 0
         if not verdict.deleted:
@@ -183,16 +183,12 @@ def delete(
         else:
             line = (
                 f"{schedule_id}: deleted ({reason.strip()}); "
-                f"{_n(verdict.cancelled, 'undispatched occurrence')} cancelled, every fact kept"
+                f"{plural(verdict.cancelled, 'undispatched occurrence')} cancelled, every fact kept"
             )
         line += f"; re-applying it needs revision {revision + 1} or higher"
         out().print(escape(line))
 
     run_async(work())
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def status(
@@ -209,7 +205,7 @@ def status(
         if schedule_id is None:
             summaries = await client.list_schedules()
             if as_json:
-                print_json([asdict(s) for s in summaries])
+                print_json(summaries)
             else:
                 out().print(_schedules_table(summaries))
             return
@@ -336,7 +332,7 @@ def _schedules_table(summaries: list[ScheduleSummary]) -> Table:
             _z(s.status.next_instant_utc),
             _counts(s.status.counts_by_state),
         )
-    table.caption = f"{len(summaries)} running schedule workflows"
+    table.caption = plural(len(summaries), "running schedule workflow")
     return table
 
 

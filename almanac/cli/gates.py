@@ -6,12 +6,18 @@ every gate that ran passes, 1 when one fails; 2 for an unknown gate name.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Annotated
 
 import typer
 
-from almanac.cli.output import EXIT_OK, EXIT_OPERATIONAL, JsonOption, fail, print_json
+from almanac.cli.output import (
+    EXIT_OK,
+    EXIT_OPERATIONAL,
+    JsonOption,
+    fail,
+    json_object,
+    print_json,
+)
 
 GATE_NAMES = (
     "golden",
@@ -53,7 +59,7 @@ def gates(
             {
                 "passed": report.passed,
                 "gates": [
-                    {k: v for k, v in asdict(g).items() if k != "notes"} for g in report.gates
+                    {k: v for k, v in json_object(g).items() if k != "notes"} for g in report.gates
                 ],
                 "notes": report.notes,
                 "seconds": report.seconds,

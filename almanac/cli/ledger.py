@@ -206,11 +206,11 @@ def _states(values: list[str] | None) -> list[OccurrenceState] | None:
 
     if not values:
         return None
-    try:
-        return [OccurrenceState(v.upper()) for v in values]
-    except ValueError:
-        known = ", ".join(s.value for s in OccurrenceState)
-        fail(f"--state={values!r}: unknown state (one of {known})")
+    known = {s.value: s for s in OccurrenceState}
+    for value in values:
+        if value.upper() not in known:
+            fail(f"--state={value!r}: unknown state (one of {', '.join(known)})")
+    return [known[v.upper()] for v in values]
 
 
 @ledger_app.command("list")

@@ -8,9 +8,11 @@ Exit codes (the same for every command):
 - ``1`` an operational failure: Temporal, the database or the network unreachable, no worker
   answering, a port in use (and, for ``almanac gates``, a gate that fails).
 
-A failure is one line on stderr (``error: <field>=<value>: <why>``), never a traceback. A command
-that prints a result takes ``--json`` and then prints JSON on stdout (instants as ISO 8601 UTC
-with ``Z``).
+A failure is one line on stderr (``error: <field>=<value>: <why>``), never a traceback; so is a
+usage error Click finds (a missing or unknown option: :class:`AlmanacGroup`). A command that
+prints a result takes ``--json`` and then prints JSON on stdout: camelCase keys, as in the spec
+(a dataclass's ``cutover_at_utc`` is ``cutoverAt``: the ``Z`` of the value says UTC), instants as
+ISO 8601 UTC with ``Z``.
 
 One way to exit: a command returns (exit 0) or raises ``typer.Exit(code)``, through :func:`fail`
 when there is something to say. :func:`run`, the console entry, turns that into the process's
@@ -31,11 +33,13 @@ import json
 import os
 import sys
 from collections.abc import Coroutine
-from dataclasses import asdict, is_dataclass
+from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
+from typer import _click as click
+from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,11 +58,92 @@ T = TypeVar("T")
 
 
 def new_app(help_text: str, **options: Any) -> typer.Typer:
-    """A Typer app (or command group) with Almanac's settings: no completion, plain exceptions."""
+    """A Typer app (or command group) with Almanac's settings: no completion, plain exceptions.
+
+    Its group class is :class:`AlmanacGroup`: a usage error is one error line, like any other.
+    """
     options.setdefault("rich_markup_mode", None)
+    options.setdefault("cls", AlmanacGroup)
     return typer.Typer(
         help=help_text, add_completion=False, pretty_exceptions_enable=False, **options
     )
+
+
+class AlmanacGroup(TyperGroup):
+    """A command group whose usage errors are one ``error:`` line (exit 2), not Click's block.
+
+    Click reports a missing argument, an unknown option or a value out of range as a usage
+    block (usage, a hint, then the error) on stderr. Parsing happens in the group's
+    ``make_context`` (its own options) and, for a subcommand, inside the group's ``invoke``;
+    both are wrapped here (Typer's documented ``Typer(cls=...)`` hook), so every command below
+    the group reports the same way. ``almanac`` and ``almanac ledger`` alone still print help.
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        """Parse the group's own options; a usage error becomes one error line."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.ClickException as exc:
+            _usage_failure(exc)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Parse and run the subcommand; a usage error becomes one error line."""
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.ClickException as exc:
+            _usage_failure(exc)
+
+
+def _usage_failure(exc: click.exceptions.ClickException) -> NoReturn:
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+        raise exc  # help, asked for by typing the group alone
+    fail(usage_error_line(exc), exc.exit_code)
+
+
+def usage_error_line(exc: click.exceptions.ClickException) -> str:
+    """One line for a usage error Click raised, naming the option and the value when it can.
+
+    A value outside an option's ``min``/``max`` states the bounds: ``-n=50: must be between 1
+    and 20``. Anything else keeps Click's own words (``No such option: --bogus``, ``Missing
+    argument 'SPEC_FILE'``), prefixed by the command and followed by where help is.
+    """
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path if ctx is not None else ""
+    hint = f" (see `{path} --help`)" if path else ""
+    param = getattr(exc, "param", None)
+    bounded = _out_of_range(exc, param) if param is not None else None
+    if bounded is not None:
+        return f"{bounded}{hint}"
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    return f"{path}: {message}{hint}" if path else message
+
+
+_RANGE_ERRORS = frozenset({"less_than_equal", "greater_than_equal", "less_than", "greater_than"})
+
+
+def _out_of_range(exc: click.exceptions.ClickException, param: Any) -> str | None:
+    """``<option>=<value>: must be …`` when ``exc`` is a value outside ``param``'s bounds."""
+    from pydantic import ValidationError  # Typer validates values with it: already loaded
+
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    cause = exc.__cause__
+    if (low is None and high is None) or not isinstance(cause, ValidationError):
+        return None
+    errors = cause.errors()
+    if not errors or errors[0]["type"] not in _RANGE_ERRORS:
+        return None
+    name = max(param.opts, key=len) if param.opts else param.name
+    if low is not None and high is not None:
+        bounds = f"between {low} and {high}"
+    else:
+        bounds = f"at least {low}" if low is not None else f"at most {high}"
+    return f"{name}={errors[0]['input']}: must be {bounds}"
 
 
 def out(*, markup: bool = True) -> Console:
@@ -175,8 +260,32 @@ def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
 
 
 def print_json(data: Any) -> None:
-    """Print ``data`` as indented JSON on stdout; datetimes as UTC ``…Z``, dataclasses as dicts."""
+    """Print ``data`` as indented JSON on stdout.
+
+    Datetimes become UTC ``…Z`` strings; a dataclass becomes an object whose keys are its field
+    names in camelCase (:func:`json_key`). The keys of plain dicts are data (states, parameter
+    names) and are printed as they are: build camelCase keys yourself in hand-made objects.
+    """
     sys.stdout.write(json.dumps(data, indent=2, default=_json_default) + "\n")
+
+
+def json_key(name: str) -> str:
+    """A field name as a ``--json`` key: camelCase, a ``_utc`` suffix dropped.
+
+    ``cutover_at_utc`` → ``cutoverAt``, ``counts_by_state`` → ``countsByState``, ``fold`` →
+    ``fold`` (the spec's and the other commands' convention: instants end in ``Z`` instead).
+    """
+    first, *rest = name.removesuffix("_utc").split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """A dataclass instance as a ``--json`` object: its fields under :func:`json_key` names.
+
+    One level only (not ``dataclasses.asdict``, which would turn nested dataclasses into
+    snake_case dicts): :func:`print_json` converts the nested ones the same way.
+    """
+    return {json_key(f.name): getattr(value, f.name) for f in fields(value)}
 
 
 def _json_default(value: Any) -> Any:
@@ -185,7 +294,7 @@ def _json_default(value: Any) -> Any:
 
         return format_instant(value)
     if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
+        return json_object(value)
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from almanac.cli.ledger import UrlOption, open_ledger
-from almanac.cli.output import JsonOption, fail, out, print_json, run_async
+from almanac.cli.output import JsonOption, fail, out, plural, print_json, run_async
 
 if TYPE_CHECKING:
     from almanac.rollout import Selection
@@ -132,7 +132,7 @@ def _render(
     verb = "would move" if results is None else "moved"
     moving = {g.schedule_id for g in selection.moving}
     console.print(
-        f"{len(selection.selected)} schedule(s) selected; {len(moving)} {verb} to "
+        f"{plural(len(selection.selected), 'schedule')} selected; {len(moving)} {verb} to "
         f"{selection.alias}:"
     )
     for gate in selection.selected:
@@ -154,7 +154,7 @@ def _render(
         for item in result.not_requeued:
             console.print(f"  not requeued  {item.occurrence_id} ({item.state.value}): {item.why}")
     if started:
-        console.print(f"started {len(started)} requeued occurrence(s) on {selection.alias}")
+        console.print(f"started {plural(len(started), 'requeued occurrence')} on {selection.alias}")
 
 
 def rollout(
@@ -166,7 +166,8 @@ def rollout(
             "--percent",
             min=0,
             max=100,
-            help="Move a deterministic P %% of all schedules (stable hash of the scheduleId).",
+            help="Move this percentage (0 to 100) of all schedules, picked by a stable hash of "
+            "the scheduleId.",
             show_default=False,
         ),
     ] = None,

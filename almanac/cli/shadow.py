@@ -26,6 +26,7 @@ from almanac.cli.output import (
     new_app,
     out,
     parse_instant,
+    plural,
     print_json,
 )
 
@@ -100,7 +101,8 @@ def run_shadow(
         return
     for r in runs:
         out(markup=False).print(
-            f"{r.schedule_id}: {r.records} computed as {name}, {r.mismatches} mismatch(es)"
+            f"{r.schedule_id}: {plural(r.records, 'record')} computed as {name}, "
+            f"{plural(r.mismatches, 'mismatch', 'mismatches')}"
         )
 
 
@@ -132,7 +134,7 @@ def report(
     else:
         console = out(markup=False)
         console.print(
-            f"shadow {result.alias} vs live over {len(result.schedules)} schedule(s): "
+            f"shadow {result.alias} vs live over {plural(len(result.schedules), 'schedule')}: "
             f"{result.matched} matched, {len(result.only_live)} only live, "
             f"{len(result.only_shadow)} only shadow, {len(result.differing)} differing"
         )

@@ -20,6 +20,7 @@ from almanac.cli.output import (
     PlainTable,
     fail,
     parse_instant,
+    plural,
     print_json,
     say,
     warn,
@@ -250,7 +251,7 @@ def preview_table(
         cells += [r.occurrence_id] if ids else []
         table.add_row(*cells, color=color)
     dst = sum(1 for r in records if r.reason not in plain)
-    table.caption = f"{len(records)} records, {dst} decided by a DST policy (highlighted)"
+    table.caption = f"{plural(len(records), 'record')}, {dst} decided by a DST policy (highlighted)"
     return table
 
 

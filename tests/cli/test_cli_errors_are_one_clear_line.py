@@ -1,4 +1,10 @@
-"""Bad input and bad places are one clear line with exit 2 — never markup damage or a traceback."""
+"""Bad input and bad places are one clear line with exit 2 — never markup damage or a traceback.
+
+That holds for the usage errors Click finds too (issue 10's fresh-user trial): a missing argument,
+an unknown option or command, a value out of an option's range are one ``error:`` line on stderr,
+never Click's usage block; an out-of-range value names the option, the value and both bounds.
+The wording the same trial found: counts with the right plural, help without an escaped ``%%``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,10 @@ from typer.testing import CliRunner
 from almanac.cli import app
 
 SEED = Path(__file__).parents[2] / "examples" / "daily-ops-summary.yaml"
+STATES = (
+    "PLANNED, DUE, DISPATCHING, RUNNING, SUCCEEDED, RETRY_WAIT, UNKNOWN_EFFECT, FAILED, "
+    "SKIPPED_GAP, MISFIRE_EXPIRED, CANCELLED, SKIPPED_OVERLAP"
+)
 
 
 @pytest.fixture
@@ -42,3 +52,73 @@ def test_an_unusable_data_directory_is_one_line_exit_2(run, tmp_path: Path, monk
         result = run(*args)
         assert result.exit_code == 2, (args, result.output)
         assert result.output.count("\n") == 1 and "error:" in result.output
+
+
+def one_error_line(result) -> str:  # type: ignore[no-untyped-def]
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and "Usage:" not in result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("upcoming", "nightly", "-n", "50"), "error: -n=50: must be between 1 and 20"),
+        (("upcoming", "nightly", "-n", "0"), "error: -n=0: must be between 1 and 20"),
+        (("status", "nightly", "-n", "21"), "error: -n=21: must be between 0 and 20"),
+        (("sink", "--port", "-1"), "error: --port=-1: must be at least 0"),
+    ],
+)
+def test_a_value_out_of_range_names_the_option_the_value_and_the_bounds(
+    run, args: tuple[str, ...], expected: str
+) -> None:  # type: ignore[no-untyped-def]
+    line = one_error_line(run(*args))
+    assert line.startswith(expected), line
+    assert f"(see `almanac {args[0]} --help`)" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("apply",), "almanac apply: Missing argument 'spec_file'"),
+        (("status", "--bogus"), "almanac status: No such option: --bogus"),
+        (("validate", "--bogus", str(SEED)), "almanac validate: No such option: --bogus"),
+        (("ledger", "list"), "almanac ledger list: Missing argument 'schedule'"),
+        (("ledger", "bogus"), "almanac ledger: No such command 'bogus'"),
+        (("bogus",), "almanac: No such command 'bogus'"),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_command(run, args, words: str) -> None:  # type: ignore[no-untyped-def]
+    assert one_error_line(run(*args)).startswith(f"error: {words}")
+
+
+def test_a_group_typed_alone_still_shows_its_help(run) -> None:  # type: ignore[no-untyped-def]
+    result = run("ledger")
+    assert "Usage: almanac ledger" in result.output and "error:" not in result.output
+
+
+def test_an_unknown_state_is_refused_with_the_valid_ones_named(run) -> None:  # type: ignore[no-untyped-def]
+    line = one_error_line(run("ledger", "list", "nightly", "--state", "DONE", "--state", "DUE"))
+    assert line == f"error: --state='DONE': unknown state (one of {STATES})"
+
+
+def test_counts_are_singular_for_one(run) -> None:  # type: ignore[no-untyped-def]
+    # The seed runs daily at 02:30 New York: one record in this day.
+    result = run(
+        "preview", str(SEED), "--from", "2026-11-02T00:00:00Z", "--to", "2026-11-03T00:00:00Z"
+    )
+    assert result.exit_code == 0, result.output
+    assert "\n1 record, 0 decided by a DST policy" in result.stdout
+    two = run(
+        "preview", str(SEED), "--from", "2026-11-02T00:00:00Z", "--to", "2026-11-04T00:00:00Z"
+    )
+    assert "\n2 records, 0 decided by a DST policy" in two.stdout
+
+
+def test_help_shows_a_plain_percent_sign(run) -> None:  # type: ignore[no-untyped-def]
+    result = run("rollout", "--help")
+    assert result.exit_code == 0
+    assert "%%" not in result.stdout and "percentage (0 to 100)" in result.stdout

@@ -169,14 +169,14 @@ def test_apply_status_upcoming_disable_enable(control: Control) -> None:
     sid = f"cli-{uuid.uuid4().hex[:6]}"
     applied = control.json("apply", str(control.spec_file(sid)))
     assert applied["action"] == "started" and applied["verdict"]["accepted"] is True
-    assert applied["workflow_id"] == f"almanac-schedule-{sid}"
-    assert applied["verdict"]["gate"]["active_revision"] == 1
+    assert applied["workflowId"] == f"almanac-schedule-{sid}"
+    assert applied["verdict"]["gate"]["activeRevision"] == 1
 
     status = control.json("status", sid, "-n", "3")
     gate = status["status"]["gate"]
-    assert gate["active_revision"] == 1 and gate["disabled"] is False
+    assert gate["activeRevision"] == 1 and gate["disabled"] is False
     assert len(status["upcoming"]) == 3
-    assert status["status"]["counts_by_state"]["PLANNED"] > 0
+    assert status["status"]["countsByState"]["PLANNED"] > 0
 
     upcoming = control.json("upcoming", sid, "-n", "4")
     instants = [datetime.fromisoformat(o["instant"]) for o in upcoming]
@@ -194,7 +194,7 @@ def test_apply_status_upcoming_disable_enable(control: Control) -> None:
 
     def listed() -> bool:
         rows = control.json("status")
-        return any(r["schedule_id"] == sid and r["status"] for r in rows)
+        return any(r["scheduleId"] == sid and r["status"] for r in rows)
 
     _wait(listed, "`almanac status` lists the schedule")
 
@@ -203,10 +203,10 @@ def test_apply_status_upcoming_disable_enable(control: Control) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"{sid}: disabled (maintenance window), gate generation 1;")
     shown = control.json("status", sid, "-n", "0")["status"]["gate"]
-    assert shown["disabled"] is True and shown["disabled_reason"] == "maintenance window"
+    assert shown["disabled"] is True and shown["disabledReason"] == "maintenance window"
     enabled = control.json("enable", sid)
-    assert enabled["changed"] is True and enabled["gate"]["disable_generation"] == 2
-    assert enabled["came_due"] == enabled["released"] + enabled["expired"]
+    assert enabled["changed"] is True and enabled["gate"]["disableGeneration"] == 2
+    assert enabled["cameDue"] == enabled["released"] + enabled["expired"]
     assert control.json("status", sid, "-n", "0")["status"]["gate"]["disabled"] is False
 
 
@@ -227,8 +227,8 @@ def test_revision_must_increase_and_a_newer_one_is_published(control: Control) -
     newer = control.spec_file(sid, revision=2, cutoverAt=_z(cutover))
     published = control.json("apply", str(newer))
     assert published["action"] == "published"
-    assert published["verdict"]["gate"]["active_revision"] == 2
-    assert published["verdict"]["cutover_at_utc"] == _z(cutover)
+    assert published["verdict"]["gate"]["activeRevision"] == 2
+    assert published["verdict"]["cutoverAt"] == _z(cutover)
 
     older = control.run("apply", str(control.spec_file(sid)))
     assert older.returncode == 2 and "active revision is 2" in older.stderr
@@ -283,7 +283,7 @@ def test_a_success_is_shown_within_seconds_whatever_the_next_wake_up(control: Co
     def succeeded() -> bool:
         status = control.json("status", sid, "-n", "0")["status"]
         assert status["source"] == "ledger", status
-        return bool(status["counts_by_state"].get("SUCCEEDED") == 1)
+        return bool(status["countsByState"].get("SUCCEEDED") == 1)
 
     _wait(succeeded, "status shows SUCCEEDED", timeout=20 + 30)
     seen_at = datetime.now(UTC)
@@ -295,8 +295,8 @@ def test_a_success_is_shown_within_seconds_whatever_the_next_wake_up(control: Co
     )
     assert stale.returncode == 0, stale.stderr
     reading = json.loads(stale.stdout)["status"]
-    assert reading["source"] == "workflow" and "no ledger at" in reading["ledger_problem"]
-    assert reading["counts_by_state"].get("SUCCEEDED", 0) == 0
+    assert reading["source"] == "workflow" and "no ledger at" in reading["ledgerProblem"]
+    assert reading["countsByState"].get("SUCCEEDED", 0) == 0
     text = control.run("status", sid, ALMANAC_LEDGER_URL=f"sqlite:///{control.tmp}/none.db")
     assert "as of the schedule's last wake-up" in text.stdout
 

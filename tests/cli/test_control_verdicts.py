@@ -70,7 +70,7 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     spec = control.spec_file(sid, misfirePolicy="CATCH_UP_BOUNDED", maxCatchUp=1, lateness="PT1S")
     assert control.json("apply", str(spec))["action"] == "started"
     off = control.json("disable", sid, "--reason", "window")
-    assert off["changed"] is True and off["gate"]["disable_generation"] == 1
+    assert off["changed"] is True and off["gate"]["disableGeneration"] == 1
     disabled_at = time.monotonic()
     # Every 10 s: wait until at least two instants have passed while disabled.
     _wait(lambda: time.monotonic() - disabled_at > 22, "two instants pass", timeout=40)
@@ -79,7 +79,7 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     assert f"{sid}: enabled, gate generation 2; " in on.stdout
     assert "under CATCH_UP_BOUNDED (maxCatchUp 1), lateness PT1S" in on.stdout
     verdict = control.json("enable", sid)  # already enabled: unchanged, nothing decided
-    assert (verdict["changed"], verdict["came_due"]) == (False, 0)
+    assert (verdict["changed"], verdict["cameDue"]) == (False, 0)
     shown = on.stdout.split("; ", 1)[1]
     came_due = int(shown.split(" occurrence")[0])
     runs = int(shown.split(" run now")[0].rsplit(" ", 1)[1])

@@ -81,3 +81,20 @@ def test_gates_json_reports_each_gate_and_the_verdict() -> None:
     (golden,) = report["gates"]
     assert golden["name"].startswith("golden time-zone agreement") and golden["passed"] is True
     assert set(golden) == {"name", "figure", "unit", "limit", "passed"}
+
+
+def test_a_temporal_gate_s_report_is_only_the_report() -> None:
+    # The SDK core logs to the process's stdout (not through Python): only a subprocess sees it.
+    # Against the test server it used to warn about a server capability Almanac does not use
+    # (heartbeat details), as the first line of the report.
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "almanac"), "gates", "unknown-effect"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("UNKNOWN_EFFECT reconciled or queued"), result.stdout
+    assert "WARN" not in result.stdout + result.stderr
