@@ -196,11 +196,11 @@ class FaultyActivities(AlmanacActivities):
         self._fault(activity.info().activity_type, "faults")
         return super()._claim(params)
 
-    @activity.defn(name=io.EXECUTE_ATTEMPT)
-    async def execute_attempt(self, params: io.ExecuteAttemptInput) -> Any:
-        # The attempt step: this activity, or the second half of almanac.claim_and_execute.
+    async def _execute_attempt(self, params: io.ExecuteAttemptInput) -> Any:
+        # The attempt step: the execute_attempt activity, or the second half of
+        # almanac.claim_and_execute (both run it inside their heartbeat).
         self._fault(io.EXECUTE_ATTEMPT, "faults")
-        return await super().execute_attempt(params)
+        return await super()._execute_attempt(params)
 
 
 IDLE = {"timer_started_event_attributes", "workflow_execution_update_completed_event_attributes"}
