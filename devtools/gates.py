@@ -384,7 +384,8 @@ def _quiet_runtime() -> Any:
 
     Against the time-skipping test server the SDK core warns once per worker that the server
     does not advertise ``activity_failure_include_heartbeat`` (heartbeat details may be lost when
-    an activity fails). Almanac's activities never heartbeat, so the warning is noise at the top
+    an activity fails). Almanac's attempt activities heartbeat only to be found lost quickly
+    (``activities.heartbeat``) and carry no heartbeat details, so the warning is noise at the top
     of the gates report; errors still print.
     """
     from temporalio.runtime import LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
