@@ -100,12 +100,18 @@ def test_materialize_writes_one_slot_and_event_row_per_created_occurrence(
 def test_bulk_insert_rejects_an_overlong_key_instead_of_truncating(ledger: Ledger) -> None:
     spec = make_spec()
     publish_revision(ledger, spec, T0, by="test")
-    row = (
-        "x" * 200,  # occurrence_id is String(120); PostgreSQL must not truncate it
-        spec.schedule_id, 1, None, datetime(2026, 11, 2), 0, None, T0, None, "2026a",
-        "GAP_SKIPPED", "SKIPPED_GAP", None, 0, None, T0, T0, 1, None, 1,
-    )  # fmt: skip
-    columns = [c.name for c in OCCURRENCES.columns]
+    values = {
+        "occurrence_id": "x" * 200,  # String(120); PostgreSQL must not truncate it
+        "schedule_id": spec.schedule_id, "revision": 1, "logical_slot_id": None,
+        "nominal_local": datetime(2026, 11, 2), "fold": 0, "instant_utc": None, "gap_at_utc": T0,
+        "utc_offset_seconds": None, "tzdb_version": "2026a", "reason": "GAP_SKIPPED",
+        "state": "SKIPPED_GAP", "state_reason": None, "claim_generation": 0,
+        "next_attempt_at_utc": None, "created_at_utc": T0, "updated_at_utc": T0, "id_format": 1,
+        "jitter_ms": None, "event_sequence": 1,
+    }  # fmt: skip
+    # By name: columns added by later migrations take their defaults.
+    columns = list(values)
+    row = tuple(values.values())
     if ledger.dialect == "postgresql":
         with pytest.raises(LedgerError, match="too long"):
             ledger.write(
