@@ -48,7 +48,7 @@ from ledger_pg import find_pg_ctl, start_server
 from bench import _pairs
 from ledger import Ledger, claim, get_gate, materialize, publish_revision, release_due
 from ledger.events import EVENTS, OCCURRENCES, SLOTS
-from ledger.materialize import _occurrence_row
+from ledger.creation import occurrence_row as _occurrence_row
 from ledger.migrate import upgrade
 from timecontract import Disposition, OccurrenceRecord, occurrences, parse_spec
 

@@ -119,10 +119,51 @@ def _converter(column_type: Any, dialect: str) -> Converter | None:
 _LENGTH = re.compile(r"\(\d+\)")
 
 
-def _pg_array_type(column_type: TypeEngine[Any], dialect: Dialect) -> str:
+def pg_type(column_type: TypeEngine[Any], dialect: Dialect) -> str:
     """The column's PostgreSQL type without a length (a cast to ``varchar(n)`` truncates)."""
-    compiled = column_type.compile(dialect=dialect)
-    return _LENGTH.sub("", compiled) + "[]"
+    return _LENGTH.sub("", column_type.compile(dialect=dialect))
+
+
+def _pg_array_type(column_type: TypeEngine[Any], dialect: Dialect) -> str:
+    return pg_type(column_type, dialect) + "[]"
+
+
+@cache
+def pg_unnest(table: Table, columns: tuple[str, ...], dialect: Dialect) -> str:
+    """``unnest(%(c0)b::t0[], %(c1)b::t1[], …)`` over ``columns`` of ``table`` (PostgreSQL).
+
+    One binary array parameter per column, named ``c0``, ``c1``, … in ``columns`` order, typed by
+    the column's type without a length; :func:`pg_arrays` makes the parameters.
+    """
+    types = [_pg_array_type(table.c[name].type, dialect) for name in columns]
+    return f"unnest({', '.join(f'%(c{i})b::{t}' for i, t in enumerate(types))})"
+
+
+def pg_arrays(
+    table: Table, columns: Sequence[str], by_column: Sequence[Sequence[Any]], dialect: Dialect
+) -> dict[str, list[Any]]:
+    """The parameters of :func:`pg_unnest`: each column's values converted as its type would.
+
+    Raises:
+        ValueError: a value a column type refuses (a naive instant, an aware local time).
+
+    """
+    converters = [_converter(table.c[name].type, dialect.name) for name in columns]
+    converted = _convert(converters, list(by_column))
+    return {f"c{i}": list(values) for i, values in enumerate(converted)}
+
+
+def _convert(
+    converters: Sequence[Converter | None], by_column: list[Sequence[Any]]
+) -> list[Sequence[Any]]:
+    for i, convert in enumerate(converters):
+        if convert is _json_text:
+            by_column[i] = list(map(convert, by_column[i]))
+        elif convert is not None:
+            # Instants: convert each distinct value once (creation times repeat on every row).
+            distinct = {v: convert(v) for v in set(by_column[i])}
+            by_column[i] = [distinct[v] for v in by_column[i]]
+    return by_column
 
 
 SQLITE_MAX_PARAMETERS = 32_766
@@ -205,13 +246,7 @@ def bulk_insert(
     by_column: list[Sequence[Any]] = list(zip(*rows, strict=True))
     if len(by_column) != len(columns):
         raise ValueError(f"rows have {len(by_column)} values, columns name {len(columns)}")
-    for i, convert in enumerate(plan.converters):
-        if convert is _json_text:
-            by_column[i] = list(map(convert, by_column[i]))
-        elif convert is not None:
-            # Instants: convert each distinct value once (creation times repeat on every row).
-            distinct = {v: convert(v) for v in set(by_column[i])}
-            by_column[i] = [distinct[v] for v in by_column[i]]
+    by_column = _convert(plan.converters, by_column)
     out: list[Any] = []
     if connection.dialect.name == "postgresql":
         parameters = tuple(list(values) for values in by_column)

@@ -1,0 +1,380 @@
+"""Writing materialized records: occurrence rows, their slot claims and creation events.
+
+:func:`insert_created` is materialization's write, in the caller's transaction, idempotent: every
+insert is ``ON CONFLICT DO NOTHING`` on the table's unique keys and ``RETURNING`` says which rows
+went in, so what the call wrote is known without reading it back.
+
+- **PostgreSQL**: one statement. Only the occurrence rows are sent (one array per varying column,
+  :func:`ledger.bulk.pg_unnest`); the slot claims and the creation events are derived in SQL from
+  the rows the occurrence insert returned (data-modifying CTEs), so a row that another
+  materializer inserted first gets neither a claim nor an event from this call — exactly as when
+  they were three statements. Constraints, foreign keys and triggers are checked as for any insert
+  (the foreign keys at the end of the statement, when the CTE's occurrence rows exist).
+- **SQLite**: one set-based insert per table (:func:`ledger.bulk.bulk_insert`).
+
+Both then take released slots by compare-and-set and cancel the planned occurrences whose slot
+another live occurrence holds, with their events (:func:`ledger.transitions.transition`).
+``tests/ledger/test_ledger_creation_dialects.py`` checks that both dialects write the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from sqlalchemy import Connection, Dialect, select, update
+
+from ledger.bulk import bulk_insert, pg_arrays, pg_type, pg_unnest, utc_instant
+from ledger.events import EVENTS, OCCURRENCES, SLOTS
+from ledger.states import OccurrenceState
+from ledger.transitions import transition
+from ledger.views import OccurrenceView
+from timecontract import Disposition, OccurrenceRecord
+from timecontract.ids import ID_FORMAT_VERSION
+
+OCCURRENCE_COLUMNS = (
+    "occurrence_id",
+    "schedule_id",
+    "revision",
+    "logical_slot_id",
+    "nominal_local",
+    "fold",
+    "instant_utc",
+    "gap_at_utc",
+    "utc_offset_seconds",
+    "tzdb_version",
+    "reason",
+    "state",
+    "state_reason",
+    "claim_generation",
+    "next_attempt_at_utc",
+    "created_at_utc",
+    "updated_at_utc",
+    "id_format",
+    "jitter_ms",
+    "event_sequence",
+)
+"""The ``occurrences`` columns a created row sets, in the order of :func:`occurrence_values`."""
+_STATE = OCCURRENCE_COLUMNS.index("state")
+_SLOT_COLUMNS = (
+    "schedule_id",
+    "logical_slot_id",
+    "instant_utc",
+    "owner_occurrence_id",
+    "owner_revision",
+    "claimed_at_utc",
+)
+_EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why", "sequence")
+_CREATION_SEQUENCE = 1
+"""A created occurrence's ``event_sequence`` and the ``sequence`` of its creation event."""
+_CREATION_WHY = "materialized: "
+"""A creation event's ``why`` is this followed by the record's ``reason``."""
+_PLANNED = OccurrenceState.PLANNED.value
+_SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
+_STATES = {s.value: s for s in OccurrenceState}
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What :func:`insert_created` wrote, known without reading it back.
+
+    The IDs it created, the planned ones it had to cancel (a live occurrence holds their slot),
+    and the created rows as views, as they were committed.
+    """
+
+    created: tuple[str, ...]
+    conflicts: tuple[str, ...]
+    views: list[OccurrenceView]
+
+
+def occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any, ...]:
+    """The ``occurrences`` row of a record, in :data:`OCCURRENCE_COLUMNS` order (instants UTC)."""
+    planned = record.disposition is Disposition.PLANNED
+    offset = record.utc_offset
+    instant = record.instant_utc
+    gap_at = record.gap_at_utc
+    reason = record.reason.value
+    return (
+        record.occurrence_id,
+        record.schedule_id,
+        record.revision,
+        record.logical_slot_id,
+        record.nominal_local,
+        record.fold,
+        None if instant is None else utc_instant(instant),
+        None if gap_at is None else utc_instant(gap_at),
+        None if offset is None else int(offset.total_seconds()),
+        record.tzdb_version,
+        reason,
+        _PLANNED if planned else _SKIPPED_GAP,
+        reason,
+        0,
+        None,
+        now_utc,
+        now_utc,
+        ID_FORMAT_VERSION,
+        record.jitter_delay // timedelta(milliseconds=1) if planned else None,
+        _CREATION_SEQUENCE,
+    )
+
+
+def occurrence_row(record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any]:
+    """The ``occurrences`` row of a record as a mapping (column name → value)."""
+    return dict(zip(OCCURRENCE_COLUMNS, occurrence_values(record, now_utc), strict=True))
+
+
+def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
+    """The view of a row this transaction inserted (and maybe cancelled), without reading it."""
+    (
+        occurrence_id,
+        schedule_id,
+        revision,
+        logical_slot_id,
+        nominal_local,
+        fold,
+        instant_utc,
+        gap_at_utc,
+        offset,
+        tzdb_version,
+        reason,
+        state,
+        state_reason,
+        claim_generation,
+        next_attempt_at_utc,
+        created_at_utc,
+        updated_at_utc,
+        _id_format,
+        jitter_ms,
+        _event_sequence,
+    ) = row
+    if cancelled_why is not None:
+        state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why
+    return OccurrenceView(
+        occurrence_id=occurrence_id,
+        schedule_id=schedule_id,
+        revision=revision,
+        logical_slot_id=logical_slot_id,
+        nominal_local=nominal_local,
+        fold=fold,
+        instant_utc=instant_utc,
+        gap_at_utc=gap_at_utc,
+        utc_offset=None if offset is None else timedelta(seconds=offset),
+        tzdb_version=tzdb_version,
+        reason=reason,
+        state=_STATES[state],
+        state_reason=state_reason,
+        claim_generation=claim_generation,
+        next_attempt_at_utc=next_attempt_at_utc,
+        created_at_utc=created_at_utc,
+        updated_at_utc=updated_at_utc,
+        jitter=None if jitter_ms is None else timedelta(milliseconds=jitter_ms),
+    )
+
+
+def insert_created(
+    connection: Connection, owned: Sequence[OccurrenceRecord], now_utc: datetime, by: str
+) -> Written:
+    """Write ``owned`` (records one revision owns) idempotently, in the caller's transaction.
+
+    Inserts each record as an occurrence with its creation event and, for a planned one, its
+    logical slot claim (or the slot by compare-and-set if a superseded owner released it); a
+    planned occurrence whose slot another live occurrence holds is then cancelled, with the
+    holder named. Records another materializer already inserted are left alone.
+
+    Args:
+        connection: the caller's connection, inside its transaction.
+        owned: records of one schedule revision (``timecontract.occurrences``).
+        now_utc: creation time of the rows (aware).
+        by: who materializes (event rows).
+
+    Returns:
+        The created IDs, the cancelled ones and the created rows as committed.
+
+    Raises:
+        ValueError: a value a column refuses; on PostgreSQL also records of more than one
+            revision.
+
+    """
+    if not owned:
+        return Written((), (), [])
+    now = utc_instant(now_utc)
+    rows = [occurrence_values(r, now) for r in owned]
+    if connection.dialect.name == "postgresql":
+        inserted, claimed = _insert_postgresql(connection, rows, now, by)
+    else:
+        inserted, claimed = _insert_sqlite(connection, rows, now, by)
+    new = [(record, row) for record, row in zip(owned, rows, strict=True) if row[0] in inserted]
+    planned = [record for record, _ in new if record.disposition is Disposition.PLANNED]
+    unclaimed = [r for r in planned if r.occurrence_id not in claimed]
+    claimed |= _take_released(connection, unclaimed, now)
+    conflicts = [r.occurrence_id for r in unclaimed if r.occurrence_id not in claimed]
+    cancelled = dict(_cancel_conflicts(connection, conflicts, now, by))
+    views = [_view(row, cancelled.get(row[0])) for _, row in new]
+    return Written(tuple(r.occurrence_id for r, _ in new), tuple(conflicts), views)
+
+
+def _insert_sqlite(
+    connection: Connection, rows: list[tuple[Any, ...]], now: datetime, by: str
+) -> tuple[set[str], set[str]]:
+    """One set-based insert per table; the occurrence IDs inserted and those whose slot it took."""
+    inserted = set(
+        bulk_insert(
+            connection,
+            OCCURRENCES,
+            OCCURRENCE_COLUMNS,
+            rows,
+            ignore_conflicts=True,
+            returning="occurrence_id",
+        )
+    )
+    new = [row for row in rows if row[0] in inserted]
+    slots = [
+        (row[1], row[3], row[6], row[0], row[2], now) for row in new if row[_STATE] == _PLANNED
+    ]
+    claimed = set(
+        bulk_insert(
+            connection,
+            SLOTS,
+            _SLOT_COLUMNS,
+            slots,
+            ignore_conflicts=True,
+            returning="owner_occurrence_id",
+        )
+    )
+    events = [
+        (row[0], None, row[_STATE], now, by, _CREATION_WHY + row[10], _CREATION_SEQUENCE)
+        for row in new
+    ]
+    bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
+    return inserted, claimed
+
+
+_PG_SENT = (
+    "occurrence_id",
+    "logical_slot_id",
+    "nominal_local",
+    "fold",
+    "instant_utc",
+    "gap_at_utc",
+    "utc_offset_seconds",
+    "reason",
+    "state",
+    "jitter_ms",
+)
+"""The columns sent as arrays; the others are the same on every created row (parameters)."""
+_PG_SHARED = ("schedule_id", "revision", "tzdb_version")
+"""Columns one revision's records share, sent once each."""
+_PG_SENT_INDEX = tuple(OCCURRENCE_COLUMNS.index(c) for c in _PG_SENT)
+
+
+@cache
+def _pg_statement(dialect: Dialect) -> str:
+    """Occurrences from arrays, their slot claims and creation events from ``RETURNING``.
+
+    The main query returns one ``('o', id)`` row per occurrence inserted and one ``('s', id)``
+    row per slot claim inserted. The event insert's trigger (the sequence check) and the foreign
+    keys see the occurrence rows the statement inserted.
+    """
+    now, schedule_id, revision, tzdb_version = (
+        f"%({name})s::{pg_type(OCCURRENCES.c[column].type, dialect)}"
+        for name, column in (
+            ("now", "created_at_utc"),
+            ("schedule_id", "schedule_id"),
+            ("revision", "revision"),
+            ("tzdb_version", "tzdb_version"),
+        )
+    )
+    return f"""WITH occ AS (
+    INSERT INTO occurrences ({", ".join(OCCURRENCE_COLUMNS)})
+    SELECT occurrence_id, {schedule_id}, {revision}, logical_slot_id, nominal_local, fold,
+        instant_utc, gap_at_utc, utc_offset_seconds, {tzdb_version}, reason, state,
+        reason, 0, NULL, {now}, {now}, %(id_format)s, jitter_ms, {_CREATION_SEQUENCE}
+    FROM {pg_unnest(OCCURRENCES, _PG_SENT, dialect)} AS sent({", ".join(_PG_SENT)})
+    ON CONFLICT DO NOTHING
+    RETURNING occurrence_id, schedule_id, revision, logical_slot_id, instant_utc, state, reason
+), slot AS (
+    INSERT INTO logical_slots ({", ".join(_SLOT_COLUMNS)})
+    SELECT schedule_id, logical_slot_id, instant_utc, occurrence_id, revision, {now}
+    FROM occ WHERE state = '{_PLANNED}'
+    ON CONFLICT DO NOTHING
+    RETURNING owner_occurrence_id
+), event AS (
+    INSERT INTO occurrence_events ({", ".join(_EVENT_COLUMNS)})
+    SELECT occurrence_id, NULL, state, {now}, %(by)s, '{_CREATION_WHY}' || reason,
+        {_CREATION_SEQUENCE}
+    FROM occ
+)
+SELECT 'o', occurrence_id FROM occ
+UNION ALL
+SELECT 's', owner_occurrence_id FROM slot
+"""
+
+
+def _insert_postgresql(
+    connection: Connection, rows: list[tuple[Any, ...]], now: datetime, by: str
+) -> tuple[set[str], set[str]]:
+    """One statement (:func:`_pg_statement`); the IDs inserted and those whose slot it took."""
+    by_column = list(zip(*rows, strict=True))
+    sent = [by_column[index] for index in _PG_SENT_INDEX]
+    parameters: dict[str, Any] = pg_arrays(OCCURRENCES, _PG_SENT, sent, connection.dialect)
+    for column in _PG_SHARED:
+        values = set(by_column[OCCURRENCE_COLUMNS.index(column)])
+        if len(values) != 1:
+            raise ValueError(f"records of more than one revision: {column} {sorted(values)}")
+        parameters[column] = values.pop()
+    parameters.update(now=now, by=by, id_format=ID_FORMAT_VERSION)
+    result = connection.exec_driver_sql(_pg_statement(connection.dialect), parameters)
+    inserted: set[str] = set()
+    claimed: set[str] = set()
+    for kind, occurrence_id in result:
+        (inserted if kind == "o" else claimed).add(occurrence_id)
+    return inserted, claimed
+
+
+def _take_released(
+    connection: Connection, planned: Sequence[OccurrenceRecord], now_utc: datetime
+) -> set[str]:
+    """Take each record's slot if a superseded owner released it (owner NULL), by CAS.
+
+    ``planned`` are created planned records whose slot insert found the slot taken.
+    """
+    taken: set[str] = set()
+    for record in planned:
+        count = connection.execute(
+            update(SLOTS)
+            .where(SLOTS.c.schedule_id == record.schedule_id)
+            .where(SLOTS.c.logical_slot_id == record.logical_slot_id)
+            .where(SLOTS.c.owner_occurrence_id.is_(None))
+            .values(
+                owner_occurrence_id=record.occurrence_id,
+                owner_revision=record.revision,
+                claimed_at_utc=now_utc,
+                released_at_utc=None,
+                release_reason=None,
+            )
+        ).rowcount
+        if count == 1:
+            taken.add(record.occurrence_id)
+    return taken
+
+
+def _cancel_conflicts(
+    connection: Connection, conflicts: Sequence[str], now_utc: datetime, by: str
+) -> list[tuple[str, str]]:
+    done: list[tuple[str, str]] = []
+    for occurrence_id in conflicts:
+        holder = connection.execute(
+            select(SLOTS.c.owner_occurrence_id)
+            .join(OCCURRENCES, OCCURRENCES.c.logical_slot_id == SLOTS.c.logical_slot_id)
+            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
+            .where(SLOTS.c.schedule_id == OCCURRENCES.c.schedule_id)
+        ).scalar_one_or_none()
+        why = f"logical slot held by {holder}"
+        transition(
+            connection, occurrence_id, OccurrenceState.CANCELLED, now_utc=now_utc, by=by, why=why
+        )
+        done.append((occurrence_id, why))
+    return done
