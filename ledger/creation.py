@@ -274,9 +274,10 @@ _PG_SENT_INDEX = tuple(OCCURRENCE_COLUMNS.index(c) for c in _PG_SENT)
 def _pg_statement(dialect: Dialect) -> str:
     """Occurrences from arrays, their slot claims and creation events from ``RETURNING``.
 
-    The main query returns one ``('o', id)`` row per occurrence inserted and one ``('s', id)``
-    row per slot claim inserted. The event insert's trigger (the sequence check) and the foreign
-    keys see the occurrence rows the statement inserted.
+    The main query returns only the exceptions: ``('skipped', id)`` for a sent occurrence that
+    was not inserted (it exists) and ``('unclaimed', id)`` for an inserted planned one whose slot
+    claim was not (the slot exists); usually no row at all. The foreign keys and the event
+    sequence check run at the end of the statement, when the occurrence rows exist.
     """
     now, schedule_id, revision, tzdb_version = (
         f"%({name})s::{pg_type(OCCURRENCES.c[column].type, dialect)}"
@@ -287,12 +288,14 @@ def _pg_statement(dialect: Dialect) -> str:
             ("tzdb_version", "tzdb_version"),
         )
     )
-    return f"""WITH occ AS (
+    return f"""WITH sent AS (
+    SELECT * FROM {pg_unnest(OCCURRENCES, _PG_SENT, dialect)} AS sent({", ".join(_PG_SENT)})
+), occ AS (
     INSERT INTO occurrences ({", ".join(OCCURRENCE_COLUMNS)})
     SELECT occurrence_id, {schedule_id}, {revision}, logical_slot_id, nominal_local, fold,
         instant_utc, gap_at_utc, utc_offset_seconds, {tzdb_version}, reason, state,
         reason, 0, NULL, {now}, {now}, %(id_format)s, jitter_ms, {_CREATION_SEQUENCE}
-    FROM {pg_unnest(OCCURRENCES, _PG_SENT, dialect)} AS sent({", ".join(_PG_SENT)})
+    FROM sent
     ON CONFLICT DO NOTHING
     RETURNING occurrence_id, schedule_id, revision, logical_slot_id, instant_utc, state, reason
 ), slot AS (
@@ -307,9 +310,11 @@ def _pg_statement(dialect: Dialect) -> str:
         {_CREATION_SEQUENCE}
     FROM occ
 )
-SELECT 'o', occurrence_id FROM occ
+SELECT 'skipped', occurrence_id FROM sent
+WHERE occurrence_id NOT IN (SELECT occurrence_id FROM occ)
 UNION ALL
-SELECT 's', owner_occurrence_id FROM slot
+SELECT 'unclaimed', occurrence_id FROM occ
+WHERE state = '{_PLANNED}' AND occurrence_id NOT IN (SELECT owner_occurrence_id FROM slot)
 """
 
 
@@ -327,10 +332,12 @@ def _insert_postgresql(
         parameters[column] = values.pop()
     parameters.update(now=now, by=by, id_format=ID_FORMAT_VERSION)
     result = connection.exec_driver_sql(_pg_statement(connection.dialect), parameters)
-    inserted: set[str] = set()
-    claimed: set[str] = set()
+    skipped: set[str] = set()
+    unclaimed: set[str] = set()
     for kind, occurrence_id in result:
-        (inserted if kind == "o" else claimed).add(occurrence_id)
+        (skipped if kind == "skipped" else unclaimed).add(occurrence_id)
+    inserted = {row[0] for row in rows if row[0] not in skipped}
+    claimed = {row[0] for row in rows if row[_STATE] == _PLANNED and row[0] in inserted} - unclaimed
     return inserted, claimed
 
 
