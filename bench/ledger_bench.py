@@ -18,7 +18,9 @@ as in the tests). For each, the same occurrence rows are written twice in the sa
 
 The three arms alternate over ``--rounds`` rounds in one process (``bench/_pairs.py``); ratios
 are the median of per-round materialize occurrences/s over each baseline's (aim ≥ 0.5), with the
-load average before each round.
+load average before each round. ``--before REF`` adds a fourth arm, ``before``: ``materialize`` of
+the code at git ``REF`` (``git archive``), in a child process on its own database of the same
+server (migrated by that code), timed inside the child, alternating with the others.
 Claim latency: ``--claimers``
 threads claim ``--claims`` DUE occurrences of one schedule as fast as they can (each a fresh gate
 read + claim), reporting p50/p95/p99 of the claim call.
@@ -28,11 +30,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -45,29 +52,87 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ledger")
 
 from ledger_pg import find_pg_ctl, start_server
 
-from bench import _pairs
+from bench import _pairs, _stack
 from ledger import Ledger, claim, get_gate, materialize, publish_revision, release_due
-from ledger.events import EVENTS, OCCURRENCES, SLOTS
 from ledger.creation import occurrence_row as _occurrence_row
+from ledger.events import EVENTS, OCCURRENCES, SLOTS
 from ledger.migrate import upgrade
 from timecontract import Disposition, OccurrenceRecord, occurrences, parse_spec
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
 
+def spec_document(schedule_id: str, rule: str = "FREQ=MINUTELY") -> dict[str, Any]:
+    return {
+        "schema": "scheduleSpec.v1",
+        "scheduleId": schedule_id,
+        "revision": 1,
+        "timeZone": "UTC",
+        "tzdbVersion": "2026a",
+        "rule": rule,
+        "lateness": "P1D",
+        "cutoverAt": "2026-10-01T00:00:00Z",
+    }
+
+
 def spec(schedule_id: str, rule: str = "FREQ=MINUTELY"):  # type: ignore[no-untyped-def]
-    return parse_spec(
-        {
-            "schema": "scheduleSpec.v1",
-            "scheduleId": schedule_id,
-            "revision": 1,
-            "timeZone": "UTC",
-            "tzdbVersion": "2026a",
-            "rule": rule,
-            "lateness": "P1D",
-            "cutoverAt": "2026-10-01T00:00:00Z",
-        }
-    )
+    return parse_spec(spec_document(schedule_id, rule))
+
+
+# The ``before`` arm's child: the code of another tree, one materialize per line on stdin (a spec
+# document, the window end, the row count), its seconds on stdout. Only the public API is used.
+_CHILD = """
+import json, sys, time
+from datetime import UTC, datetime, timedelta
+from ledger import Ledger, materialize, publish_revision
+from ledger.migrate import upgrade
+from timecontract import parse_spec
+url = sys.argv[1]
+upgrade(url)
+ledger = Ledger.from_url(url)
+t0 = datetime(2026, 11, 1, tzinfo=UTC)
+print("ready", flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    s = parse_spec(job["spec"])
+    publish_revision(ledger, s, t0, by="bench")
+    started = time.perf_counter()
+    result = materialize(ledger, s, t0, t0 + timedelta(minutes=job["rows"]), t0)
+    seconds = time.perf_counter() - started
+    assert len(result.created) == job["rows"]
+    print(json.dumps({"seconds": seconds}), flush=True)
+"""
+
+
+@contextlib.contextmanager
+def before_arm(ref: str, url: str, rows: int) -> Iterator[_pairs.Arm]:
+    """The ``before`` arm: ``materialize`` of the code at ``ref`` in a child process on ``url``."""
+    with _stack.source_tree(ref) as tree:
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, url],
+            cwd=tree,
+            env={**os.environ, "PYTHONPATH": str(tree)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert child.stdin is not None and child.stdout is not None
+        if child.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the {ref} child did not start")
+
+        def run(round_index: int) -> dict[str, float]:
+            assert child.stdin is not None and child.stdout is not None
+            job = {"spec": spec_document(f"bench-before-{round_index}"), "rows": rows}
+            child.stdin.write(json.dumps(job) + "\n")
+            child.stdin.flush()
+            seconds = float(json.loads(child.stdout.readline())["seconds"])
+            return {"occ_per_s": rows / seconds, "sql_part_occ_per_s": rows / seconds}
+
+        try:
+            yield _pairs.Arm(f"before ({ref})", run)
+        finally:
+            child.stdin.close()
+            child.wait(timeout=60)
 
 
 def _all_rows(records: list[OccurrenceRecord]) -> dict[Table, list[dict[str, Any]]]:
@@ -210,11 +275,13 @@ def bench_claims(ledger: Ledger, claimers: int, claims: int) -> list[float]:
     return latencies
 
 
-def report(name: str, ledger: Ledger, args: argparse.Namespace) -> None:
+def report(
+    name: str, ledger: Ledger, args: argparse.Namespace, extra: list[_pairs.Arm] | None = None
+) -> None:
     print(f"\n{name}: materialize of {args.rows:,} occurrences (a minutely rule) vs plain INSERTs")
     result = asyncio.run(
         _pairs.alternate(
-            materialize_arms(ledger, args.rows),
+            [*materialize_arms(ledger, args.rows), *(extra or [])],
             rounds=args.rounds,
             baseline="plain 1-table",
             metric="occ_per_s",
@@ -227,6 +294,12 @@ def report(name: str, ledger: Ledger, args: argparse.Namespace) -> None:
         for r in result.rounds
     )
     print(f"materialize vs plain all-rows: median per-round ratio {every:.2f}")
+    for arm in extra or []:
+        versus = statistics.median(
+            r.figures["materialize"]["occ_per_s"] / r.figures[arm.name]["occ_per_s"]
+            for r in result.rounds
+        )
+        print(f"materialize vs {arm.name}: median per-round ratio {versus:.2f}")
     lat = sorted(bench_claims(ledger, args.claimers, args.claims))
     q = statistics.quantiles(lat, n=100)
     print(
@@ -241,13 +314,22 @@ def main() -> None:
     parser.add_argument("--claimers", type=int, default=16)
     parser.add_argument("--claims", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", choices=["sqlite", "postgresql"], default=None)
+    parser.add_argument("--before", metavar="REF", help="add the materialize of git REF as an arm")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/bench.sqlite3"
-        upgrade(url)
-        ledger = Ledger.from_url(url)
-        report("sqlite", ledger, args)
-        ledger.dispose()
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        if args.only != "postgresql":
+            url = f"sqlite:///{tmp}/bench.sqlite3"
+            upgrade(url)
+            ledger = Ledger.from_url(url)
+            extra = []
+            if args.before:
+                before_url = f"sqlite:///{tmp}/before.sqlite3"
+                extra.append(stack.enter_context(before_arm(args.before, before_url, args.rows)))
+            report("sqlite", ledger, args, extra)
+            ledger.dispose()
+    if args.only == "sqlite":
+        return
     pg_ctl = find_pg_ctl()
     if pg_ctl is None:
         print("postgresql: skipped (no pg_ctl found)")
@@ -259,7 +341,13 @@ def main() -> None:
         ledger = Ledger.from_url(server.url("bench"), pool_size=args.claimers + 4)
         with ledger.engine.connect() as c:
             version = c.execute(text("SHOW server_version")).scalar_one()
-        report(f"pg {version.split()[0]}", ledger, args)
+        with contextlib.ExitStack() as stack:
+            extra = []
+            if args.before:
+                server.admin("CREATE DATABASE bench_before")
+                before_url = server.url("bench_before")
+                extra.append(stack.enter_context(before_arm(args.before, before_url, args.rows)))
+            report(f"pg {version.split()[0]}", ledger, args, extra)
         ledger.dispose()
     finally:
         server.stop()

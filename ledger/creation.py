@@ -126,51 +126,43 @@ def occurrence_row(record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any
     return dict(zip(OCCURRENCE_COLUMNS, occurrence_values(record, now_utc), strict=True))
 
 
-def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
-    """The view of a row this transaction inserted (and maybe cancelled), without reading it."""
-    (
-        occurrence_id,
-        schedule_id,
-        revision,
-        logical_slot_id,
-        nominal_local,
-        fold,
-        instant_utc,
-        gap_at_utc,
-        offset,
-        tzdb_version,
-        reason,
-        state,
-        state_reason,
-        claim_generation,
-        next_attempt_at_utc,
-        created_at_utc,
-        updated_at_utc,
-        _id_format,
-        jitter_ms,
-        _event_sequence,
-    ) = row
+def _view(record: OccurrenceRecord, now_utc: datetime, cancelled_why: str | None) -> OccurrenceView:
+    """The view of a row this transaction inserted (and maybe cancelled), without reading it.
+
+    The same values as :func:`occurrence_values` wrote.
+    """
+    planned = record.disposition is Disposition.PLANNED
+    offset = record.utc_offset
+    instant = record.instant_utc
+    gap_at = record.gap_at_utc
+    reason = record.reason.value
     if cancelled_why is not None:
-        state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why
+        state, state_reason = OccurrenceState.CANCELLED, cancelled_why
+    else:
+        state, state_reason = _STATES[_PLANNED if planned else _SKIPPED_GAP], reason
     return OccurrenceView(
-        occurrence_id=occurrence_id,
-        schedule_id=schedule_id,
-        revision=revision,
-        logical_slot_id=logical_slot_id,
-        nominal_local=nominal_local,
-        fold=fold,
-        instant_utc=instant_utc,
-        gap_at_utc=gap_at_utc,
-        utc_offset=None if offset is None else timedelta(seconds=offset),
-        tzdb_version=tzdb_version,
+        occurrence_id=record.occurrence_id,
+        schedule_id=record.schedule_id,
+        revision=record.revision,
+        logical_slot_id=record.logical_slot_id,
+        nominal_local=record.nominal_local,
+        fold=record.fold,
+        instant_utc=None if instant is None else utc_instant(instant),
+        gap_at_utc=None if gap_at is None else utc_instant(gap_at),
+        utc_offset=None if offset is None else timedelta(seconds=int(offset.total_seconds())),
+        tzdb_version=record.tzdb_version,
         reason=reason,
-        state=_STATES[state],
+        state=state,
         state_reason=state_reason,
-        claim_generation=claim_generation,
-        next_attempt_at_utc=next_attempt_at_utc,
-        created_at_utc=created_at_utc,
-        updated_at_utc=updated_at_utc,
-        jitter=None if jitter_ms is None else timedelta(milliseconds=jitter_ms),
+        claim_generation=0,
+        next_attempt_at_utc=None,
+        created_at_utc=now_utc,
+        updated_at_utc=now_utc,
+        jitter=(
+            timedelta(milliseconds=record.jitter_delay // timedelta(milliseconds=1))
+            if planned
+            else None
+        ),
     )
 
 
@@ -201,25 +193,26 @@ def insert_created(
     if not owned:
         return Written((), (), [])
     now = utc_instant(now_utc)
-    rows = [occurrence_values(r, now) for r in owned]
     if connection.dialect.name == "postgresql":
-        inserted, claimed = _insert_postgresql(connection, rows, now, by)
+        new, unclaimed = _insert_postgresql(connection, owned, now, by)
     else:
-        inserted, claimed = _insert_sqlite(connection, rows, now, by)
-    new = [(record, row) for record, row in zip(owned, rows, strict=True) if row[0] in inserted]
-    planned = [record for record, _ in new if record.disposition is Disposition.PLANNED]
-    unclaimed = [r for r in planned if r.occurrence_id not in claimed]
-    claimed |= _take_released(connection, unclaimed, now)
-    conflicts = [r.occurrence_id for r in unclaimed if r.occurrence_id not in claimed]
+        new, unclaimed = _insert_sqlite(connection, owned, now, by)
+    taken = _take_released(connection, unclaimed, now)
+    conflicts = [r.occurrence_id for r in unclaimed if r.occurrence_id not in taken]
     cancelled = dict(_cancel_conflicts(connection, conflicts, now, by))
-    views = [_view(row, cancelled.get(row[0])) for _, row in new]
-    return Written(tuple(r.occurrence_id for r, _ in new), tuple(conflicts), views)
+    views = [_view(r, now, cancelled.get(r.occurrence_id)) for r in new]
+    return Written(tuple(r.occurrence_id for r in new), tuple(conflicts), views)
+
+
+_Inserted = tuple[list[OccurrenceRecord], list[OccurrenceRecord]]
+"""The records inserted, and those of them planned whose slot claim found the slot taken."""
 
 
 def _insert_sqlite(
-    connection: Connection, rows: list[tuple[Any, ...]], now: datetime, by: str
-) -> tuple[set[str], set[str]]:
-    """One set-based insert per table; the occurrence IDs inserted and those whose slot it took."""
+    connection: Connection, owned: Sequence[OccurrenceRecord], now: datetime, by: str
+) -> _Inserted:
+    """One set-based insert per table."""
+    rows = [occurrence_values(r, now) for r in owned]
     inserted = set(
         bulk_insert(
             connection,
@@ -230,9 +223,9 @@ def _insert_sqlite(
             returning="occurrence_id",
         )
     )
-    new = [row for row in rows if row[0] in inserted]
+    new = [(r, row) for r, row in zip(owned, rows, strict=True) if row[0] in inserted]
     slots = [
-        (row[1], row[3], row[6], row[0], row[2], now) for row in new if row[_STATE] == _PLANNED
+        (row[1], row[3], row[6], row[0], row[2], now) for _, row in new if row[_STATE] == _PLANNED
     ]
     claimed = set(
         bulk_insert(
@@ -246,10 +239,11 @@ def _insert_sqlite(
     )
     events = [
         (row[0], None, row[_STATE], now, by, _CREATION_WHY + row[10], _CREATION_SEQUENCE)
-        for row in new
+        for _, row in new
     ]
     bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
-    return inserted, claimed
+    unclaimed = [r for r, row in new if row[_STATE] == _PLANNED and row[0] not in claimed]
+    return [r for r, _ in new], unclaimed
 
 
 _PG_SENT = (
@@ -264,10 +258,8 @@ _PG_SENT = (
     "state",
     "jitter_ms",
 )
-"""The columns sent as arrays; the others are the same on every created row (parameters)."""
-_PG_SHARED = ("schedule_id", "revision", "tzdb_version")
-"""Columns one revision's records share, sent once each."""
-_PG_SENT_INDEX = tuple(OCCURRENCE_COLUMNS.index(c) for c in _PG_SENT)
+"""The columns sent as arrays (in this order); ``schedule_id``, ``revision`` and ``tzdb_version``
+are one revision's, sent once each, and the others are the same on every created row."""
 
 
 @cache
@@ -319,26 +311,37 @@ WHERE state = '{_PLANNED}' AND occurrence_id NOT IN (SELECT owner_occurrence_id 
 
 
 def _insert_postgresql(
-    connection: Connection, rows: list[tuple[Any, ...]], now: datetime, by: str
-) -> tuple[set[str], set[str]]:
-    """One statement (:func:`_pg_statement`); the IDs inserted and those whose slot it took."""
-    by_column = list(zip(*rows, strict=True))
-    sent = [by_column[index] for index in _PG_SENT_INDEX]
+    connection: Connection, owned: Sequence[OccurrenceRecord], now: datetime, by: str
+) -> _Inserted:
+    """One statement (:func:`_pg_statement`), its arrays built column by column."""
+    shared = {(r.schedule_id, r.revision, r.tzdb_version) for r in owned}
+    if len(shared) != 1:
+        raise ValueError(f"records of more than one revision: {sorted(shared)}")
+    planned = [r.disposition is Disposition.PLANNED for r in owned]
+    ms = timedelta(milliseconds=1)
+    sent: list[list[Any]] = [
+        [r.occurrence_id for r in owned],
+        [r.logical_slot_id for r in owned],
+        [r.nominal_local for r in owned],
+        [r.fold for r in owned],
+        [r.instant_utc for r in owned],
+        [r.gap_at_utc for r in owned],
+        [None if r.utc_offset is None else int(r.utc_offset.total_seconds()) for r in owned],
+        [r.reason.value for r in owned],
+        [_PLANNED if p else _SKIPPED_GAP for p in planned],
+        [r.jitter_delay // ms if p else None for r, p in zip(owned, planned, strict=True)],
+    ]
     parameters: dict[str, Any] = pg_arrays(OCCURRENCES, _PG_SENT, sent, connection.dialect)
-    for column in _PG_SHARED:
-        values = set(by_column[OCCURRENCE_COLUMNS.index(column)])
-        if len(values) != 1:
-            raise ValueError(f"records of more than one revision: {column} {sorted(values)}")
-        parameters[column] = values.pop()
+    ((parameters["schedule_id"], parameters["revision"], parameters["tzdb_version"]),) = shared
     parameters.update(now=now, by=by, id_format=ID_FORMAT_VERSION)
     result = connection.exec_driver_sql(_pg_statement(connection.dialect), parameters)
     skipped: set[str] = set()
-    unclaimed: set[str] = set()
+    not_claimed: set[str] = set()
     for kind, occurrence_id in result:
-        (skipped if kind == "skipped" else unclaimed).add(occurrence_id)
-    inserted = {row[0] for row in rows if row[0] not in skipped}
-    claimed = {row[0] for row in rows if row[_STATE] == _PLANNED and row[0] in inserted} - unclaimed
-    return inserted, claimed
+        (skipped if kind == "skipped" else not_claimed).add(occurrence_id)
+    new = [r for r in owned if r.occurrence_id not in skipped] if skipped else list(owned)
+    unclaimed = [r for r in new if r.occurrence_id in not_claimed] if not_claimed else []
+    return new, unclaimed
 
 
 def _take_released(
