@@ -39,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -79,6 +79,40 @@ def spec(schedule_id: str, rule: str = "FREQ=MINUTELY"):  # type: ignore[no-unty
     return parse_spec(spec_document(schedule_id, rule))
 
 
+ServerCpu = Callable[[], float]
+"""CPU seconds the database server's processes have used so far (0 for SQLite: in-process)."""
+
+
+def no_server() -> float:
+    return 0.0
+
+
+def cluster_cpu(datadir: Path) -> ServerCpu:
+    """The PostgreSQL cluster's CPU so far: the postmaster and all its children (backends, WAL
+    writer, background writer…), from ``/proc``."""
+    postmaster = int((datadir / "postmaster.pid").read_text().split()[0])
+
+    def used() -> float:
+        total = _stack.cpu_seconds(postmaster)
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == postmaster:
+                with contextlib.suppress(OSError):
+                    total += _stack.cpu_seconds(int(entry.name))
+        return total
+
+    return used
+
+
+def _cpu_figures(client_s: float, server_s: float) -> dict[str, float]:
+    return {"client_cpu_ms": client_s * 1000, "server_cpu_ms": server_s * 1000}
+
+
 # The ``before`` arm's child: the code of another tree, one materialize per line on stdin (a spec
 # document, the window end, the row count), its seconds on stdout. Only the public API is used.
 _CHILD = """
@@ -86,7 +120,7 @@ import json, sys, time
 from datetime import UTC, datetime, timedelta
 from ledger import Ledger, materialize, publish_revision
 from ledger.migrate import upgrade
-from timecontract import parse_spec
+from timecontract import occurrences, parse_spec
 url = sys.argv[1]
 upgrade(url)
 ledger = Ledger.from_url(url)
@@ -96,16 +130,24 @@ for line in sys.stdin:
     job = json.loads(line)
     s = parse_spec(job["spec"])
     publish_revision(ledger, s, t0, by="bench")
+    end = t0 + timedelta(minutes=job["rows"])
     started = time.perf_counter()
-    result = materialize(ledger, s, t0, t0 + timedelta(minutes=job["rows"]), t0)
+    occurrences(s, t0, end)
+    resolve = time.perf_counter() - started
+    cpu = time.process_time()
+    started = time.perf_counter()
+    result = materialize(ledger, s, t0, end, t0)
     seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu
     assert len(result.created) == job["rows"]
-    print(json.dumps({"seconds": seconds}), flush=True)
+    print(json.dumps({"seconds": seconds, "resolve": resolve, "cpu": cpu}), flush=True)
 """
 
 
 @contextlib.contextmanager
-def before_arm(ref: str, url: str, rows: int) -> Iterator[_pairs.Arm]:
+def before_arm(
+    ref: str, url: str, rows: int, server_cpu: ServerCpu = no_server
+) -> Iterator[_pairs.Arm]:
     """The ``before`` arm: ``materialize`` of the code at ``ref`` in a child process on ``url``."""
     with _stack.source_tree(ref) as tree:
         child = subprocess.Popen(
@@ -123,10 +165,17 @@ def before_arm(ref: str, url: str, rows: int) -> Iterator[_pairs.Arm]:
         def run(round_index: int) -> dict[str, float]:
             assert child.stdin is not None and child.stdout is not None
             job = {"spec": spec_document(f"bench-before-{round_index}"), "rows": rows}
+            server = server_cpu()
             child.stdin.write(json.dumps(job) + "\n")
             child.stdin.flush()
-            seconds = float(json.loads(child.stdout.readline())["seconds"])
-            return {"occ_per_s": rows / seconds, "sql_part_occ_per_s": rows / seconds}
+            done = json.loads(child.stdout.readline())
+            # The server's CPU includes the child's publish and resolution (no SQL: negligible).
+            cpu_figures = _cpu_figures(done["cpu"], server_cpu() - server)
+            return {
+                "occ_per_s": rows / done["seconds"],
+                "sql_part_occ_per_s": rows / (done["seconds"] - done["resolve"]),
+                **cpu_figures,
+            }
 
         try:
             yield _pairs.Arm(f"before ({ref})", run)
@@ -174,19 +223,25 @@ def _unconstrained_copy(table: Table, metadata: MetaData) -> Table:
     )
 
 
-def _timed_insert(ledger: Ledger, batches: dict[Table, list[dict[str, Any]]]) -> float:
+def _timed_insert(
+    ledger: Ledger, batches: dict[Table, list[dict[str, Any]]], server_cpu: ServerCpu
+) -> tuple[float, dict[str, float]]:
     with ledger.engine.begin() as connection:
         for table in batches:
             table.drop(connection, checkfirst=True)
             table.create(connection)
+    cpu, server = time.process_time(), server_cpu()
     started = time.perf_counter()
     with ledger.engine.begin() as connection:
         for table, rows in batches.items():
             connection.execute(insert(table), rows)
-    return time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    return elapsed, _cpu_figures(time.process_time() - cpu, server_cpu() - server)
 
 
-def materialize_arms(ledger: Ledger, rows: int) -> list[_pairs.Arm]:
+def materialize_arms(
+    ledger: Ledger, rows: int, server_cpu: ServerCpu = no_server
+) -> list[_pairs.Arm]:
     """Three arms writing the same ``rows`` occurrences into the same database, one per round.
 
     ``materialize`` publishes a fresh schedule each round (so every row is new) and times
@@ -201,13 +256,16 @@ def materialize_arms(ledger: Ledger, rows: int) -> list[_pairs.Arm]:
         started = time.perf_counter()
         occurrences(s, T0, end)
         resolve_s = time.perf_counter() - started
+        cpu, server = time.process_time(), server_cpu()
         started = time.perf_counter()
         result = materialize(ledger, s, T0, end, T0)
         materialize_s = time.perf_counter() - started
+        cpu_figures = _cpu_figures(time.process_time() - cpu, server_cpu() - server)
         assert len(result.created) == rows
         return {
             "occ_per_s": rows / materialize_s,
             "sql_part_occ_per_s": rows / (materialize_s - resolve_s),
+            **cpu_figures,
         }
 
     records = occurrences(spec("bench-baseline"), T0, T0 + timedelta(minutes=rows))
@@ -227,8 +285,8 @@ def materialize_arms(ledger: Ledger, rows: int) -> list[_pairs.Arm]:
     every = {_unconstrained_copy(t, metadata): v for t, v in _all_rows(records).items()}
 
     def run_plain(batches: dict[Table, list[dict[str, Any]]]) -> dict[str, float]:
-        elapsed = _timed_insert(ledger, batches)
-        return {"occ_per_s": rows / elapsed, "sql_part_occ_per_s": rows / elapsed}
+        elapsed, cpu_figures = _timed_insert(ledger, batches, server_cpu)
+        return {"occ_per_s": rows / elapsed, "sql_part_occ_per_s": rows / elapsed, **cpu_figures}
 
     return [
         _pairs.Arm("plain 1-table", lambda _round: run_plain({one: payload})),
@@ -276,12 +334,16 @@ def bench_claims(ledger: Ledger, claimers: int, claims: int) -> list[float]:
 
 
 def report(
-    name: str, ledger: Ledger, args: argparse.Namespace, extra: list[_pairs.Arm] | None = None
+    name: str,
+    ledger: Ledger,
+    args: argparse.Namespace,
+    extra: list[_pairs.Arm] | None = None,
+    server_cpu: ServerCpu = no_server,
 ) -> None:
     print(f"\n{name}: materialize of {args.rows:,} occurrences (a minutely rule) vs plain INSERTs")
     result = asyncio.run(
         _pairs.alternate(
-            [*materialize_arms(ledger, args.rows), *(extra or [])],
+            [*materialize_arms(ledger, args.rows, server_cpu), *(extra or [])],
             rounds=args.rounds,
             baseline="plain 1-table",
             metric="occ_per_s",
@@ -341,13 +403,14 @@ def main() -> None:
         ledger = Ledger.from_url(server.url("bench"), pool_size=args.claimers + 4)
         with ledger.engine.connect() as c:
             version = c.execute(text("SHOW server_version")).scalar_one()
+        used = cluster_cpu(server.workdir / "data")
         with contextlib.ExitStack() as stack:
             extra = []
             if args.before:
                 server.admin("CREATE DATABASE bench_before")
-                before_url = server.url("bench_before")
-                extra.append(stack.enter_context(before_arm(args.before, before_url, args.rows)))
-            report(f"pg {version.split()[0]}", ledger, args, extra)
+                before = before_arm(args.before, server.url("bench_before"), args.rows, used)
+                extra.append(stack.enter_context(before))
+            report(f"pg {version.split()[0]}", ledger, args, extra, used)
         ledger.dispose()
     finally:
         server.stop()

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -74,7 +74,9 @@ _CREATION_WHY = "materialized: "
 """A creation event's ``why`` is this followed by the record's ``reason``."""
 _PLANNED = OccurrenceState.PLANNED.value
 _SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
-_STATES = {s.value: s for s in OccurrenceState}
+_PLANNED_STATE = OccurrenceState.PLANNED
+_SKIPPED_STATE = OccurrenceState.SKIPPED_GAP
+_MS = timedelta(milliseconds=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +118,7 @@ def occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any,
         now_utc,
         now_utc,
         ID_FORMAT_VERSION,
-        record.jitter_delay // timedelta(milliseconds=1) if planned else None,
+        record.jitter_delay // _MS if planned else None,
         _CREATION_SEQUENCE,
     )
 
@@ -129,17 +131,28 @@ def occurrence_row(record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any
 def _view(record: OccurrenceRecord, now_utc: datetime, cancelled_why: str | None) -> OccurrenceView:
     """The view of a row this transaction inserted (and maybe cancelled), without reading it.
 
-    The same values as :func:`occurrence_values` wrote.
+    The values :func:`occurrence_values` wrote, as a read gives them back (instants in UTC, the
+    offset in whole seconds, the jitter in whole milliseconds); the common cases (an instant
+    already in UTC, a whole-second offset, a whole-millisecond jitter) without a conversion.
     """
     planned = record.disposition is Disposition.PLANNED
     offset = record.utc_offset
+    if offset is not None and offset.microseconds:
+        offset = timedelta(seconds=int(offset.total_seconds()))
     instant = record.instant_utc
+    if instant is not None and instant.tzinfo is not UTC:
+        instant = utc_instant(instant)
     gap_at = record.gap_at_utc
+    if gap_at is not None and gap_at.tzinfo is not UTC:
+        gap_at = utc_instant(gap_at)
+    jitter = record.jitter_delay if planned else None
+    if jitter is not None and jitter.microseconds % 1000:
+        jitter = timedelta(milliseconds=jitter // _MS)
     reason = record.reason.value
     if cancelled_why is not None:
         state, state_reason = OccurrenceState.CANCELLED, cancelled_why
     else:
-        state, state_reason = _STATES[_PLANNED if planned else _SKIPPED_GAP], reason
+        state, state_reason = (_PLANNED_STATE if planned else _SKIPPED_STATE), reason
     return OccurrenceView(
         occurrence_id=record.occurrence_id,
         schedule_id=record.schedule_id,
@@ -147,9 +160,9 @@ def _view(record: OccurrenceRecord, now_utc: datetime, cancelled_why: str | None
         logical_slot_id=record.logical_slot_id,
         nominal_local=record.nominal_local,
         fold=record.fold,
-        instant_utc=None if instant is None else utc_instant(instant),
-        gap_at_utc=None if gap_at is None else utc_instant(gap_at),
-        utc_offset=None if offset is None else timedelta(seconds=int(offset.total_seconds())),
+        instant_utc=instant,
+        gap_at_utc=gap_at,
+        utc_offset=offset,
         tzdb_version=record.tzdb_version,
         reason=reason,
         state=state,
@@ -158,11 +171,7 @@ def _view(record: OccurrenceRecord, now_utc: datetime, cancelled_why: str | None
         next_attempt_at_utc=None,
         created_at_utc=now_utc,
         updated_at_utc=now_utc,
-        jitter=(
-            timedelta(milliseconds=record.jitter_delay // timedelta(milliseconds=1))
-            if planned
-            else None
-        ),
+        jitter=jitter,
     )
 
 
@@ -318,7 +327,6 @@ def _insert_postgresql(
     if len(shared) != 1:
         raise ValueError(f"records of more than one revision: {sorted(shared)}")
     planned = [r.disposition is Disposition.PLANNED for r in owned]
-    ms = timedelta(milliseconds=1)
     sent: list[list[Any]] = [
         [r.occurrence_id for r in owned],
         [r.logical_slot_id for r in owned],
@@ -329,7 +337,7 @@ def _insert_postgresql(
         [None if r.utc_offset is None else int(r.utc_offset.total_seconds()) for r in owned],
         [r.reason.value for r in owned],
         [_PLANNED if p else _SKIPPED_GAP for p in planned],
-        [r.jitter_delay // ms if p else None for r, p in zip(owned, planned, strict=True)],
+        [r.jitter_delay // _MS if p else None for r, p in zip(owned, planned, strict=True)],
     ]
     parameters: dict[str, Any] = pg_arrays(OCCURRENCES, _PG_SENT, sent, connection.dialect)
     ((parameters["schedule_id"], parameters["revision"], parameters["tzdb_version"]),) = shared

@@ -68,8 +68,8 @@ def _contents(ledger: Ledger) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def _scenario(ledger: Ledger) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Folds (BOTH) and a gap (SKIP) in New York, repeats, overlaps and a supersede."""
-    r1 = make_spec(rule="FREQ=HOURLY;BYMINUTE=30", foldPolicy="BOTH")
+    """Folds (BOTH) and a gap (SKIP) in New York, jitter, repeats, overlaps and a supersede."""
+    r1 = make_spec(rule="FREQ=HOURLY;BYMINUTE=30", foldPolicy="BOTH", jitter="PT30S")
     publish_revision(ledger, r1, T0, by="t")
     results = [
         materialize(ledger, r1, T0, T0 + timedelta(days=2), T0),  # the fall-back fold
@@ -103,6 +103,8 @@ def test_both_dialects_write_the_same_ledger(both: tuple[Ledger, Ledger]) -> Non
     assert {"PLANNED", "DUE", "CANCELLED"} <= states
     assert {row.state.value for row in list_occurrences(lite, "gap")} >= {"SKIPPED_GAP"}
     assert len(written["occurrence_events"]) > len(written["occurrences"]) > 100
+    jitter = OCCURRENCES.c.keys().index("jitter_ms")
+    assert len({row[jitter] for row in written["occurrences"]}) > 10  # r1's, in whole ms
     # r2 took the slots r1 released at its cutover (compare-and-set), and claimed the new ones.
     assert {row[4] for row in written["logical_slots"] if row[0] == "daily-ops-summary"} == {1, 2}
 

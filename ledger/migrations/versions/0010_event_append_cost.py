@@ -1,18 +1,25 @@
-"""PostgreSQL: the event sequence check once per statement instead of once per row.
+"""Cheaper event appends: the sequence check once per statement, one redundant index fewer.
 
-Migration 0006's trigger ``trg_occurrence_events_in_sequence`` rejects an event whose ``sequence``
-is not its occurrence's ``event_sequence`` in the inserting transaction. On PostgreSQL it was a
-``BEFORE INSERT … FOR EACH ROW`` plpgsql function: one function call and one lookup per event, which
-cost about as much as the event insert itself when materialization appends 20,000 creation events.
+Materialization appends one creation event per occurrence (20,000 for a minutely schedule's
+fortnight); two per-event costs of the events table go, with every guarantee kept.
 
-Here the same check runs once per statement: an ``AFTER INSERT … FOR EACH STATEMENT`` trigger with
-the statement's new rows as a transition table, joined with ``occurrences`` in one query. The
-guarantee is unchanged: every inserted event is checked against the occurrence row as the
-inserting transaction sees it at the end of its statement (the counter is bumped by an earlier
-statement of the same transaction, or by the same statement's occurrence insert), and a violation
-aborts the statement with the same SQLSTATE (23514, check_violation) and message prefix. Same
-trigger name. SQLite keeps its per-row trigger (it has no statement-level triggers; its ``WHEN``
-subquery runs inside the engine, without a function call).
+**The sequence check (PostgreSQL).** Migration 0006's trigger ``trg_occurrence_events_in_sequence``
+rejects an event whose ``sequence`` is not its occurrence's ``event_sequence`` in the inserting
+transaction. On PostgreSQL it was a ``BEFORE INSERT … FOR EACH ROW`` plpgsql function: one function
+call and one lookup per event. Here the same check runs once per statement: an ``AFTER INSERT …
+FOR EACH STATEMENT`` trigger with the statement's new rows as a transition table, joined with
+``occurrences`` in one query. The guarantee is unchanged: every inserted event is checked against
+the occurrence row as the inserting transaction sees it at the end of its statement (the counter is
+bumped by an earlier statement of the same transaction, or by the same statement's occurrence
+insert), and a violation aborts the statement with the same SQLSTATE (23514, check_violation) and
+message prefix. Same trigger name. SQLite keeps its per-row trigger (it has no statement-level
+triggers; its ``WHEN`` subquery runs inside the engine, without a function call).
+
+**The index (both).** ``ix_occurrence_events_occurrence (occurrence_id, id)`` duplicated the
+unique index of ``(occurrence_id, sequence)`` (migration 0006) for every lookup by occurrence, and
+nothing orders one occurrence's events by ``id`` any more (they are read in ``sequence`` order; the
+global feed by ``id`` uses the primary key). An index is no constraint: dropping it changes no
+guarantee, only one index entry less per event. The downgrade re-creates it.
 
 Revision ID: 0010
 Revises: 0008
@@ -34,6 +41,7 @@ IN_SEQUENCE = "trg_occurrence_events_in_sequence"
 ROW_FUNCTION = "almanac_event_in_sequence"
 STATEMENT_FUNCTION = "almanac_events_in_sequence"
 OUT_OF_SEQUENCE = "occurrence event out of sequence"
+EVENTS_BY_OCCURRENCE = "ix_occurrence_events_occurrence"
 
 _STATEMENT_LEVEL = [
     f"""
@@ -96,9 +104,11 @@ def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
         for statement in _STATEMENT_LEVEL:
             op.execute(statement)
+    op.drop_index(EVENTS_BY_OCCURRENCE, table_name="occurrence_events")
 
 
 def downgrade() -> None:
+    op.create_index(EVENTS_BY_OCCURRENCE, "occurrence_events", ["occurrence_id", "id"])
     if op.get_bind().dialect.name == "postgresql":
         for statement in _ROW_LEVEL:
             op.execute(statement)
