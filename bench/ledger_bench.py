@@ -109,8 +109,15 @@ def cluster_cpu(datadir: Path) -> ServerCpu:
     return used
 
 
-def _cpu_figures(client_s: float, server_s: float) -> dict[str, float]:
-    return {"client_cpu_ms": client_s * 1000, "server_cpu_ms": server_s * 1000}
+def _cpu_figures(client_s: float, server_s: float, rows: int) -> dict[str, float]:
+    """CPU per arm: the client's (this process, or the child), the server's, and occurrences per
+    CPU-second of both (on an idle machine the two run one after the other, so this is the
+    uncontended rate; on a loaded one it is steadier than the wall-clock rate)."""
+    return {
+        "client_cpu_ms": client_s * 1000,
+        "server_cpu_ms": server_s * 1000,
+        "occ_per_cpu_s": rows / max(client_s + server_s, 1e-9),
+    }
 
 
 # The ``before`` arm's child: the code of another tree, one materialize per line on stdin (a spec
@@ -170,7 +177,7 @@ def before_arm(
             child.stdin.flush()
             done = json.loads(child.stdout.readline())
             # The server's CPU includes the child's publish and resolution (no SQL: negligible).
-            cpu_figures = _cpu_figures(done["cpu"], server_cpu() - server)
+            cpu_figures = _cpu_figures(done["cpu"], server_cpu() - server, rows)
             return {
                 "occ_per_s": rows / done["seconds"],
                 "sql_part_occ_per_s": rows / (done["seconds"] - done["resolve"]),
@@ -236,7 +243,8 @@ def _timed_insert(
         for table, rows in batches.items():
             connection.execute(insert(table), rows)
     elapsed = time.perf_counter() - started
-    return elapsed, _cpu_figures(time.process_time() - cpu, server_cpu() - server)
+    count = len(next(iter(batches.values())))
+    return elapsed, _cpu_figures(time.process_time() - cpu, server_cpu() - server, count)
 
 
 def materialize_arms(
@@ -260,7 +268,7 @@ def materialize_arms(
         started = time.perf_counter()
         result = materialize(ledger, s, T0, end, T0)
         materialize_s = time.perf_counter() - started
-        cpu_figures = _cpu_figures(time.process_time() - cpu, server_cpu() - server)
+        cpu_figures = _cpu_figures(time.process_time() - cpu, server_cpu() - server, rows)
         assert len(result.created) == rows
         return {
             "occ_per_s": rows / materialize_s,
@@ -356,6 +364,12 @@ def report(
         for r in result.rounds
     )
     print(f"materialize vs plain all-rows: median per-round ratio {every:.2f}")
+    for name in ["materialize", *(a.name for a in extra or [])]:
+        cpu = statistics.median(
+            r.figures[name]["occ_per_cpu_s"] / r.figures["plain 1-table"]["occ_per_cpu_s"]
+            for r in result.rounds
+        )
+        print(f"{name} vs plain 1-table per CPU-second: median per-round ratio {cpu:.2f}")
     for arm in extra or []:
         versus = statistics.median(
             r.figures["materialize"]["occ_per_s"] / r.figures[arm.name]["occ_per_s"]

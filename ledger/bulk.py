@@ -15,6 +15,10 @@ gets one statement (PostgreSQL) or one per ~2,000 rows (SQLite):
   SQLAlchemy's per-value processing). Measured against ``executemany`` (no ``RETURNING``) and
   ``INSERT … SELECT … FROM json_each(?)``, it was the fastest of the three.
 
+:func:`pg_unnest` and :func:`pg_arrays` give the PostgreSQL ``unnest(…)`` source and its array
+parameters on their own, for a statement that does more than insert the rows (materialization's
+one-statement write, :mod:`ledger.creation`).
+
 The statements go through ``Connection.exec_driver_sql``, so they run on the caller's connection,
 in the caller's transaction, with the same constraints, indexes and ``ON CONFLICT`` semantics as
 the Core inserts they replace. Values are converted here exactly as the column types would (a

@@ -278,7 +278,8 @@ def _pg_statement(dialect: Dialect) -> str:
     The main query returns only the exceptions: ``('skipped', id)`` for a sent occurrence that
     was not inserted (it exists) and ``('unclaimed', id)`` for an inserted planned one whose slot
     claim was not (the slot exists); usually no row at all. The foreign keys and the event
-    sequence check run at the end of the statement, when the occurrence rows exist.
+    sequence check (per statement since migration 0010) run at the end of the statement, when
+    the occurrence rows exist.
     """
     now, schedule_id, revision, tzdb_version = (
         f"%({name})s::{pg_type(OCCURRENCES.c[column].type, dialect)}"
