@@ -46,12 +46,12 @@ from typing import Any
 from sqlalchemy import Connection, and_, exists, select
 
 from ledger import overlap
-from ledger.bulk import in_values
+from ledger.bulk import in_values, utc_instant
+from ledger.creation import insert_created
 from ledger.db import Ledger
 from ledger.errors import LedgerError
 from ledger.events import OCCURRENCES, SLOTS
 from ledger.gate import lock_gate, schedule_cutovers
-from ledger.materialize import insert_records
 from ledger.states import OccurrenceState
 from ledger.transitions import transition, transition_where
 from ledger.views import OccurrenceView
@@ -407,7 +407,8 @@ def _apply(
     """Write the plan's creates and requeues (the caller's transaction); the released IDs."""
     creating = {e.occurrence_id for e in plan.entries if e.action is BackfillAction.CREATE}
     creates = [r for r in records if r.occurrence_id in creating]
-    written = insert_records(connection, creates, at, by)
+    # The same rows materialization writes (ledger.creation), in this transaction.
+    written = insert_created(connection, creates, utc_instant(at), by)
     lost = set(written.conflicts)
     planned = {r.occurrence_id for r in records if r.disposition is Disposition.PLANNED} & set(
         written.created

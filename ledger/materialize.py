@@ -11,25 +11,22 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, func, select
 
 from ledger import overlap
-from ledger.bulk import bulk_insert, in_values, not_in_values, utc_instant
+from ledger.bulk import in_values, not_in_values
+from ledger.creation import insert_created as _insert
 from ledger.db import Ledger
 from ledger.errors import RevisionNotFound, RevisionRejected
-from ledger.events import EVENTS, OCCURRENCES, REVISIONS, SLOTS, require_aware
+from ledger.events import OCCURRENCES, REVISIONS, require_aware
 from ledger.gate import lock_gate, schedule_cutovers
 from ledger.states import OccurrenceState
-from ledger.transitions import transition, transition_where
+from ledger.transitions import transition_where
 from ledger.views import MaterializeResult, OccurrenceView, ReleaseResult
 from timecontract import (
-    Disposition,
-    OccurrenceRecord,
     Overdue,
     OverlapPolicy,
     ScheduleSpecV1,
@@ -39,7 +36,7 @@ from timecontract import (
     parse_spec,
     plan_misfires,
 )
-from timecontract.ids import ID_FORMAT_VERSION, OccurrenceId
+from timecontract.ids import OccurrenceId
 
 MATERIALIZER = "materializer"
 
@@ -148,257 +145,6 @@ def _owned_window(
     low = max(from_utc, owned_from, published.published_at_utc)
     high = to_utc if owned_to is None else min(to_utc, owned_to)
     return low, high
-
-
-_OCCURRENCE_COLUMNS = (
-    "occurrence_id",
-    "schedule_id",
-    "revision",
-    "logical_slot_id",
-    "nominal_local",
-    "fold",
-    "instant_utc",
-    "gap_at_utc",
-    "utc_offset_seconds",
-    "tzdb_version",
-    "reason",
-    "state",
-    "state_reason",
-    "claim_generation",
-    "next_attempt_at_utc",
-    "created_at_utc",
-    "updated_at_utc",
-    "id_format",
-    "jitter_ms",
-    "event_sequence",
-)
-_STATE = _OCCURRENCE_COLUMNS.index("state")
-_SLOT_COLUMNS = (
-    "schedule_id",
-    "logical_slot_id",
-    "instant_utc",
-    "owner_occurrence_id",
-    "owner_revision",
-    "claimed_at_utc",
-)
-_EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why", "sequence")
-_CREATION_SEQUENCE = 1
-"""A created occurrence's ``event_sequence`` and the ``sequence`` of its creation event."""
-_PLANNED = OccurrenceState.PLANNED.value
-_SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
-
-
-@dataclass(frozen=True, slots=True)
-class _Written:
-    """What :func:`_insert` wrote, known without reading it back.
-
-    The IDs it created, the planned ones it had to cancel (a live occurrence holds their slot),
-    and the created rows as views, as they were committed.
-    """
-
-    created: tuple[str, ...]
-    conflicts: tuple[str, ...]
-    views: list[OccurrenceView]
-
-
-def _occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any, ...]:
-    """The ``occurrences`` row of a record, in :data:`_OCCURRENCE_COLUMNS` order (instants UTC)."""
-    planned = record.disposition is Disposition.PLANNED
-    offset = record.utc_offset
-    instant = record.instant_utc
-    gap_at = record.gap_at_utc
-    reason = record.reason.value
-    return (
-        record.occurrence_id,
-        record.schedule_id,
-        record.revision,
-        record.logical_slot_id,
-        record.nominal_local,
-        record.fold,
-        None if instant is None else utc_instant(instant),
-        None if gap_at is None else utc_instant(gap_at),
-        None if offset is None else int(offset.total_seconds()),
-        record.tzdb_version,
-        reason,
-        _PLANNED if planned else _SKIPPED_GAP,
-        reason,
-        0,
-        None,
-        now_utc,
-        now_utc,
-        ID_FORMAT_VERSION,
-        record.jitter_delay // timedelta(milliseconds=1) if planned else None,
-        _CREATION_SEQUENCE,
-    )
-
-
-def _occurrence_row(record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any]:
-    """The ``occurrences`` row of a record as a mapping (column name → value)."""
-    return dict(zip(_OCCURRENCE_COLUMNS, _occurrence_values(record, now_utc), strict=True))
-
-
-def _view(row: tuple[Any, ...], cancelled_why: str | None) -> OccurrenceView:
-    """The view of a row this transaction inserted (and maybe cancelled), without reading it."""
-    (
-        occurrence_id,
-        schedule_id,
-        revision,
-        logical_slot_id,
-        nominal_local,
-        fold,
-        instant_utc,
-        gap_at_utc,
-        offset,
-        tzdb_version,
-        reason,
-        state,
-        state_reason,
-        claim_generation,
-        next_attempt_at_utc,
-        created_at_utc,
-        updated_at_utc,
-        _id_format,
-        jitter_ms,
-        _event_sequence,
-    ) = row
-    if cancelled_why is not None:
-        state, state_reason = OccurrenceState.CANCELLED.value, cancelled_why
-    return OccurrenceView(
-        occurrence_id=occurrence_id,
-        schedule_id=schedule_id,
-        revision=revision,
-        logical_slot_id=logical_slot_id,
-        nominal_local=nominal_local,
-        fold=fold,
-        instant_utc=instant_utc,
-        gap_at_utc=gap_at_utc,
-        utc_offset=None if offset is None else timedelta(seconds=offset),
-        tzdb_version=tzdb_version,
-        reason=reason,
-        state=OccurrenceState(state),
-        state_reason=state_reason,
-        claim_generation=claim_generation,
-        next_attempt_at_utc=next_attempt_at_utc,
-        created_at_utc=created_at_utc,
-        updated_at_utc=updated_at_utc,
-        jitter=None if jitter_ms is None else timedelta(milliseconds=jitter_ms),
-    )
-
-
-def _insert(
-    connection: Connection, owned: Sequence[OccurrenceRecord], now_utc: datetime, by: str
-) -> _Written:
-    """Write ``owned`` (records this revision owns) idempotently, in the caller's transaction.
-
-    One statement per table (:func:`ledger.bulk.bulk_insert`), each ``ON CONFLICT DO NOTHING`` on
-    the table's unique key and ``RETURNING`` the keys it inserted, so what this call wrote is
-    known without reading it back: the occurrences, the slot claims of the planned ones and one
-    creation event per occurrence; then planned ones whose slot a live occurrence holds are
-    cancelled (:func:`ledger.transitions.transition`, with their events).
-    """
-    if not owned:
-        return _Written((), (), [])
-    now = utc_instant(now_utc)
-    occurrence_rows = [_occurrence_values(r, now) for r in owned]
-    inserted = set(
-        bulk_insert(
-            connection,
-            OCCURRENCES,
-            _OCCURRENCE_COLUMNS,
-            occurrence_rows,
-            ignore_conflicts=True,
-            returning="occurrence_id",
-        )
-    )
-    new = [
-        (record, row)
-        for record, row in zip(owned, occurrence_rows, strict=True)
-        if record.occurrence_id in inserted
-    ]
-    planned = [record for record, _ in new if record.disposition is Disposition.PLANNED]
-    claimed = _claim_slots(connection, planned, now)
-    events: list[tuple[Any, ...]] = [
-        (row[0], None, row[_STATE], now, by, f"materialized: {record.reason}", _CREATION_SEQUENCE)
-        for record, row in new
-    ]
-    bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
-    conflicts = [r.occurrence_id for r in planned if r.occurrence_id not in claimed]
-    cancelled = dict(_cancel_conflicts(connection, conflicts, now, by))
-    views = [_view(row, cancelled.get(row[0])) for _, row in new]
-    return _Written(tuple(r.occurrence_id for r, _ in new), tuple(conflicts), views)
-
-
-def insert_records(
-    connection: Connection, records: Sequence[OccurrenceRecord], now_utc: datetime, by: str
-) -> _Written:
-    """Record ``records`` as materialization does (``ledger.backfill`` shares it: the same rows).
-
-    The caller's transaction and ownership check; idempotent (``ON CONFLICT DO NOTHING``).
-    Returns what was written: the created IDs, the planned ones cancelled because a live
-    occurrence holds their slot, and the created rows as views.
-    """
-    return _insert(connection, records, utc_instant(now_utc), by)
-
-
-def _claim_slots(
-    connection: Connection, planned: Sequence[OccurrenceRecord], now_utc: datetime
-) -> set[str]:
-    """Claim each record's logical slot; return the occurrence IDs that now own theirs."""
-    if not planned:
-        return set()
-    rows = [
-        (r.schedule_id, r.logical_slot_id, r.instant_utc, r.occurrence_id, r.revision, now_utc)
-        for r in planned
-    ]
-    claimed = set(
-        bulk_insert(
-            connection,
-            SLOTS,
-            _SLOT_COLUMNS,
-            rows,
-            ignore_conflicts=True,
-            returning="owner_occurrence_id",
-        )
-    )
-    for record in planned:
-        if record.occurrence_id in claimed:
-            continue
-        # The slot exists. A superseded owner released it (owner NULL): take it by CAS.
-        taken = connection.execute(
-            update(SLOTS)
-            .where(SLOTS.c.schedule_id == record.schedule_id)
-            .where(SLOTS.c.logical_slot_id == record.logical_slot_id)
-            .where(SLOTS.c.owner_occurrence_id.is_(None))
-            .values(
-                owner_occurrence_id=record.occurrence_id,
-                owner_revision=record.revision,
-                claimed_at_utc=now_utc,
-                released_at_utc=None,
-                release_reason=None,
-            )
-        ).rowcount
-        if taken == 1:
-            claimed.add(record.occurrence_id)
-    return claimed
-
-
-def _cancel_conflicts(
-    connection: Connection, conflicts: Sequence[str], now_utc: datetime, by: str
-) -> list[tuple[str, str]]:
-    done: list[tuple[str, str]] = []
-    for occurrence_id in conflicts:
-        holder = connection.execute(
-            select(SLOTS.c.owner_occurrence_id)
-            .join(OCCURRENCES, OCCURRENCES.c.logical_slot_id == SLOTS.c.logical_slot_id)
-            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
-            .where(SLOTS.c.schedule_id == OCCURRENCES.c.schedule_id)
-        ).scalar_one_or_none()
-        why = f"logical slot held by {holder}"
-        transition(
-            connection, occurrence_id, OccurrenceState.CANCELLED, now_utc=now_utc, by=by, why=why
-        )
-        done.append((occurrence_id, why))
-    return done
 
 
 def release_due(

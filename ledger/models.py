@@ -286,8 +286,9 @@ class OccurrenceEvent(Base):
         ),
         CheckConstraint(_in("to_state", STATES), name="to_state_valid"),
         CheckConstraint("sequence >= 1", name="sequence_positive"),
+        # Also the index of every lookup by occurrence (migration 0010 dropped the one on
+        # ``(occurrence_id, id)``: events are read in ``sequence`` order).
         UniqueConstraint("occurrence_id", "sequence"),
-        Index("ix_occurrence_events_occurrence", "occurrence_id", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)

@@ -1,0 +1,399 @@
+"""Writing materialized records: occurrence rows, their slot claims and creation events.
+
+:func:`insert_created` is materialization's write, in the caller's transaction, idempotent: every
+insert is ``ON CONFLICT DO NOTHING`` on the table's unique keys and ``RETURNING`` says which rows
+went in, so what the call wrote is known without reading it back.
+
+- **PostgreSQL**: one statement. Only the occurrence rows are sent (one array per varying column,
+  :func:`ledger.bulk.pg_unnest`); the slot claims and the creation events are derived in SQL from
+  the rows the occurrence insert returned (data-modifying CTEs), so a row that another
+  materializer inserted first gets neither a claim nor an event from this call — exactly as when
+  they were three statements. Constraints, foreign keys and triggers are checked as for any insert
+  (the foreign keys at the end of the statement, when the CTE's occurrence rows exist).
+- **SQLite**: one set-based insert per table (:func:`ledger.bulk.bulk_insert`).
+
+Both then take released slots by compare-and-set and cancel the planned occurrences whose slot
+another live occurrence holds, with their events (:func:`ledger.transitions.transition`).
+``tests/ledger/test_ledger_creation_dialects.py`` checks that both dialects write the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from typing import Any
+
+from sqlalchemy import Connection, Dialect, select, update
+
+from ledger.bulk import bulk_insert, pg_arrays, pg_type, pg_unnest, utc_instant
+from ledger.events import EVENTS, OCCURRENCES, SLOTS
+from ledger.states import OccurrenceState
+from ledger.transitions import transition
+from ledger.views import OccurrenceView
+from timecontract import Disposition, OccurrenceRecord
+from timecontract.ids import ID_FORMAT_VERSION
+
+OCCURRENCE_COLUMNS = (
+    "occurrence_id",
+    "schedule_id",
+    "revision",
+    "logical_slot_id",
+    "nominal_local",
+    "fold",
+    "instant_utc",
+    "gap_at_utc",
+    "utc_offset_seconds",
+    "tzdb_version",
+    "reason",
+    "state",
+    "state_reason",
+    "claim_generation",
+    "next_attempt_at_utc",
+    "created_at_utc",
+    "updated_at_utc",
+    "id_format",
+    "jitter_ms",
+    "event_sequence",
+)
+"""The ``occurrences`` columns a created row sets, in the order of :func:`occurrence_values`."""
+_STATE = OCCURRENCE_COLUMNS.index("state")
+_SLOT_COLUMNS = (
+    "schedule_id",
+    "logical_slot_id",
+    "instant_utc",
+    "owner_occurrence_id",
+    "owner_revision",
+    "claimed_at_utc",
+)
+_EVENT_COLUMNS = ("occurrence_id", "from_state", "to_state", "at_utc", "by", "why", "sequence")
+_CREATION_SEQUENCE = 1
+"""A created occurrence's ``event_sequence`` and the ``sequence`` of its creation event."""
+_CREATION_WHY = "materialized: "
+"""A creation event's ``why`` is this followed by the record's ``reason``."""
+_PLANNED = OccurrenceState.PLANNED.value
+_SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
+_PLANNED_STATE = OccurrenceState.PLANNED
+_SKIPPED_STATE = OccurrenceState.SKIPPED_GAP
+_MS = timedelta(milliseconds=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What :func:`insert_created` wrote, known without reading it back.
+
+    The IDs it created, the planned ones it had to cancel (a live occurrence holds their slot),
+    and the created rows as views, as they were committed.
+    """
+
+    created: tuple[str, ...]
+    conflicts: tuple[str, ...]
+    views: list[OccurrenceView]
+
+
+def occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any, ...]:
+    """The ``occurrences`` row of a record, in :data:`OCCURRENCE_COLUMNS` order (instants UTC)."""
+    planned = record.disposition is Disposition.PLANNED
+    offset = record.utc_offset
+    instant = record.instant_utc
+    gap_at = record.gap_at_utc
+    reason = record.reason.value
+    return (
+        record.occurrence_id,
+        record.schedule_id,
+        record.revision,
+        record.logical_slot_id,
+        record.nominal_local,
+        record.fold,
+        None if instant is None else utc_instant(instant),
+        None if gap_at is None else utc_instant(gap_at),
+        None if offset is None else int(offset.total_seconds()),
+        record.tzdb_version,
+        reason,
+        _PLANNED if planned else _SKIPPED_GAP,
+        reason,
+        0,
+        None,
+        now_utc,
+        now_utc,
+        ID_FORMAT_VERSION,
+        record.jitter_delay // _MS if planned else None,
+        _CREATION_SEQUENCE,
+    )
+
+
+def occurrence_row(record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any]:
+    """The ``occurrences`` row of a record as a mapping (column name → value)."""
+    return dict(zip(OCCURRENCE_COLUMNS, occurrence_values(record, now_utc), strict=True))
+
+
+def _view(record: OccurrenceRecord, now_utc: datetime, cancelled_why: str | None) -> OccurrenceView:
+    """The view of a row this transaction inserted (and maybe cancelled), without reading it.
+
+    The values :func:`occurrence_values` wrote, as a read gives them back (instants in UTC, the
+    offset in whole seconds, the jitter in whole milliseconds); the common cases (an instant
+    already in UTC, a whole-second offset, a whole-millisecond jitter) without a conversion.
+    """
+    planned = record.disposition is Disposition.PLANNED
+    offset = record.utc_offset
+    if offset is not None and offset.microseconds:
+        offset = timedelta(seconds=int(offset.total_seconds()))
+    instant = record.instant_utc
+    if instant is not None and instant.tzinfo is not UTC:
+        instant = utc_instant(instant)
+    gap_at = record.gap_at_utc
+    if gap_at is not None and gap_at.tzinfo is not UTC:
+        gap_at = utc_instant(gap_at)
+    jitter = record.jitter_delay if planned else None
+    if jitter is not None and jitter.microseconds % 1000:
+        jitter = timedelta(milliseconds=jitter // _MS)
+    reason = record.reason.value
+    if cancelled_why is not None:
+        state, state_reason = OccurrenceState.CANCELLED, cancelled_why
+    else:
+        state, state_reason = (_PLANNED_STATE if planned else _SKIPPED_STATE), reason
+    return OccurrenceView(
+        occurrence_id=record.occurrence_id,
+        schedule_id=record.schedule_id,
+        revision=record.revision,
+        logical_slot_id=record.logical_slot_id,
+        nominal_local=record.nominal_local,
+        fold=record.fold,
+        instant_utc=instant,
+        gap_at_utc=gap_at,
+        utc_offset=offset,
+        tzdb_version=record.tzdb_version,
+        reason=reason,
+        state=state,
+        state_reason=state_reason,
+        claim_generation=0,
+        next_attempt_at_utc=None,
+        created_at_utc=now_utc,
+        updated_at_utc=now_utc,
+        jitter=jitter,
+    )
+
+
+def insert_created(
+    connection: Connection, owned: Sequence[OccurrenceRecord], now_utc: datetime, by: str
+) -> Written:
+    """Write ``owned`` (records one revision owns) idempotently, in the caller's transaction.
+
+    Inserts each record as an occurrence with its creation event and, for a planned one, its
+    logical slot claim (or the slot by compare-and-set if a superseded owner released it); a
+    planned occurrence whose slot another live occurrence holds is then cancelled, with the
+    holder named. Records another materializer already inserted are left alone.
+
+    Args:
+        connection: the caller's connection, inside its transaction.
+        owned: records of one schedule revision (``timecontract.occurrences``).
+        now_utc: creation time of the rows (aware).
+        by: who materializes (event rows).
+
+    Returns:
+        The created IDs, the cancelled ones and the created rows as committed.
+
+    Raises:
+        ValueError: a value a column refuses; on PostgreSQL also records of more than one
+            revision.
+
+    """
+    if not owned:
+        return Written((), (), [])
+    now = utc_instant(now_utc)
+    if connection.dialect.name == "postgresql":
+        new, unclaimed = _insert_postgresql(connection, owned, now, by)
+    else:
+        new, unclaimed = _insert_sqlite(connection, owned, now, by)
+    taken = _take_released(connection, unclaimed, now)
+    conflicts = [r.occurrence_id for r in unclaimed if r.occurrence_id not in taken]
+    cancelled = dict(_cancel_conflicts(connection, conflicts, now, by))
+    views = [_view(r, now, cancelled.get(r.occurrence_id)) for r in new]
+    return Written(tuple(r.occurrence_id for r in new), tuple(conflicts), views)
+
+
+_Inserted = tuple[list[OccurrenceRecord], list[OccurrenceRecord]]
+"""The records inserted, and those of them planned whose slot claim found the slot taken."""
+
+
+def _insert_sqlite(
+    connection: Connection, owned: Sequence[OccurrenceRecord], now: datetime, by: str
+) -> _Inserted:
+    """One set-based insert per table."""
+    rows = [occurrence_values(r, now) for r in owned]
+    inserted = set(
+        bulk_insert(
+            connection,
+            OCCURRENCES,
+            OCCURRENCE_COLUMNS,
+            rows,
+            ignore_conflicts=True,
+            returning="occurrence_id",
+        )
+    )
+    new = [(r, row) for r, row in zip(owned, rows, strict=True) if row[0] in inserted]
+    slots = [
+        (row[1], row[3], row[6], row[0], row[2], now) for _, row in new if row[_STATE] == _PLANNED
+    ]
+    claimed = set(
+        bulk_insert(
+            connection,
+            SLOTS,
+            _SLOT_COLUMNS,
+            slots,
+            ignore_conflicts=True,
+            returning="owner_occurrence_id",
+        )
+    )
+    events = [
+        (row[0], None, row[_STATE], now, by, _CREATION_WHY + row[10], _CREATION_SEQUENCE)
+        for _, row in new
+    ]
+    bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
+    unclaimed = [r for r, row in new if row[_STATE] == _PLANNED and row[0] not in claimed]
+    return [r for r, _ in new], unclaimed
+
+
+_PG_SENT = (
+    "occurrence_id",
+    "logical_slot_id",
+    "nominal_local",
+    "fold",
+    "instant_utc",
+    "gap_at_utc",
+    "utc_offset_seconds",
+    "reason",
+    "state",
+    "jitter_ms",
+)
+"""The columns sent as arrays (in this order); ``schedule_id``, ``revision`` and ``tzdb_version``
+are one revision's, sent once each, and the others are the same on every created row."""
+
+
+@cache
+def _pg_statement(dialect: Dialect) -> str:
+    """Occurrences from arrays, their slot claims and creation events from ``RETURNING``.
+
+    The main query returns only the exceptions: ``('skipped', id)`` for a sent occurrence that
+    was not inserted (it exists) and ``('unclaimed', id)`` for an inserted planned one whose slot
+    claim was not (the slot exists); usually no row at all. The foreign keys and the event
+    sequence check (per statement since migration 0010) run at the end of the statement, when
+    the occurrence rows exist.
+    """
+    now, schedule_id, revision, tzdb_version = (
+        f"%({name})s::{pg_type(OCCURRENCES.c[column].type, dialect)}"
+        for name, column in (
+            ("now", "created_at_utc"),
+            ("schedule_id", "schedule_id"),
+            ("revision", "revision"),
+            ("tzdb_version", "tzdb_version"),
+        )
+    )
+    return f"""WITH sent AS (
+    SELECT * FROM {pg_unnest(OCCURRENCES, _PG_SENT, dialect)} AS sent({", ".join(_PG_SENT)})
+), occ AS (
+    INSERT INTO occurrences ({", ".join(OCCURRENCE_COLUMNS)})
+    SELECT occurrence_id, {schedule_id}, {revision}, logical_slot_id, nominal_local, fold,
+        instant_utc, gap_at_utc, utc_offset_seconds, {tzdb_version}, reason, state,
+        reason, 0, NULL, {now}, {now}, %(id_format)s, jitter_ms, {_CREATION_SEQUENCE}
+    FROM sent
+    ON CONFLICT DO NOTHING
+    RETURNING occurrence_id, schedule_id, revision, logical_slot_id, instant_utc, state, reason
+), slot AS (
+    INSERT INTO logical_slots ({", ".join(_SLOT_COLUMNS)})
+    SELECT schedule_id, logical_slot_id, instant_utc, occurrence_id, revision, {now}
+    FROM occ WHERE state = '{_PLANNED}'
+    ON CONFLICT DO NOTHING
+    RETURNING owner_occurrence_id
+), event AS (
+    INSERT INTO occurrence_events ({", ".join(_EVENT_COLUMNS)})
+    SELECT occurrence_id, NULL, state, {now}, %(by)s, '{_CREATION_WHY}' || reason,
+        {_CREATION_SEQUENCE}
+    FROM occ
+)
+SELECT 'skipped', occurrence_id FROM sent
+WHERE occurrence_id NOT IN (SELECT occurrence_id FROM occ)
+UNION ALL
+SELECT 'unclaimed', occurrence_id FROM occ
+WHERE state = '{_PLANNED}' AND occurrence_id NOT IN (SELECT owner_occurrence_id FROM slot)
+"""
+
+
+def _insert_postgresql(
+    connection: Connection, owned: Sequence[OccurrenceRecord], now: datetime, by: str
+) -> _Inserted:
+    """One statement (:func:`_pg_statement`), its arrays built column by column."""
+    shared = {(r.schedule_id, r.revision, r.tzdb_version) for r in owned}
+    if len(shared) != 1:
+        raise ValueError(f"records of more than one revision: {sorted(shared)}")
+    planned = [r.disposition is Disposition.PLANNED for r in owned]
+    sent: list[list[Any]] = [
+        [r.occurrence_id for r in owned],
+        [r.logical_slot_id for r in owned],
+        [r.nominal_local for r in owned],
+        [r.fold for r in owned],
+        [r.instant_utc for r in owned],
+        [r.gap_at_utc for r in owned],
+        [None if r.utc_offset is None else int(r.utc_offset.total_seconds()) for r in owned],
+        [r.reason.value for r in owned],
+        [_PLANNED if p else _SKIPPED_GAP for p in planned],
+        [r.jitter_delay // _MS if p else None for r, p in zip(owned, planned, strict=True)],
+    ]
+    parameters: dict[str, Any] = pg_arrays(OCCURRENCES, _PG_SENT, sent, connection.dialect)
+    ((parameters["schedule_id"], parameters["revision"], parameters["tzdb_version"]),) = shared
+    parameters.update(now=now, by=by, id_format=ID_FORMAT_VERSION)
+    result = connection.exec_driver_sql(_pg_statement(connection.dialect), parameters)
+    skipped: set[str] = set()
+    not_claimed: set[str] = set()
+    for kind, occurrence_id in result:
+        (skipped if kind == "skipped" else not_claimed).add(occurrence_id)
+    new = [r for r in owned if r.occurrence_id not in skipped] if skipped else list(owned)
+    unclaimed = [r for r in new if r.occurrence_id in not_claimed] if not_claimed else []
+    return new, unclaimed
+
+
+def _take_released(
+    connection: Connection, planned: Sequence[OccurrenceRecord], now_utc: datetime
+) -> set[str]:
+    """Take each record's slot if a superseded owner released it (owner NULL), by CAS.
+
+    ``planned`` are created planned records whose slot insert found the slot taken.
+    """
+    taken: set[str] = set()
+    for record in planned:
+        count = connection.execute(
+            update(SLOTS)
+            .where(SLOTS.c.schedule_id == record.schedule_id)
+            .where(SLOTS.c.logical_slot_id == record.logical_slot_id)
+            .where(SLOTS.c.owner_occurrence_id.is_(None))
+            .values(
+                owner_occurrence_id=record.occurrence_id,
+                owner_revision=record.revision,
+                claimed_at_utc=now_utc,
+                released_at_utc=None,
+                release_reason=None,
+            )
+        ).rowcount
+        if count == 1:
+            taken.add(record.occurrence_id)
+    return taken
+
+
+def _cancel_conflicts(
+    connection: Connection, conflicts: Sequence[str], now_utc: datetime, by: str
+) -> list[tuple[str, str]]:
+    done: list[tuple[str, str]] = []
+    for occurrence_id in conflicts:
+        holder = connection.execute(
+            select(SLOTS.c.owner_occurrence_id)
+            .join(OCCURRENCES, OCCURRENCES.c.logical_slot_id == SLOTS.c.logical_slot_id)
+            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
+            .where(SLOTS.c.schedule_id == OCCURRENCES.c.schedule_id)
+        ).scalar_one_or_none()
+        why = f"logical slot held by {holder}"
+        transition(
+            connection, occurrence_id, OccurrenceState.CANCELLED, now_utc=now_utc, by=by, why=why
+        )
+        done.append((occurrence_id, why))
+    return done
