@@ -190,7 +190,9 @@ class AlmanacActivities:
         if specs:
             horizon = horizon_for(specs[-1], horizon)
         until = params.now_utc + horizon
-        for spec in specs:
+        # An empty window ([from, until) with from ≥ until: the follow-up of a wake-up that
+        # materialized at the same instant already) writes nothing: skip its transactions.
+        for spec in specs if since < until else []:
             result = ledger.materialize(
                 self._ledger,
                 spec,

@@ -17,8 +17,10 @@ import json
 import logging
 import os
 import pstats
+import sys
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -45,9 +47,58 @@ class _ProfiledExecutor(ThreadPoolExecutor):
         super().__init__(*args, **kwargs)
 
 
+IDLE = frozenset({"select", "poll", "get", "wait", "acquire", "sleep", "_worker", "run_forever"})
+
+
+def _sample(out: str, stop: threading.Event, interval: float = 0.005) -> None:
+    """Sample every thread's Python stack; write inclusive counts per function (busy samples).
+
+    A sample whose innermost frame is a wait (``IDLE``) is not counted. Unlike cProfile it costs
+    nothing per call, so call-heavy code (imports, dataclass creation) is not over-weighted.
+    """
+    me = threading.get_ident()
+    main_ident = threading.main_thread().ident
+    inclusive: Counter[str] = Counter()
+    leaf: Counter[str] = Counter()
+    busy = {"main": 0, "other": 0}
+    while not stop.wait(interval):
+        for ident, frame in sys._current_frames().items():
+            if ident == me or frame.f_code.co_name in IDLE:
+                continue
+            busy["main" if ident == main_ident else "other"] += 1
+            seen = set()
+            f: Any = frame
+            leaf[f"{frame.f_code.co_filename}:{frame.f_code.co_name}"] += 1
+            while f is not None:
+                key = f"{f.f_code.co_filename}:{f.f_code.co_name}"
+                if key not in seen:
+                    seen.add(key)
+                    inclusive[key] += 1
+                f = f.f_back
+    with open(f"{out}.samples.txt", "w") as file:
+        file.write(f"busy samples by thread: {busy}\n\n== inclusive\n")
+        for key, count in inclusive.most_common(150):
+            file.write(f"{count:8d} {key}\n")
+        file.write("\n== leaf\n")
+        for key, count in leaf.most_common(80):
+            file.write(f"{count:8d} {key}\n")
+
+
 def main() -> None:
     """Run the worker until SIGTERM, then write the profiles."""
     out = os.environ["ALMANAC_PROFILE_OUT"]
+    if os.environ.get("ALMANAC_PROFILE_MODE") == "sample":
+        logging.basicConfig(level=logging.INFO)
+        stop = threading.Event()
+        sampler = threading.Thread(target=_sample, args=(out, stop), daemon=True)
+        sampler.start()
+        options = worker_process.WorkerOptions(identity=worker_process.default_identity())
+        try:
+            asyncio.run(worker_process.run(AlmanacSettings(), options))
+        finally:
+            stop.set()
+            sampler.join()
+            os._exit(0)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     worker_process.ThreadPoolExecutor = _ProfiledExecutor  # type: ignore[misc]
     options = worker_process.WorkerOptions(identity=worker_process.default_identity())

@@ -53,6 +53,23 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def thread_cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds of ``pid``'s threads by kind: ``main`` (a Python worker's event loop: workflow
+    activations, async activities), ``core`` (the Temporal SDK's Rust threads, ``tokio-*``) and
+    ``other`` (the rest: for a worker, its synchronous activities' thread pool)."""
+    kinds = {"main": 0.0, "core": 0.0, "other": 0.0}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue  # the thread ended
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        kind = "main" if task.name == str(pid) else "core" if name.startswith("tokio") else "other"
+        kinds[kind] += (int(fields[11]) + int(fields[12])) / TICKS
+    return kinds
+
+
 def rss_mib(pid: int) -> float:
     """Resident memory of ``pid`` in MiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -110,8 +110,10 @@ def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> tuple[int,
     return int(open_), int(reached)
 
 
-async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, float]:
-    """Everything after the ledger exists: returns the figures."""
+async def run(
+    args: argparse.Namespace, url: str, folder: Path, tree: Path = _stack.ROOT
+) -> dict[str, float]:
+    """Everything after the ledger exists, the worker from ``tree``: returns the figures."""
     store = ledger.Ledger.from_url(url)
     n = args.schedules
     prefix = f"scale-{uuid.uuid4().hex[:6]}-"
@@ -137,11 +139,12 @@ async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, flo
         if args.profile:
             env["ALMANAC_PROFILE_OUT"] = str(Path(args.profile).resolve())
             module = "bench._profiled_worker"
-        worker = _stack.WorkerProcess(_stack.ROOT, env, module=module, log=folder / "worker.log")
+        worker = _stack.WorkerProcess(tree, env, module=module, log=folder / "worker.log")
         try:
             client = await Client.connect(server.address)
             await asyncio.sleep(5)  # the worker imports and polls; not timed
             cpu_w, cpu_s = _stack.cpu_seconds(worker.pid), _stack.cpu_seconds(server.pid)
+            threads = _stack.thread_cpu_seconds(worker.pid)
             idle_rss = _stack.rss_mib(worker.pid)
             figures["load before"] = os.getloadavg()[0]
             began = time.monotonic()
@@ -181,6 +184,9 @@ async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, flo
             figures["recovery s"] = time.monotonic() - began
             figures["worker CPU s"] = _stack.cpu_seconds(worker.pid) - cpu_w
             figures["server CPU s"] = _stack.cpu_seconds(server.pid) - cpu_s
+            figures["worker CPU ms/schedule"] = 1000 * figures["worker CPU s"] / n
+            for kind, seconds in _stack.thread_cpu_seconds(worker.pid).items():
+                figures[f"  of which {kind} thread(s) s"] = seconds - threads[kind]
             figures["worker RSS MiB"] = _stack.rss_mib(worker.pid)
             figures["worker RSS idle MiB"] = idle_rss
             figures["worker RSS growth KiB/schedule"] = (
@@ -200,41 +206,55 @@ async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, flo
     return figures
 
 
-async def main(args: argparse.Namespace) -> dict[str, float]:
-    """Start the ledger, run, print."""
+async def main(args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """Start the ledger, run each arm (``--before REF`` first, then this tree), print."""
     # The worker runs with bytecode caching, as an installed worker does (pip compiles .pyc
     # files): without it the workflow sandbox compiles every workflow module from source for
     # each new workflow instance (measured: 13-16 ms an instance instead of 7).
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    if args.bytecode:
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    else:
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    arms = {"almanac": None} if args.before is None else {"before": args.before, "almanac": None}
     folder = Path(tempfile.mkdtemp(prefix="almanac-scale-"))
+    results: dict[str, dict[str, float]] = {}
+    pg = None
     try:
-        if args.ledger == "sqlite":
-            url = f"sqlite:///{folder / 'ledger.sqlite3'}"
-            upgrade(url)
-            figures = await run(args, url, folder)
-        else:
+        if args.ledger == "postgresql":
             from ledger_pg import find_pg_ctl, start_server
 
             pg_ctl = find_pg_ctl()
             if pg_ctl is None:
                 raise SystemExit("no pg_ctl found: --ledger sqlite, or install PostgreSQL")
             pg = start_server(pg_ctl)
-            try:
-                pg.admin("CREATE DATABASE scale")
-                url = pg.url("scale")
-                upgrade(url)
-                figures = await run(args, url, folder)
-            finally:
-                pg.stop()
+        for arm, ref in arms.items():
+            arm_folder = folder / arm
+            arm_folder.mkdir()
+            if pg is None:
+                url = f"sqlite:///{arm_folder / 'ledger.sqlite3'}"
+            else:
+                pg.admin(f"CREATE DATABASE scale_{arm}")
+                url = pg.url(f"scale_{arm}")
+            upgrade(url)
+            print(f"== {arm} ({ref or 'this tree'})")
+            with _stack.source_tree(ref) as tree:
+                results[arm] = await run(args, url, arm_folder, tree)
     finally:
+        if pg is not None:
+            pg.stop()
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
     print()
-    for name, value in figures.items():
-        print(f"{name:>26}: {value:,.2f}")
+    names = list(next(iter(results.values())))
+    print(f"{'':>32}" + "".join(f"{arm:>14}" for arm in results))
+    for name in names:
+        print(
+            f"{name:>32}"
+            + "".join(f"{r.get(name, float('nan')):>14,.2f}" for r in results.values())
+        )
     if args.json:
-        print(json.dumps(figures, indent=1))
-    return figures
+        print(json.dumps(results, indent=1))
+    return results
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -244,6 +264,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ledger", choices=["postgresql", "sqlite"], default="postgresql")
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--before", help="first run the worker of this git revision (an arm)")
+    parser.add_argument(
+        "--no-bytecode",
+        dest="bytecode",
+        action="store_false",
+        help="run the worker with PYTHONDONTWRITEBYTECODE=1 (no .pyc: the sandbox compiles)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (worker log)")
     parser.add_argument(
         "--profile",
