@@ -41,73 +41,24 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
 from temporalio.client import Client
 
 import ledger
 from bench import _stack
+from devtools import fleet
 from devtools.sink import Sink
-from ledger.events import OCCURRENCES
 from ledger.migrate import upgrade
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ledger"))
 
-TZDB = "2026a"
-OUTAGE = timedelta(days=7)
-HORIZON = timedelta(days=14)
-OPEN = ("PLANNED", "DUE", "DISPATCHING", "RUNNING", "RETRY_WAIT")
-
-
-def spec_data(schedule_id: str, sink_url: str, t0: datetime) -> dict[str, Any]:
-    """Daily from T0 + 5 min, the 2 most recent missed days caught up, the http action."""
-    first = t0 + timedelta(minutes=5)
-    return {
-        "schema": "scheduleSpec.v1",
-        "scheduleId": schedule_id,
-        "revision": 1,
-        "timeZone": "UTC",
-        "tzdbVersion": TZDB,
-        "rule": "FREQ=DAILY",
-        "start": first.replace(tzinfo=None, microsecond=0).isoformat(),
-        "misfirePolicy": "CATCH_UP_BOUNDED",
-        "maxCatchUp": 2,
-        "cutoverAt": t0.isoformat().replace("+00:00", "Z"),
-        "action": {
-            "name": "http",
-            "parameters": {
-                "url": f"{sink_url}/effects",
-                "resultUrl": f"{sink_url}/effects/{{idempotencyKey}}",
-                "timeoutSeconds": 10,
-            },
-        },
-    }
-
-
-def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> tuple[int, int]:
-    """(occurrences passed but not decided, schedules whose horizon reaches now + 13 days)."""
-    o = OCCURRENCES.c
-    with store.engine.connect() as c:
-        open_ = c.execute(
-            select(func.count()).where(
-                o.schedule_id.startswith(ids_prefix), o.instant_utc < now, o.state.in_(OPEN)
-            )
-        ).scalar_one()
-        tops = (
-            select(func.max(o.instant_utc).label("top"))
-            .where(o.schedule_id.startswith(ids_prefix))
-            .group_by(o.schedule_id)
-            .subquery()
-        )
-        reached = c.execute(
-            select(func.count()).where(tops.c.top >= now + HORIZON - timedelta(days=1))
-        ).scalar_one()
-    return int(open_), int(reached)
+OUTAGE, HORIZON = fleet.OUTAGE, fleet.HORIZON
+spec_data, progress = fleet.spec_data, fleet.progress
 
 
 async def run(
