@@ -1,6 +1,7 @@
 """Scale: N daily schedules on one dev server + PostgreSQL, then a simulated 7-day outage.
 
     .venv/bin/python bench/scale.py [--schedules 1000] [--ledger postgresql|sqlite] [--json]
+                                    [--before REF] [--workers K] [--no-bytecode] [--profile P]
     .venv/bin/python bench/scale.py --schedules 10000        # the issue's size (not run in CI)
 
 Stack: a headless dev server (``bench/_stack.py``), a throwaway PostgreSQL cluster on the local
@@ -25,9 +26,12 @@ Phases timed (wall seconds):
   and every schedule's horizon reaches now + 13 days (re-materialized).
 
 Also: worker RSS (MiB) when idle (polling, before the starts) and after the recovery, the growth
-per schedule, worker and server CPU seconds over the
-recovery, and the one-minute load average. The issue's aims: ≤ 60 s for 1,000 and ≤ 300 s for
-10,000 (the seed's gate).
+per schedule, worker and server CPU seconds over the recovery (the worker's split by thread: the
+event loop, the SDK core's Rust threads, the synchronous activities' pool), and the one-minute
+load average. ``--workers K`` runs K worker processes on the task queue (CPU and RSS summed; the
+thread split is the first one's); ``--before REF`` first runs the whole scenario with the worker
+of git revision REF (its own database and dev server), then with this tree's. The issue's aims:
+≤ 60 s for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
 """
 
 from __future__ import annotations
@@ -90,13 +94,18 @@ async def run(
         if args.profile:
             env["ALMANAC_PROFILE_OUT"] = str(Path(args.profile).resolve())
             module = "bench._profiled_worker"
-        worker = _stack.WorkerProcess(tree, env, module=module, log=folder / "worker.log")
+        workers = [
+            _stack.WorkerProcess(tree, env, module=module, log=folder / f"worker{i}.log")
+            for i in range(args.workers)
+        ]
+        worker = workers[0]
         try:
             client = await Client.connect(server.address)
             await asyncio.sleep(5)  # the worker imports and polls; not timed
-            cpu_w, cpu_s = _stack.cpu_seconds(worker.pid), _stack.cpu_seconds(server.pid)
+            cpu_w = sum(_stack.cpu_seconds(w.pid) for w in workers)
+            cpu_s = _stack.cpu_seconds(server.pid)
             threads = _stack.thread_cpu_seconds(worker.pid)
-            idle_rss = _stack.rss_mib(worker.pid)
+            idle_rss = sum(_stack.rss_mib(w.pid) for w in workers)
             figures["load before"] = os.getloadavg()[0]
             began = time.monotonic()
             now = datetime.now(UTC)
@@ -129,16 +138,16 @@ async def run(
                 if elapsed - last_print > 10:
                     print(f"  {elapsed:.0f} s: {open_} passed undecided, {reached}/{n} horizons")
                     last_print = elapsed
-                if elapsed > args.timeout or worker.process.poll() is not None:
+                if elapsed > args.timeout or any(w.process.poll() is not None for w in workers):
                     raise SystemExit(f"not done after {elapsed:.0f} s: {open_} open, {reached}/{n}")
                 await asyncio.sleep(1.0)
             figures["recovery s"] = time.monotonic() - began
-            figures["worker CPU s"] = _stack.cpu_seconds(worker.pid) - cpu_w
+            figures["worker CPU s"] = sum(_stack.cpu_seconds(w.pid) for w in workers) - cpu_w
             figures["server CPU s"] = _stack.cpu_seconds(server.pid) - cpu_s
             figures["worker CPU ms/schedule"] = 1000 * figures["worker CPU s"] / n
             for kind, seconds in _stack.thread_cpu_seconds(worker.pid).items():
                 figures[f"  of which {kind} thread(s) s"] = seconds - threads[kind]
-            figures["worker RSS MiB"] = _stack.rss_mib(worker.pid)
+            figures["worker RSS MiB"] = sum(_stack.rss_mib(w.pid) for w in workers)
             figures["worker RSS idle MiB"] = idle_rss
             figures["worker RSS growth KiB/schedule"] = (
                 1024 * (figures["worker RSS MiB"] - idle_rss) / n
@@ -152,7 +161,8 @@ async def run(
             figures["succeeded"] = float(counts.get("SUCCEEDED", 0))
             figures["expired"] = float(counts.get("MISFIRE_EXPIRED", 0))
         finally:
-            worker.stop()
+            for w in workers:
+                w.stop()
             store.dispose()
     return figures
 
@@ -215,6 +225,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ledger", choices=["postgresql", "sqlite"], default="postgresql")
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes on the task queue (default 1)"
+    )
     parser.add_argument("--before", help="first run the worker of this git revision (an arm)")
     parser.add_argument(
         "--no-bytecode",
