@@ -141,6 +141,9 @@ class ReleaseDueResult:
     materialized: MaterializeOccurrencesResult | None = None
     """The follow-up materialization's result, when ``then_materialize`` asked for it and the
     release decided anything (else ``None``)."""
+    materialize_error: str | None = None
+    """Why the follow-up materialization was refused (a deterministic error, recorded on the
+    schedule as the materialize activity's): the release stands and its children still start."""
 
 
 @dataclass(frozen=True)

@@ -258,15 +258,22 @@ class AlmanacActivities:
         caught_up = sum(1 for o in late if _lateness_exceeded(o, params.now_utc, self._spec(o)))
         if released.expired or caught_up:
             self._metrics.count_misfires(params.schedule_id, len(released.expired), caught_up)
-        materialized = None
+        materialized, materialize_error = None, None
         if params.then_materialize is not None and (due or released.expired):
             # The wake-up's follow-up materialization, folded into this activity: one activity
-            # and one workflow task fewer per wake-up that decides anything. Its own errors are
-            # recorded as the materialize activity's; a retry of this activity releases again
-            # (idempotent: nothing is newly due at the same instant) and materializes again
-            # (idempotent: the ledger inserts on conflict do nothing).
-            with self._domain_errors(params.schedule_id, io.MATERIALIZE):
-                materialized = self._materialize(params.then_materialize)
+            # and one workflow task fewer per wake-up that decides anything. A deterministic
+            # error is recorded as the materialize activity's and returned, not raised: the
+            # release stands and its children start, as when this was a second activity. A
+            # transient one fails the activity; its retry releases again (idempotent: nothing
+            # is newly due at the same instant) and materializes again (inserts on conflict do
+            # nothing).
+            try:
+                with self._domain_errors(params.schedule_id, io.MATERIALIZE):
+                    materialized = self._materialize(params.then_materialize)
+            except ApplicationError as exc:
+                if not exc.non_retryable:
+                    raise
+                materialize_error = str(exc)
         return io.ReleaseDueResult(
             gate=gate_payload(gate),
             due=[_upcoming(o) for o in due],
@@ -274,6 +281,7 @@ class AlmanacActivities:
             held=len(held),
             skipped_overlap=len(released.skipped),
             materialized=materialized,
+            materialize_error=materialize_error,
         )
 
     @activity.defn(name=io.PUBLISH_REVISION)

@@ -21,7 +21,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -164,13 +164,19 @@ class WorkerProcess:
     """A worker as a child process: ``python -m <module>`` from ``tree`` with ``env`` added."""
 
     def __init__(
-        self, tree: Path, env: dict[str, str], *, module: str = "worker", log: Path
+        self,
+        tree: Path,
+        env: dict[str, str],
+        *,
+        module: str = "worker",
+        log: Path,
+        args: Sequence[str] = (),
     ) -> None:
-        """Start it; ``log`` receives its output."""
+        """Start it (``args``: its command-line arguments); ``log`` receives its output."""
         full = {**os.environ, **env, "PYTHONPATH": str(tree), "PYTHONUNBUFFERED": "1"}
         self._log = open(log, "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", module],
+            [sys.executable, "-m", module, *args],
             cwd=tree,
             env=full,
             stdout=self._log,

@@ -95,7 +95,9 @@ async def run(
             env["ALMANAC_PROFILE_OUT"] = str(Path(args.profile).resolve())
             module = "bench._profiled_worker"
         workers = [
-            _stack.WorkerProcess(tree, env, module=module, log=folder / f"worker{i}.log")
+            _stack.WorkerProcess(
+                tree, env, module=module, log=folder / f"worker{i}.log", args=args.worker_args
+            )
             for i in range(args.workers)
         ]
         worker = workers[0]
@@ -227,6 +229,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--workers", type=int, default=1, help="worker processes on the task queue (default 1)"
+    )
+    parser.add_argument(
+        "--worker-arg",
+        dest="worker_args",
+        action="append",
+        default=[],
+        help="an argument for python -m worker, e.g. --worker-arg=--max-cached-workflows=3000",
     )
     parser.add_argument("--before", help="first run the worker of this git revision (an arm)")
     parser.add_argument(

@@ -578,6 +578,11 @@ class ScheduleWorkflow:
                     await self._start_child(occurrence, released.gate)
         if released.materialized is not None:
             self._materialized(released.materialized)
+        elif released.materialize_error is not None:
+            # Refused and recorded by the activity; shown as a failed loop step is (the run loop).
+            workflow.logger.error("schedule loop step failed: %s", released.materialize_error)
+            self._status.last_error = released.materialize_error
+            self._status.rejections += 1
         elif (released.due or released.expired) and not folded:
             await self._materialize(now)
 
