@@ -636,7 +636,10 @@ def run(only: list[str] | None = None, *, fleet_schedules: int = FLEET_SCHEDULES
         noun = "gate" if len(unknown) == 1 else "gates"
         raise ValueError(f"unknown {noun} {', '.join(unknown)}; known: {', '.join(NAMES)}")
     wanted = [n for n in NAMES if (n not in OPT_IN if only is None else n in only)]
-    chosen = {**GATES, "fleet-recovery": lambda f: fleet_recovery(f, fleet_schedules)}
+    chosen: dict[str, Callable[[Path], Gate]] = {
+        **GATES,
+        "fleet-recovery": lambda folder: fleet_recovery(folder, fleet_schedules),
+    }
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="almanac-gates-") as tmp:
         gates = [chosen[name](Path(tmp)) for name in wanted]
