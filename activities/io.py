@@ -120,6 +120,11 @@ class ReleaseDueInput:
 
     schedule_id: str
     now_utc: datetime
+    then_materialize: MaterializeOccurrencesInput | None = None
+    """If the release decided anything (occurrences DUE or expired), materialize this window in
+    the same activity afterwards and return the reading in ``ReleaseDueResult.materialized``:
+    the follow-up materialization a wake-up used to schedule as a second activity (runs past
+    the ``almanac-release-and-materialize`` patch ask for it; ``None``: release only)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,12 @@ class ReleaseDueResult:
     ``BUFFER_ALL``), not in ``due``: the schedule starts them when the running one ends."""
     skipped_overlap: int = 0
     """Occurrences this release recorded ``SKIPPED_OVERLAP``."""
+    materialized: MaterializeOccurrencesResult | None = None
+    """The follow-up materialization's result, when ``then_materialize`` asked for it and the
+    release decided anything (else ``None``)."""
+    materialize_error: str | None = None
+    """Why the follow-up materialization was refused (a deterministic error, recorded on the
+    schedule as the materialize activity's): the release stands and its children still start."""
 
 
 @dataclass(frozen=True)

@@ -177,42 +177,50 @@ class AlmanacActivities:
         computed as of the workflow's instant, so the schedule's timers and its view of what is
         next agree. The rows' creation time is the clock's, when they are written.
         """
+        with self._domain_errors(params.schedule_id, io.MATERIALIZE):
+            return self._materialize(params)
+
+    def _materialize(
+        self, params: io.MaterializeOccurrencesInput
+    ) -> io.MaterializeOccurrencesResult:
+        """The materialize activity's work (also the follow-up of ``release_due``)."""
         started = time.monotonic()
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
-        with self._domain_errors(params.schedule_id, io.MATERIALIZE):
-            specs = ledger.published_specs(self._ledger, params.schedule_id)
-            horizon = timedelta(seconds=params.horizon_seconds)
-            if specs:
-                horizon = horizon_for(specs[-1], horizon)
-            until = params.now_utc + horizon
-            for spec in specs:
-                result = ledger.materialize(
-                    self._ledger,
-                    spec,
-                    since,
-                    until,
-                    self._clock.now(),
-                    by=self._identity,
-                    tzdb_store=self._tzdb_store,
-                )
-                inserted += len(result.created)
-            upcoming = ledger.list_occurrences(
+        specs = ledger.published_specs(self._ledger, params.schedule_id)
+        horizon = timedelta(seconds=params.horizon_seconds)
+        if specs:
+            horizon = horizon_for(specs[-1], horizon)
+        until = params.now_utc + horizon
+        # An empty window ([from, until) with from ≥ until: the follow-up of a wake-up that
+        # materialized at the same instant already) writes nothing: skip its transactions.
+        for spec in specs if since < until else []:
+            result = ledger.materialize(
                 self._ledger,
-                params.schedule_id,
-                from_utc=params.now_utc,
-                states=[OccurrenceState.PLANNED, OccurrenceState.DUE],
-                limit=params.upcoming_limit,
+                spec,
+                since,
+                until,
+                self._clock.now(),
+                by=self._identity,
+                tzdb_store=self._tzdb_store,
             )
-            pending = ledger.list_occurrences(
-                self._ledger,
-                params.schedule_id,
-                from_utc=params.now_utc,
-                states=[OccurrenceState.PLANNED],
-                limit=1,
-            )
-            counts = ledger.counts_by_state(self._ledger, params.schedule_id)
-            gate = ledger.get_gate(self._ledger, params.schedule_id)
+            inserted += len(result.created)
+        upcoming = ledger.list_occurrences(
+            self._ledger,
+            params.schedule_id,
+            from_utc=params.now_utc,
+            states=[OccurrenceState.PLANNED, OccurrenceState.DUE],
+            limit=params.upcoming_limit,
+        )
+        pending = ledger.list_occurrences(
+            self._ledger,
+            params.schedule_id,
+            from_utc=params.now_utc,
+            states=[OccurrenceState.PLANNED],
+            limit=1,
+        )
+        counts = ledger.counts_by_state(self._ledger, params.schedule_id)
+        gate = ledger.get_gate(self._ledger, params.schedule_id)
         self._metrics.observe_materialization(
             params.schedule_id, time.monotonic() - started, inserted
         )
@@ -252,12 +260,30 @@ class AlmanacActivities:
         caught_up = sum(1 for o in late if _lateness_exceeded(o, params.now_utc, self._spec(o)))
         if released.expired or caught_up:
             self._metrics.count_misfires(params.schedule_id, len(released.expired), caught_up)
+        materialized, materialize_error = None, None
+        if params.then_materialize is not None and (due or released.expired):
+            # The wake-up's follow-up materialization, folded into this activity: one activity
+            # and one workflow task fewer per wake-up that decides anything. A deterministic
+            # error is recorded as the materialize activity's and returned, not raised: the
+            # release stands and its children start, as when this was a second activity. A
+            # transient one fails the activity; its retry releases again (idempotent: nothing
+            # is newly due at the same instant) and materializes again (inserts on conflict do
+            # nothing).
+            try:
+                with self._domain_errors(params.schedule_id, io.MATERIALIZE):
+                    materialized = self._materialize(params.then_materialize)
+            except ApplicationError as exc:
+                if not exc.non_retryable:
+                    raise
+                materialize_error = str(exc)
         return io.ReleaseDueResult(
             gate=gate_payload(gate),
             due=[_upcoming(o) for o in due],
             expired=len(released.expired),
             held=len(held),
             skipped_overlap=len(released.skipped),
+            materialized=materialized,
+            materialize_error=materialize_error,
         )
 
     @activity.defn(name=io.PUBLISH_REVISION)

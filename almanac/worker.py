@@ -58,6 +58,11 @@ class WorkerOptions:
     metrics_port: int | None = None
     sdk_metrics_port: int | None = None
     max_concurrent_activities: int = 32
+    max_cached_workflows: int = 1000
+    """Workflow instances kept in memory per task queue (the SDK's default, 1,000). The bound of
+    the worker's memory: past it, the least recently used instance is evicted and replayed from
+    its history at its next wake-up (``bench/README.md``'s Scale section gives the memory per
+    cached schedule instance)."""
     metrics_host: str | None = None
     """Interface of both metrics endpoints (default: the settings' ``metrics_host``, loopback)."""
     serve_schedules: bool = True
@@ -154,6 +159,7 @@ def build_worker(
         activities=activities.all(),
         activity_executor=executor,
         max_concurrent_activities=options.max_concurrent_activities,
+        max_cached_workflows=options.max_cached_workflows,
         identity=options.identity,
         interceptors=interceptors,
         graceful_shutdown_timeout=GRACEFUL_SHUTDOWN,

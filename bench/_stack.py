@@ -21,7 +21,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -51,6 +51,23 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds the process ``pid`` has used (not its children)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def thread_cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds of ``pid``'s threads by kind: ``main`` (a Python worker's event loop: workflow
+    activations, async activities), ``core`` (the Temporal SDK's Rust threads, ``tokio-*``) and
+    ``other`` (the rest: for a worker, its synchronous activities' thread pool)."""
+    kinds = {"main": 0.0, "core": 0.0, "other": 0.0}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue  # the thread ended
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        kind = "main" if task.name == str(pid) else "core" if name.startswith("tokio") else "other"
+        kinds[kind] += (int(fields[11]) + int(fields[12])) / TICKS
+    return kinds
 
 
 def rss_mib(pid: int) -> float:
@@ -147,13 +164,19 @@ class WorkerProcess:
     """A worker as a child process: ``python -m <module>`` from ``tree`` with ``env`` added."""
 
     def __init__(
-        self, tree: Path, env: dict[str, str], *, module: str = "worker", log: Path
+        self,
+        tree: Path,
+        env: dict[str, str],
+        *,
+        module: str = "worker",
+        log: Path,
+        args: Sequence[str] = (),
     ) -> None:
-        """Start it; ``log`` receives its output."""
+        """Start it (``args``: its command-line arguments); ``log`` receives its output."""
         full = {**os.environ, **env, "PYTHONPATH": str(tree), "PYTHONUNBUFFERED": "1"}
         self._log = open(log, "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", module],
+            [sys.executable, "-m", module, *args],
             cwd=tree,
             env=full,
             stdout=self._log,

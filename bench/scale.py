@@ -1,6 +1,7 @@
 """Scale: N daily schedules on one dev server + PostgreSQL, then a simulated 7-day outage.
 
     .venv/bin/python bench/scale.py [--schedules 1000] [--ledger postgresql|sqlite] [--json]
+                                    [--before REF] [--workers K] [--no-bytecode] [--profile P]
     .venv/bin/python bench/scale.py --schedules 10000        # the issue's size (not run in CI)
 
 Stack: a headless dev server (``bench/_stack.py``), a throwaway PostgreSQL cluster on the local
@@ -25,9 +26,12 @@ Phases timed (wall seconds):
   and every schedule's horizon reaches now + 13 days (re-materialized).
 
 Also: worker RSS (MiB) when idle (polling, before the starts) and after the recovery, the growth
-per schedule, worker and server CPU seconds over the
-recovery, and the one-minute load average. The issue's aims: ≤ 60 s for 1,000 and ≤ 300 s for
-10,000 (the seed's gate).
+per schedule, worker and server CPU seconds over the recovery (the worker's split by thread: the
+event loop, the SDK core's Rust threads, the synchronous activities' pool), and the one-minute
+load average. ``--workers K`` runs K worker processes on the task queue (CPU and RSS summed; the
+thread split is the first one's); ``--before REF`` first runs the whole scenario with the worker
+of git revision REF (its own database and dev server), then with this tree's. The issue's aims:
+≤ 60 s for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
 """
 
 from __future__ import annotations
@@ -41,77 +45,30 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
 from temporalio.client import Client
 
 import ledger
 from bench import _stack
+from devtools import fleet
 from devtools.sink import Sink
-from ledger.events import OCCURRENCES
 from ledger.migrate import upgrade
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ledger"))
 
-TZDB = "2026a"
-OUTAGE = timedelta(days=7)
-HORIZON = timedelta(days=14)
-OPEN = ("PLANNED", "DUE", "DISPATCHING", "RUNNING", "RETRY_WAIT")
+OUTAGE, HORIZON = fleet.OUTAGE, fleet.HORIZON
+spec_data, progress = fleet.spec_data, fleet.progress
 
 
-def spec_data(schedule_id: str, sink_url: str, t0: datetime) -> dict[str, Any]:
-    """Daily from T0 + 5 min, the 2 most recent missed days caught up, the http action."""
-    first = t0 + timedelta(minutes=5)
-    return {
-        "schema": "scheduleSpec.v1",
-        "scheduleId": schedule_id,
-        "revision": 1,
-        "timeZone": "UTC",
-        "tzdbVersion": TZDB,
-        "rule": "FREQ=DAILY",
-        "start": first.replace(tzinfo=None, microsecond=0).isoformat(),
-        "misfirePolicy": "CATCH_UP_BOUNDED",
-        "maxCatchUp": 2,
-        "cutoverAt": t0.isoformat().replace("+00:00", "Z"),
-        "action": {
-            "name": "http",
-            "parameters": {
-                "url": f"{sink_url}/effects",
-                "resultUrl": f"{sink_url}/effects/{{idempotencyKey}}",
-                "timeoutSeconds": 10,
-            },
-        },
-    }
-
-
-def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> tuple[int, int]:
-    """(occurrences passed but not decided, schedules whose horizon reaches now + 13 days)."""
-    o = OCCURRENCES.c
-    with store.engine.connect() as c:
-        open_ = c.execute(
-            select(func.count()).where(
-                o.schedule_id.startswith(ids_prefix), o.instant_utc < now, o.state.in_(OPEN)
-            )
-        ).scalar_one()
-        tops = (
-            select(func.max(o.instant_utc).label("top"))
-            .where(o.schedule_id.startswith(ids_prefix))
-            .group_by(o.schedule_id)
-            .subquery()
-        )
-        reached = c.execute(
-            select(func.count()).where(tops.c.top >= now + HORIZON - timedelta(days=1))
-        ).scalar_one()
-    return int(open_), int(reached)
-
-
-async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, float]:
-    """Everything after the ledger exists: returns the figures."""
+async def run(
+    args: argparse.Namespace, url: str, folder: Path, tree: Path = _stack.ROOT
+) -> dict[str, float]:
+    """Everything after the ledger exists, the worker from ``tree``: returns the figures."""
     store = ledger.Ledger.from_url(url)
     n = args.schedules
     prefix = f"scale-{uuid.uuid4().hex[:6]}-"
@@ -133,12 +90,24 @@ async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, flo
         )
         queue = f"scale-{uuid.uuid4().hex[:6]}"
         env = _stack.almanac_worker_env(server.address, queue, url, folder / "worker")
-        worker = _stack.WorkerProcess(_stack.ROOT, env, log=folder / "worker.log")
+        module = "worker"
+        if args.profile:
+            env["ALMANAC_PROFILE_OUT"] = str(Path(args.profile).resolve())
+            module = "bench._profiled_worker"
+        workers = [
+            _stack.WorkerProcess(
+                tree, env, module=module, log=folder / f"worker{i}.log", args=args.worker_args
+            )
+            for i in range(args.workers)
+        ]
+        worker = workers[0]
         try:
             client = await Client.connect(server.address)
             await asyncio.sleep(5)  # the worker imports and polls; not timed
-            cpu_w, cpu_s = _stack.cpu_seconds(worker.pid), _stack.cpu_seconds(server.pid)
-            idle_rss = _stack.rss_mib(worker.pid)
+            cpu_w = sum(_stack.cpu_seconds(w.pid) for w in workers)
+            cpu_s = _stack.cpu_seconds(server.pid)
+            threads = _stack.thread_cpu_seconds(worker.pid)
+            idle_rss = sum(_stack.rss_mib(w.pid) for w in workers)
             figures["load before"] = os.getloadavg()[0]
             began = time.monotonic()
             now = datetime.now(UTC)
@@ -171,13 +140,16 @@ async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, flo
                 if elapsed - last_print > 10:
                     print(f"  {elapsed:.0f} s: {open_} passed undecided, {reached}/{n} horizons")
                     last_print = elapsed
-                if elapsed > args.timeout or worker.process.poll() is not None:
+                if elapsed > args.timeout or any(w.process.poll() is not None for w in workers):
                     raise SystemExit(f"not done after {elapsed:.0f} s: {open_} open, {reached}/{n}")
                 await asyncio.sleep(1.0)
             figures["recovery s"] = time.monotonic() - began
-            figures["worker CPU s"] = _stack.cpu_seconds(worker.pid) - cpu_w
+            figures["worker CPU s"] = sum(_stack.cpu_seconds(w.pid) for w in workers) - cpu_w
             figures["server CPU s"] = _stack.cpu_seconds(server.pid) - cpu_s
-            figures["worker RSS MiB"] = _stack.rss_mib(worker.pid)
+            figures["worker CPU ms/schedule"] = 1000 * figures["worker CPU s"] / n
+            for kind, seconds in _stack.thread_cpu_seconds(worker.pid).items():
+                figures[f"  of which {kind} thread(s) s"] = seconds - threads[kind]
+            figures["worker RSS MiB"] = sum(_stack.rss_mib(w.pid) for w in workers)
             figures["worker RSS idle MiB"] = idle_rss
             figures["worker RSS growth KiB/schedule"] = (
                 1024 * (figures["worker RSS MiB"] - idle_rss) / n
@@ -191,42 +163,61 @@ async def run(args: argparse.Namespace, url: str, folder: Path) -> dict[str, flo
             figures["succeeded"] = float(counts.get("SUCCEEDED", 0))
             figures["expired"] = float(counts.get("MISFIRE_EXPIRED", 0))
         finally:
-            worker.stop()
+            for w in workers:
+                w.stop()
             store.dispose()
     return figures
 
 
-async def main(args: argparse.Namespace) -> dict[str, float]:
-    """Start the ledger, run, print."""
+async def main(args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """Start the ledger, run each arm (``--before REF`` first, then this tree), print."""
+    # The worker runs with bytecode caching, as an installed worker does (pip compiles .pyc
+    # files): without it the workflow sandbox compiles every workflow module from source for
+    # each new workflow instance (measured: 13-16 ms an instance instead of 7).
+    if args.bytecode:
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    else:
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    arms = {"almanac": None} if args.before is None else {"before": args.before, "almanac": None}
     folder = Path(tempfile.mkdtemp(prefix="almanac-scale-"))
+    results: dict[str, dict[str, float]] = {}
+    pg = None
     try:
-        if args.ledger == "sqlite":
-            url = f"sqlite:///{folder / 'ledger.sqlite3'}"
-            upgrade(url)
-            figures = await run(args, url, folder)
-        else:
+        if args.ledger == "postgresql":
             from ledger_pg import find_pg_ctl, start_server
 
             pg_ctl = find_pg_ctl()
             if pg_ctl is None:
                 raise SystemExit("no pg_ctl found: --ledger sqlite, or install PostgreSQL")
             pg = start_server(pg_ctl)
-            try:
-                pg.admin("CREATE DATABASE scale")
-                url = pg.url("scale")
-                upgrade(url)
-                figures = await run(args, url, folder)
-            finally:
-                pg.stop()
+        for arm, ref in arms.items():
+            arm_folder = folder / arm
+            arm_folder.mkdir()
+            if pg is None:
+                url = f"sqlite:///{arm_folder / 'ledger.sqlite3'}"
+            else:
+                pg.admin(f"CREATE DATABASE scale_{arm}")
+                url = pg.url(f"scale_{arm}")
+            upgrade(url)
+            print(f"== {arm} ({ref or 'this tree'})")
+            with _stack.source_tree(ref) as tree:
+                results[arm] = await run(args, url, arm_folder, tree)
     finally:
+        if pg is not None:
+            pg.stop()
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
     print()
-    for name, value in figures.items():
-        print(f"{name:>26}: {value:,.2f}")
+    names = list(next(iter(results.values())))
+    print(f"{'':>32}" + "".join(f"{arm:>14}" for arm in results))
+    for name in names:
+        print(
+            f"{name:>32}"
+            + "".join(f"{r.get(name, float('nan')):>14,.2f}" for r in results.values())
+        )
     if args.json:
-        print(json.dumps(figures, indent=1))
-    return figures
+        print(json.dumps(results, indent=1))
+    return results
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -236,7 +227,29 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ledger", choices=["postgresql", "sqlite"], default="postgresql")
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes on the task queue (default 1)"
+    )
+    parser.add_argument(
+        "--worker-arg",
+        dest="worker_args",
+        action="append",
+        default=[],
+        help="an argument for python -m worker, e.g. --worker-arg=--max-cached-workflows=3000",
+    )
+    parser.add_argument("--before", help="first run the worker of this git revision (an arm)")
+    parser.add_argument(
+        "--no-bytecode",
+        dest="bytecode",
+        action="store_false",
+        help="run the worker with PYTHONDONTWRITEBYTECODE=1 (no .pyc: the sandbox compiles)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (worker log)")
+    parser.add_argument(
+        "--profile",
+        metavar="PREFIX",
+        help="run the worker under cProfile (bench/_profiled_worker.py): PREFIX.*.pstats",
+    )
     return parser.parse_args(argv)
 
 

@@ -6,9 +6,57 @@ as activity results. Workflows call the activities by method reference on
 run in it) with the payload dataclasses of ``activities.io``.
 """
 
-from workflows.manual import ManualRunInput, ManualRunResult, ManualRunWorkflow, manual_workflow_id
-from workflows.occurrence import OccurrenceInput, OccurrenceOutcome, OccurrenceWorkflow
-from workflows.schedule import ScheduleInput, ScheduleState, ScheduleWorkflow, schedule_workflow_id
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workflows.manual import (
+        ManualRunInput,
+        ManualRunResult,
+        ManualRunWorkflow,
+        manual_workflow_id,
+    )
+    from workflows.occurrence import OccurrenceInput, OccurrenceOutcome, OccurrenceWorkflow
+    from workflows.schedule import (
+        ScheduleInput,
+        ScheduleState,
+        ScheduleWorkflow,
+        schedule_workflow_id,
+    )
+
+_HOMES = {
+    "ManualRunInput": "workflows.manual",
+    "ManualRunResult": "workflows.manual",
+    "ManualRunWorkflow": "workflows.manual",
+    "manual_workflow_id": "workflows.manual",
+    "OccurrenceInput": "workflows.occurrence",
+    "OccurrenceOutcome": "workflows.occurrence",
+    "OccurrenceWorkflow": "workflows.occurrence",
+    "ScheduleInput": "workflows.schedule",
+    "ScheduleState": "workflows.schedule",
+    "ScheduleWorkflow": "workflows.schedule",
+    "schedule_workflow_id": "workflows.schedule",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562).
+
+    Why lazily: the workflow sandbox re-imports a workflow's module, and so its package, for
+    every new workflow instance. Importing all three workflow modules here made each occurrence
+    instance also run ``schedule.py`` and ``manual.py`` (about three quarters of an instance's
+    creation cost, ``bench/README.md``'s Scale section); now each instance runs its own module
+    and what that imports. Outside the sandbox a name is imported once and then cached here.
+    """
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'workflows' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ManualRunInput",

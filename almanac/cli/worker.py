@@ -23,6 +23,14 @@ def worker(
         str | None,
         typer.Option(help="Interface of the metrics endpoints (default ALMANAC_METRICS_HOST)."),
     ] = None,
+    max_cached_workflows: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Workflow instances kept in memory per task queue (bounds the worker's memory; "
+            "an evicted one is replayed at its next wake-up).",
+        ),
+    ] = 1000,
     schedules: Annotated[
         bool,
         typer.Option(
@@ -43,6 +51,7 @@ def worker(
         metrics_port=metrics_port,
         sdk_metrics_port=sdk_metrics_port,
         metrics_host=metrics_host,
+        max_cached_workflows=max_cached_workflows,
         serve_schedules=schedules,
     )
     run_async(worker_process.run(AlmanacSettings(), options))

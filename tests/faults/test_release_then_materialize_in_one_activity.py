@@ -1,0 +1,84 @@
+"""The release activity's folded follow-up materialization (patch almanac-release-and-materialize).
+
+A wake-up that decides anything used to run ``release_due`` and then a second ``materialize``
+activity. With ``then_materialize`` the release activity does both: the reading it returns is the
+one the second activity would have returned, and a refused follow-up does not take the release
+down with it (its children still start: the verdict is returned, recorded on the schedule).
+Expected values come from the spec's arithmetic (daily 09:00 UTC, two overdue days), not from the
+code under test.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from faultkit import day, local_actions, publish, spec_data
+
+import ledger
+from activities import io
+from activities.clock import FixedClock
+from activities.ledger_activities import AlmanacActivities
+from ledger import Ledger
+
+pytestmark = [pytest.mark.fault]
+
+NOW = day(3, 9, 30)  # 2027-01-03 09:30Z: the 01-01 and 01-02 and 01-03 09:00 instants passed
+
+
+def activities(store: Ledger) -> AlmanacActivities:
+    return AlmanacActivities(store, local_actions(), identity="test", clock=FixedClock(NOW))
+
+
+def setup(store: Ledger) -> io.MaterializeOccurrencesInput:
+    publish(store, spec_data("fold", maxCatchUp=1, misfirePolicy="CATCH_UP_BOUNDED"), day(1, 0))
+    first = activities(store).materialize(
+        io.MaterializeOccurrencesInput("fold", day(1, 0), timedelta(days=3).total_seconds())
+    )
+    return io.MaterializeOccurrencesInput(
+        "fold", NOW, timedelta(days=3).total_seconds(), from_utc=first.materialized_through_utc
+    )
+
+
+def test_the_release_returns_the_follow_up_reading(store: Ledger) -> None:
+    follow_up = setup(store)
+    released = activities(store).release_due(
+        io.ReleaseDueInput("fold", NOW, then_materialize=follow_up)
+    )
+    # maxCatchUp 1: the latest overdue (01-03 09:00) runs, 01-01 and 01-02 expire.
+    assert [o.occurrence_id for o in released.due] == ["fold.r1.20270103T090000.f0"]
+    assert released.expired == 2
+    reading = released.materialized
+    assert reading is not None and released.materialize_error is None
+    # The window slid to NOW + 3 days: 01-04, 01-05 and 01-06 09:00 are planned, 01-04 next.
+    assert reading.materialized_through_utc == NOW + timedelta(days=3)
+    assert reading.next_instant_utc == day(4, 9)
+    counted = {state: n for state, n in reading.counts_by_state.items() if n}
+    assert counted == {"DUE": 1, "MISFIRE_EXPIRED": 2, "PLANNED": 3}
+    # The same reading a second (old-path) materialize activity gives.
+    again = activities(store).materialize(follow_up)
+    assert (again.next_instant_utc, again.counts_by_state) == (
+        reading.next_instant_utc,
+        reading.counts_by_state,
+    )
+
+
+def test_a_refused_follow_up_leaves_the_release_standing(
+    store: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    follow_up = setup(store)
+
+    def refused(*a: Any, **k: Any) -> Any:
+        raise ledger.ScheduleNotFound("fold")
+
+    acts = activities(store)
+    monkeypatch.setattr(acts, "_materialize", refused)
+    released = acts.release_due(io.ReleaseDueInput("fold", NOW, then_materialize=follow_up))
+    assert [o.occurrence_id for o in released.due] == ["fold.r1.20270103T090000.f0"]
+    assert released.materialized is None
+    assert released.materialize_error is not None and "fold" in released.materialize_error
+    events = ledger.schedule_events(store, "fold")
+    assert any(
+        e.kind == "ACTIVITY_REJECTED" and e.detail.startswith(io.MATERIALIZE) for e in events
+    )
