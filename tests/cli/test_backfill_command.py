@@ -46,7 +46,7 @@ def test_backfill_prints_the_plan_refuses_with_exit_2_and_runs_once(control: Con
     assert "3 creates, 0 requeues, 0 skips (bound 1000); dry run" in dry.stdout
     planned = control.json("backfill", sid, *window, "--dry-run")
     assert [e["action"] for e in planned["entries"]] == ["CREATE"] * 3
-    assert planned["released"] == [] and planned["dry_run"] is True
+    assert planned["released"] == [] and planned["dryRun"] is True
 
     over = control.run("backfill", sid, *window, "--max", "2")
     assert over.returncode == 2 and over.stdout == ""
@@ -59,7 +59,7 @@ def test_backfill_prints_the_plan_refuses_with_exit_2_and_runs_once(control: Con
     assert "Traceback" not in over.stderr + late.stderr + before.stderr
 
     ran = control.json("backfill", sid, *window, "--reason", "late data")
-    ids = [e["occurrence_id"] for e in planned["entries"]]
+    ids = [e["occurrenceId"] for e in planned["entries"]]
     assert ran["released"] == ids
     _wait(
         lambda: set(ids) <= {e.idempotency_key for e in control.sink.effects()},
