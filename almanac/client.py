@@ -249,10 +249,11 @@ async def connect_temporal(settings: AlmanacSettings) -> Client:
 
 
 def check_action(spec: ScheduleSpecV1) -> None:
-    """Check the spec's action against the registered adapters' parameter models (no worker).
+    """Check the spec's action against the built-in adapters' parameter models (no worker).
 
-    The worker's registry (``ActionRegistry.default``) is built the same way here, so a name or a
-    parameter the worker would refuse is refused before anything is sent.
+    The catalog (``activities.actions.catalog``) holds the very models the worker's registry
+    (``ActionRegistry.default``) validates with, so a name or a parameter the worker would refuse
+    is refused before anything is sent — without importing the adapters.
 
     Raises:
         SpecError: ``action.name`` (no such adapter) or ``action.parameters.<field>``, with the
@@ -260,9 +261,9 @@ def check_action(spec: ScheduleSpecV1) -> None:
     """
     if spec.action is None:
         return
-    from activities.actions import ActionRegistry
+    from activities.actions.catalog import check_action as check_parameters
 
-    ActionRegistry.default().check(spec.action.name, spec.action.parameters)
+    check_parameters(spec.action.name, spec.action.parameters)
 
 
 def check_applicable(spec: ScheduleSpecV1) -> None:

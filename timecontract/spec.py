@@ -199,7 +199,7 @@ class ScheduleSpecV1(BaseModel):
                 {"required": ["interval"], "properties": {"interval": {"type": "string"}}},
             ],
         },
-        defer_build=True,  # built below, without pydantic plugins (see _build_models)
+        defer_build=True,  # built below, without pydantic plugins (see build_without_plugins)
     )
 
     schema_: Literal["scheduleSpec.v1"] = Field(
@@ -766,21 +766,22 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
     return problems
 
 
-def _build_models() -> None:
-    """Build the spec models' validators now, with pydantic's plugins switched off.
+def build_without_plugins(*models: type[BaseModel]) -> None:
+    """Build ``models``' validators now, in order, with pydantic's plugins switched off.
 
-    A model built with plugins on makes pydantic scan every installed distribution's entry points
-    for plugins (observability hooks such as logfire's) — once per process, and on the command
-    line that scan costs about half of ``python -c "import pydantic"`` again
-    (``bench/cli_startup.py``). The time contract is pure and needs no hook on its validation;
-    Typer builds its parameter adapters the same way. The variable is restored afterwards, so
-    other models in the process still see the plugins.
+    Each model must be declared with ``defer_build=True``, or it is already built (with plugins)
+    when its class is created. A model built with plugins on makes pydantic scan every installed
+    distribution's entry points for plugins (observability hooks such as logfire's) — once per
+    process, and on the command line that scan costs about half of ``python -c "import
+    pydantic"`` again (``bench/cli_startup.py``). Pure validation (the time contract, an action's
+    parameters) needs no hook; Typer builds its parameter adapters the same way. The variable is
+    restored afterwards, so other models in the process still see the plugins.
     """
     previous = os.environ.get("PYDANTIC_DISABLE_PLUGINS")
     os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
     try:
-        ActionSpec.model_rebuild(force=True)
-        ScheduleSpecV1.model_rebuild(force=True)
+        for model in models:
+            model.model_rebuild(force=True)
     finally:
         if previous is None:
             del os.environ["PYDANTIC_DISABLE_PLUGINS"]
@@ -788,4 +789,4 @@ def _build_models() -> None:
             os.environ["PYDANTIC_DISABLE_PLUGINS"] = previous
 
 
-_build_models()
+build_without_plugins(ActionSpec, ScheduleSpecV1)

@@ -13,7 +13,7 @@ default data converter unchanged (activity inputs and results).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
@@ -151,6 +151,52 @@ class InvalidActionParameters(SpecError):
 
 
 P = TypeVar("P", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate_parameters(action: str, model: type[M], parameters: Mapping[str, Any]) -> M:
+    """Check action ``action``'s ``parameters`` against its parameter ``model``.
+
+    The one check of an action's parameters: the adapters make it before each call, the edge
+    (``activities.actions.catalog``: ``almanac validate``, ``apply``) before anything is sent.
+
+    Raises:
+        InvalidActionParameters: naming each bad parameter as ``action.parameters.<name>`` and
+            its value (a literal secret in it redacted; none for a missing parameter).
+    """
+    try:
+        return model.model_validate(dict(parameters))
+    except ValidationError as exc:
+        problems: list[tuple[str, Any, str]] = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"])
+            where = f"action.parameters.{loc}" if loc else "action.parameters"
+            # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
+            value = None if err["type"] == "missing" else redact_at(err["loc"], err.get("input"))
+            problems.append((where, value, err["msg"]))
+        raise InvalidActionParameters(action, problems) from exc
+
+
+def unknown_action_name(name: str, known: list[str]) -> SpecError:
+    """The spec problem of an ``action.name`` no adapter has (``known``: the names, sorted)."""
+    return SpecError(
+        "action.name", name, f"no action adapter named {name!r} (registered: {', '.join(known)})"
+    )
+
+
+def parameter_problems(check: Callable[[], object]) -> list[SpecError]:
+    """Every problem ``check`` raises, one :class:`SpecError` each (empty: none).
+
+    ``check`` raises :class:`InvalidActionParameters` (one problem per bad parameter) or
+    another :class:`SpecError` (one problem).
+    """
+    try:
+        check()
+    except InvalidActionParameters as exc:
+        return [SpecError(f, v, p) for f, v, p in exc.problems]
+    except SpecError as exc:
+        return [exc]
+    return []
 
 
 class ActionAdapter(ABC, Generic[P]):
@@ -167,24 +213,12 @@ class ActionAdapter(ABC, Generic[P]):
     can_query_result: ClassVar[bool]
 
     def validate(self, parameters: Mapping[str, Any]) -> P:
-        """Check ``parameters`` against the adapter's model.
+        """Check ``parameters`` against the adapter's model (:func:`validate_parameters`).
 
         Raises:
             InvalidActionParameters: naming each bad parameter as ``action.parameters.<name>``.
         """
-        try:
-            return self.parameters_model.model_validate(dict(parameters))  # type: ignore[return-value]
-        except ValidationError as exc:
-            problems: list[tuple[str, Any, str]] = []
-            for err in exc.errors():
-                loc = ".".join(str(p) for p in err["loc"])
-                where = f"action.parameters.{loc}" if loc else "action.parameters"
-                # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
-                value = (
-                    None if err["type"] == "missing" else redact_at(err["loc"], err.get("input"))
-                )
-                problems.append((where, value, err["msg"]))
-            raise InvalidActionParameters(self.name, problems) from exc
+        return validate_parameters(self.name, self.parameters_model, parameters)  # type: ignore[return-value]
 
     def capabilities(self, parameters: Mapping[str, Any]) -> ActionCapabilities:
         """The contract for these parameters (validates them first)."""

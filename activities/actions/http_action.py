@@ -49,11 +49,11 @@ import re
 import ssl
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
 import httpx
-from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, JsonValue
 from standardwebhooks.webhooks import Webhook
 
 from activities.actions.base import (
@@ -66,97 +66,28 @@ from activities.actions.base import (
     QueryOutcomeKind,
 )
 from activities.actions.egress import EgressPolicy, EgressTransport, refusal_of
+from activities.actions.parameters import (
+    IDEMPOTENCY_HEADER,
+    RESULT_URL_PLACEHOLDER,
+    HttpParameters,
+    SecretRef,
+)
 from activities.actions.secrets import (
     Scrubber,
-    SecretRef,
     SecretResolver,
     SecretUnavailable,
 )
-from timecontract.secrets import is_secret_name
 
-IDEMPOTENCY_HEADER = "Idempotency-Key"
-RESULT_URL_PLACEHOLDER = "{idempotencyKey}"
 RETRYABLE_STATUSES = frozenset({408, 429})
 MAX_RESPONSE_BYTES = 64 * 1024
 """The most of a reply read: beyond it a result is recorded as truncated."""
 EXCERPT_CHARS = 160
 """The most of a failure reply kept in an outcome's detail (and so in the ledger)."""
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
 _CREDENTIAL_WORDS = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=:-]{6,}")
 _CREDENTIAL_FIELDS = re.compile(
     r"(?i)(\"?(?:password|passwd|secret|token|api[_-]?key|authorization|cookie)\"?\s*[:=]\s*)"
     r"(\"[^\"]*\"|[^\s,;&}]+)"
 )
-
-
-def _no_credentials(url: AnyHttpUrl) -> AnyHttpUrl:
-    """Refuse ``user:password@`` in a URL: a literal secret in a spec (use a header's secretRef)."""
-    if url.username or url.password:
-        raise ValueError(
-            "holds credentials (user:password@); send them in a header with a secretRef instead"
-        )
-    return url
-
-
-class HttpParameters(BaseModel):
-    """The ``http`` action's parameters (see the module docstring)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    url: AnyHttpUrl = Field(description="Where to POST.")
-    timeout_seconds: Annotated[float, Field(gt=0, le=600)] = Field(
-        default=10.0, alias="timeoutSeconds", description="Connect/write/read timeout, each."
-    )
-    result_url: str | None = Field(
-        default=None, alias="resultUrl", description="Result-query URL ({idempotencyKey})."
-    )
-    headers: dict[str, str | SecretRef] = Field(
-        default_factory=dict, description="Extra request headers (secrets by reference)."
-    )
-    signing_secret: SecretRef | None = Field(
-        default=None,
-        alias="signingSecret",
-        description="Standard Webhooks signing key (whsec_…), by reference.",
-    )
-    data: JsonValue = Field(default=None, description="Extra JSON sent as the body's data.")
-
-    @field_validator("result_url")
-    @classmethod
-    def _check_result_url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        rest = value.replace(RESULT_URL_PLACEHOLDER, "")
-        if "{" in rest or "}" in rest:
-            raise ValueError(
-                f"the only placeholder allowed is the literal {RESULT_URL_PLACEHOLDER}"
-            )
-        _no_credentials(AnyHttpUrl(value.replace(RESULT_URL_PLACEHOLDER, "x")))
-        return value
-
-    @field_validator("url")
-    @classmethod
-    def _check_url(cls, value: AnyHttpUrl) -> AnyHttpUrl:
-        return _no_credentials(value)
-
-    @field_validator("headers", mode="before")
-    @classmethod
-    def _check_headers(cls, value: Any) -> Any:
-        if not isinstance(value, Mapping):
-            return value
-        for name, item in value.items():
-            if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
-                raise ValueError(f"{name!r} is not an HTTP header name")
-            lowered = name.lower()
-            if lowered == IDEMPOTENCY_HEADER.lower():
-                raise ValueError(f"{IDEMPOTENCY_HEADER} is set by Almanac (the occurrenceId)")
-            if lowered.startswith("webhook-"):
-                raise ValueError(f"{name} is set by Almanac (use signingSecret to sign)")
-            if is_secret_name(name) and isinstance(item, str):
-                raise ValueError(
-                    f"header {name} holds a literal secret; name it instead: "
-                    "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}"
-                )
-        return value
 
 
 def occurrence_body(ctx: ActionContext, data: JsonValue) -> dict[str, Any]:

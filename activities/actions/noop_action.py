@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from activities.actions.base import (
     ActionAdapter,
@@ -28,14 +28,7 @@ from activities.actions.base import (
     QueryOutcome,
     QueryOutcomeKind,
 )
-
-
-class NoopParameters(BaseModel):
-    """The ``noop`` action's parameters (see the module docstring)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    note: str = Field(default="", max_length=200, description="Free text for the record.")
+from activities.actions.parameters import NoopParameters
 
 
 class NoopAction(ActionAdapter[NoopParameters]):

@@ -9,10 +9,11 @@ from activities.actions.base import (
     ActionAdapter,
     ActionCapabilities,
     ActionContext,
-    InvalidActionParameters,
     Outcome,
     QueryOutcome,
     UnknownAction,
+    parameter_problems,
+    unknown_action_name,
 )
 from activities.actions.egress import EgressPolicy
 from activities.actions.http_action import HttpAction
@@ -94,10 +95,12 @@ class ActionRegistry:
         return self.get(name).capabilities(parameters)
 
     def check(self, name: str, parameters: Mapping[str, Any]) -> ActionCapabilities:
-        """Check a spec's action at the edge (validate, apply, publish), naming the spec field.
+        """Check a spec's action (the publish activity), naming the spec field.
 
         The same check as :meth:`validate` — registry → adapter → the adapter's parameter model —
         with an unknown name reported as a spec problem too, so callers handle one error type.
+        The command line makes the same check without building the adapters
+        (:mod:`activities.actions.catalog`).
 
         Returns:
             the adapter's contract for these parameters.
@@ -109,20 +112,11 @@ class ActionRegistry:
         try:
             return self.validate(name, parameters)
         except UnknownAction as exc:
-            known = ", ".join(exc.known)
-            raise SpecError(
-                "action.name", name, f"no action adapter named {name!r} (registered: {known})"
-            ) from None
+            raise unknown_action_name(name, exc.known) from None
 
     def problems(self, name: str, parameters: Mapping[str, Any]) -> list[SpecError]:
         """Every problem :meth:`check` finds, one :class:`SpecError` each (empty: none)."""
-        try:
-            self.check(name, parameters)
-        except InvalidActionParameters as exc:
-            return [SpecError(f, v, p) for f, v, p in exc.problems]
-        except SpecError as exc:
-            return [exc]
-        return []
+        return parameter_problems(lambda: self.check(name, parameters))
 
     async def invoke(self, name: str, ctx: ActionContext) -> Outcome:
         """Invoke adapter ``name`` once for ``ctx``."""

@@ -15,6 +15,9 @@ A file's content is the secret, without its trailing newline; at most 64 KiB.
 The value exists only inside the adapter's call: it is sent, then scrubbed from every text the
 adapter returns (:class:`Scrubber`), so it never reaches an outcome, the ledger, a Temporal
 payload, a log or a metric. Errors name the reference, never the value.
+
+The reference's model, :class:`SecretRef`, is declared with the parameter models that use it
+(:mod:`activities.actions.parameters`, which the edge checks without loading the adapters).
 """
 
 from __future__ import annotations
@@ -25,54 +28,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
 from activities.actions.base import ActionError
+from activities.actions.parameters import SecretRef  # the reference a spec writes
 
 SECRET_ENV_PREFIX = "ALMANAC_SECRET_"
-SECRET_ENV_PATTERN = r"^ALMANAC_SECRET_[A-Z0-9_]{1,100}$"
-SECRET_FILE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 MAX_SECRET_BYTES = 64 * 1024
 SCRUBBED = "<secret>"
-
-
-class SecretLocation(BaseModel):
-    """Where a secret is: exactly one of ``env`` and ``file``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    env: str | None = Field(
-        default=None,
-        pattern=SECRET_ENV_PATTERN,
-        description="An environment variable of the worker, named ALMANAC_SECRET_*.",
-    )
-    file: str | None = Field(
-        default=None,
-        pattern=SECRET_FILE_PATTERN,
-        description="A file name in the worker's secrets directory (no path).",
-    )
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> SecretLocation:
-        if (self.env is None) == (self.file is None):
-            raise ValueError("give exactly one of env and file")
-        return self
-
-    def describe(self) -> str:
-        """``env ALMANAC_SECRET_X`` or ``file x.key``: how errors and logs name it."""
-        return f"env {self.env}" if self.env is not None else f"file {self.file}"
-
-
-class SecretRef(BaseModel):
-    """A parameter value naming a secret: ``{secretRef: {env: …}}`` / ``{secretRef: {file: …}}``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    secret_ref: SecretLocation = Field(alias="secretRef", description="Where the secret is.")
-
-    def describe(self) -> str:
-        """How errors name this reference (never the value)."""
-        return f"secretRef({self.secret_ref.describe()})"
 
 
 class SecretUnavailable(ActionError):

@@ -43,61 +43,16 @@ import socket
 import ssl
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
-from typing import Annotated, ClassVar
+from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel
 
 from activities.actions.base import ActionAdapter, ActionContext, Outcome, OutcomeKind
 from activities.actions.egress import EgressPolicy, EgressRefused
-from activities.actions.secrets import Scrubber, SecretRef, SecretResolver, SecretUnavailable
+from activities.actions.parameters import SmtpParameters
+from activities.actions.secrets import Scrubber, SecretResolver, SecretUnavailable
 
-ADDRESS_PATTERN = r"^[^@\s<>]+@[^@\s<>]+$"
 MAX_REPLY_CHARS = 200
-Address = Annotated[str, Field(pattern=ADDRESS_PATTERN)]
-
-
-class SmtpParameters(BaseModel):
-    """The ``smtp`` action's parameters (see the module docstring)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    host: str = Field(min_length=1, description="SMTP server host.")
-    port: int = Field(default=25, ge=1, le=65535, description="SMTP server port.")
-    from_address: Address = Field(alias="from", description="Sender address.")
-    to: list[Address] = Field(min_length=1, description="Recipient address(es).")
-    subject: str = Field(min_length=1, max_length=998, description="Subject line.")
-    body: str | None = Field(default=None, description="Plain-text body.")
-    timeout_seconds: float = Field(
-        default=30.0, gt=0, le=600, alias="timeoutSeconds", description="Socket timeout."
-    )
-    starttls: bool = Field(default=False, description="Use STARTTLS before sending.")
-    implicit_tls: bool = Field(
-        default=False, alias="implicitTls", description="Connect with TLS (SMTPS)."
-    )
-    username: str | None = Field(default=None, min_length=1, description="AUTH user name.")
-    password: SecretRef | None = Field(default=None, description="AUTH password, by reference.")
-
-    @field_validator("to", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: object) -> object:
-        return [value] if isinstance(value, str) else value
-
-    @field_validator("subject")
-    @classmethod
-    def _one_line(cls, value: str) -> str:
-        if "\n" in value or "\r" in value:
-            raise ValueError("the subject must be one line")
-        return value
-
-    @model_validator(mode="after")
-    def _coherent_tls_and_auth(self) -> SmtpParameters:
-        if self.starttls and self.implicit_tls:
-            raise ValueError("starttls and implicitTls: choose one")
-        if (self.username is None) != (self.password is None):
-            raise ValueError("username and password: give both or neither")
-        if self.password is not None and not (self.starttls or self.implicit_tls):
-            raise ValueError("password: never sent without TLS (set starttls or implicitTls)")
-        return self
 
 
 class _GuardedSMTP(smtplib.SMTP):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel
 
 from activities.actions.base import (
     ActionAdapter,
@@ -33,6 +33,7 @@ from activities.actions.base import (
     QueryOutcome,
     QueryOutcomeKind,
 )
+from activities.actions.parameters import TemporalParameters
 
 if TYPE_CHECKING:
     # temporalio is imported where a call needs it, so checking parameters at the edge
@@ -48,16 +49,6 @@ RETRYABLE_STATUSES = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "ABORTED"})
 def effect_workflow_id(occurrence_id: str) -> str:
     """The ID of the workflow the ``temporal`` action starts for ``occurrence_id``."""
     return f"{occurrence_id}.effect"
-
-
-class TemporalParameters(BaseModel):
-    """The ``temporal`` action's parameters (see the module docstring)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    workflow_type: str = Field(alias="workflowType", min_length=1, description="Workflow type.")
-    task_queue: str = Field(alias="taskQueue", min_length=1, description="Task queue.")
-    input: JsonValue = Field(default=None, description="One JSON argument, if not null.")
 
 
 def _status_name(status: WorkflowExecutionStatus | None) -> str | None:

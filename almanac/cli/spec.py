@@ -88,17 +88,20 @@ def validate(
 
 
 def _check_action(spec: ScheduleSpecV1, path: Path) -> None:
-    """Check the spec's action against the registered adapters' parameter models (no worker).
+    """Check the spec's action against the built-in adapters' parameter models (no worker).
+
+    Through the catalog, not ``ActionRegistry.default()``: the same models and the same check,
+    without importing the adapters (httpx, smtplib, asyncio: ``bench/cli_startup.py``).
 
     Raises:
         InvalidSpec: naming ``action.name`` or each ``action.parameters.<field>`` and its value.
     """
     if spec.action is None:
         return
-    from activities.actions import ActionRegistry
+    from activities.actions.catalog import action_problems
     from timecontract import InvalidSpec
 
-    problems = ActionRegistry.default().problems(spec.action.name, spec.action.parameters)
+    problems = action_problems(spec.action.name, spec.action.parameters)
     if problems:
         raise InvalidSpec(problems, source=str(path))
 

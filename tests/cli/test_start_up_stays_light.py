@@ -1,9 +1,9 @@
 """What keeps ``almanac --help``, ``validate`` and ``preview`` fast (``bench/cli_startup.py``).
 
 The bench measures the time; these tests hold the causes: the light commands load neither Rich,
-pydantic-settings nor asyncio; the entry point builds only the typed command's group; the spec
-models never make pydantic scan for plugins; the light path reading of the data directory agrees
-with ``AlmanacSettings``.
+pydantic-settings, asyncio nor the action adapters' httpx, smtplib or temporalio; the entry point
+builds only the typed command's group; the spec and parameter models never make pydantic scan
+for plugins; the light path reading of the data directory agrees with ``AlmanacSettings``.
 """
 
 from __future__ import annotations
@@ -26,13 +26,20 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(str(p) for p in (REPO / "examples").glob("*.yaml"))
 SEED = str(REPO / "examples" / "daily-ops-summary.yaml")
 NOT_ON_THE_LIGHT_PATH = {"rich", "pydantic_settings", "asyncio", "markdown_it", "pygments"}
+ADAPTER_IMPORTS = {"httpx", "httpcore", "anyio", "h11", "standardwebhooks", "smtplib", "temporalio"}
+"""What the action adapters import: ``validate`` checks actions through the parameter catalog,
+so none of it may load (``activities.actions.catalog``)."""
 
 PROBE = """
 import json, sys
 from almanac.cli import build_app, groups_for
 args = sys.argv[1:]
+code = None
 try:
-    build_app(groups_for(args))(args=args, prog_name="almanac")
+    if args[0] == "--python":
+        exec(args[1])
+    else:
+        build_app(groups_for(args))(args=args, prog_name="almanac")
 except SystemExit as exc:
     code = exc.code
 plugins = sys.modules.get("pydantic.plugin._loader")
@@ -46,7 +53,10 @@ sys.stderr.write("\\nREPORT " + json.dumps(report) + "\\n")
 
 
 def probe(*args: str) -> dict[str, object]:
-    """Run the entry point's path in a fresh interpreter: exit code, top-level modules, plugins."""
+    """Run the entry point's path in a fresh interpreter: exit code, top-level modules, plugins.
+
+    ``probe("--python", code)`` runs ``code`` instead of the entry point.
+    """
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
     result = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
@@ -75,12 +85,36 @@ def test_light_commands_load_no_rich_settings_or_asyncio(args: tuple[str, ...]) 
     report = probe(*args)
     assert report["exit"] in (0, 2)
     modules = set(report["modules"])  # type: ignore[call-overload]
+    assert modules & NOT_ON_THE_LIGHT_PATH == set()
     # validate checks each action against its adapter's parameter model (issue 10: no worker
-    # needed); the adapters import httpx, which loads asyncio. Nothing else heavy may come along.
-    allowed = {"asyncio"} if args[0] == "validate" else set()
-    assert modules & NOT_ON_THE_LIGHT_PATH == allowed & modules
-    # The adapters' parameter models are built at import, which scans pydantic's plugins once.
-    assert report["plugins_scanned"] is (args[0] == "validate")
+    # needed) without importing the adapters, and the models are built without the plugin scan.
+    assert modules & ADAPTER_IMPORTS == set()
+    assert report["plugins_scanned"] is False
+
+
+@pytest.mark.parametrize(
+    ("replace", "by"),
+    [("url: http://127.0.0.1:8765/effects", "url: not-a-url"), ("name: http", "name: ftp")],
+    ids=["bad-parameter", "unknown-name"],
+)
+def test_validate_still_refuses_a_bad_action_on_the_light_path(
+    replace: str, by: str, tmp_path: Path
+) -> None:
+    # The test above must not pass because validate stopped checking actions: a bad action is
+    # still refused (exit 2), and still without the adapters' imports.
+    text = (REPO / "examples" / "month-end.yaml").read_text()
+    assert replace in text
+    spec = tmp_path / "bad-action.yaml"
+    spec.write_text(text.replace(replace, by))
+    report = probe("validate", str(spec))
+    assert report["exit"] == 2
+    assert set(report["modules"]) & ADAPTER_IMPORTS == set()  # type: ignore[call-overload]
+
+
+def test_the_probe_sees_the_adapters_when_the_registry_is_built() -> None:
+    # The probe's module list shows the adapters' imports when they happen (the worker's path).
+    report = probe("--python", "from activities.actions import ActionRegistry as R; R.default()")
+    assert ADAPTER_IMPORTS - {"temporalio"} <= set(report["modules"])  # type: ignore[operator]
 
 
 def test_the_probe_sees_rich_when_a_command_loads_it() -> None:

@@ -1,0 +1,60 @@
+"""The built-in actions' parameter models by name: the edge's check, without the adapters.
+
+``almanac validate`` and ``apply`` (``almanac.client.check_action``) check a spec's action
+before anything is sent, with no worker: the name must be a built-in adapter's and the
+parameters must fit its model. Building :meth:`ActionRegistry.default` for that would import
+every adapter and with them httpx, httpcore, anyio, smtplib and asyncio (about the whole
+``validate`` baseline again, ``bench/README.md``); this catalog imports only the parameter
+models (:mod:`activities.actions.parameters`).
+
+It is exactly as strict as the worker's registry: the adapters validate with the same models
+through the same function (:func:`~activities.actions.base.validate_parameters`), and no
+built-in adapter checks more than its model (``HttpAction.capabilities`` only reads
+``resultUrl``). A test holds the two together: the same names, the same model per name, the same
+problems for the same parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import BaseModel
+
+from activities.actions.base import parameter_problems, unknown_action_name, validate_parameters
+from activities.actions.parameters import (
+    HttpParameters,
+    NoopParameters,
+    SmtpParameters,
+    TemporalParameters,
+)
+from timecontract import SpecError
+
+PARAMETER_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
+    {
+        "http": HttpParameters,
+        "noop": NoopParameters,
+        "smtp": SmtpParameters,
+        "temporal": TemporalParameters,
+    }
+)
+"""The parameter model of each built-in adapter (``ActionRegistry.default``), by its name."""
+
+
+def check_action(name: str, parameters: Mapping[str, Any]) -> None:
+    """Check a spec's action against the built-in adapters' parameter models (no worker).
+
+    Raises:
+        SpecError: ``action.name`` (no such adapter: the message lists the built-in ones) or
+            :class:`InvalidActionParameters` (``action.parameters.<field>`` and the value).
+    """
+    model = PARAMETER_MODELS.get(name)
+    if model is None:
+        raise unknown_action_name(name, sorted(PARAMETER_MODELS))
+    validate_parameters(name, model, parameters)
+
+
+def action_problems(name: str, parameters: Mapping[str, Any]) -> list[SpecError]:
+    """Every problem :func:`check_action` finds, one :class:`SpecError` each (empty: none)."""
+    return parameter_problems(lambda: check_action(name, parameters))
