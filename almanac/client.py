@@ -147,6 +147,10 @@ class ScheduleNotRunning(AlmanacError, LookupError):
         self.schedule_id = schedule_id
 
 
+class TriggerRefused(AlmanacError, ValueError):
+    """A manual run the schedule's gate would refuse (disabled or deleted): nothing was started."""
+
+
 class TemporalUnavailable(AlmanacError):
     """The Temporal frontend could not be reached, or failed the call (an operational error)."""
 
@@ -199,6 +203,9 @@ class LiveStatus(io.ScheduleStatus):
     """When the ledger was read (``None`` for the workflow's reading)."""
     ledger_problem: str = ""
     """Why the ledger was not read (empty when it was)."""
+    worker_problem: str = ""
+    """Why the workflow's part (last error, rejections, high-water mark) is missing: no worker
+    answered its query (empty when one did)."""
 
 
 def _utc_now() -> datetime:
@@ -609,13 +616,20 @@ class AlmanacClient:
         The schedule workflow's ``status`` query adds its last error, rejected signals and
         materialization high-water mark (and proves the schedule runs).
 
+        Without a worker to answer the query the ledger's reading is still returned, with
+        ``worker_problem`` saying why the workflow's part is missing (as ``upcoming`` does).
+
         Raises:
             ScheduleNotRunning: no running schedule workflow with that ID.
-            NoWorkerAnswered: no worker answered the workflow's query.
+            NoWorkerAnswered: no worker answered the workflow's query and the ledger cannot be
+                read here either.
         """
-        workflow_status: io.ScheduleStatus = await self._query(
-            schedule_id, "status", None, io.ScheduleStatus
-        )
+        try:
+            workflow_status: io.ScheduleStatus = await self._query(
+                schedule_id, "status", None, io.ScheduleStatus
+            )
+        except NoWorkerAnswered as exc:
+            return await self._ledger_status(schedule_id, exc)
         live = LiveStatus(**dataclasses.asdict(workflow_status))
         # asdict turned the gate into a dict: put the dataclass back.
         live.gate = workflow_status.gate
@@ -634,6 +648,29 @@ class AlmanacClient:
         live.next_instant_utc = reading.next_instant_utc
         live.source, live.read_at_utc = "ledger", reading.read_at_utc
         return live
+
+    async def _ledger_status(self, schedule_id: str, unanswered: NoWorkerAnswered) -> LiveStatus:
+        """The ledger's reading alone, when no worker answers the workflow's query."""
+        handle, _ = await self._reading_ledger()
+        if handle is None:
+            raise unanswered
+        if not await self.is_running(schedule_id):
+            raise ScheduleNotRunning(schedule_id)
+        try:
+            reading = await asyncio.to_thread(
+                readings.read_status, handle, schedule_id, self._clock()
+            )
+        except Exception:  # unreachable, not migrated: the worker's absence is the news
+            raise unanswered from None
+        return LiveStatus(
+            schedule_id,
+            reading.gate,
+            reading.next_instant_utc,
+            reading.counts_by_state,
+            source="ledger",
+            read_at_utc=reading.read_at_utc,
+            worker_problem=str(unanswered),
+        )
 
     async def upcoming(self, schedule_id: str, n: int = 10) -> list[readings.Upcoming]:
         """The next ``n`` (at most 20) occurrences, in instant order.
@@ -682,10 +719,24 @@ class AlmanacClient:
     ) -> manual.TriggerResult:
         """Run one manual occurrence now, once per request ID (see :func:`almanac.manual.trigger`).
 
+        Refused before anything is started or written when the schedule's workflow is not
+        running (never applied, or deleted) or, where the ledger can be read here, its gate is
+        disabled: the claim would refuse it, so the run would only record a cancellation.
+
         Raises:
             ValueError: an empty reason or a malformed request ID (nothing was sent).
+            ScheduleNotRunning: no running schedule workflow with that ID.
+            TriggerRefused: the ledger's gate is disabled or deleted.
             TemporalUnavailable: Temporal failed the call.
         """
+        if not await self.is_running(schedule_id):
+            raise ScheduleNotRunning(schedule_id)
+        handle, _ = await self._reading_ledger()
+        if handle is not None:
+            reading = await asyncio.to_thread(
+                readings.read_status, handle, schedule_id, self._clock()
+            )
+            _refuse_closed_gate(schedule_id, reading.gate)
         try:
             return await manual.trigger(
                 self._client,
@@ -758,14 +809,33 @@ class AlmanacClient:
     def _translate(self, schedule_id: str, exc: RPCError) -> Exception:
         if exc.status == RPCStatusCode.NOT_FOUND:
             return ScheduleNotRunning(schedule_id)
-        timed_out = exc.status == RPCStatusCode.CANCELLED and "timeout" in exc.message.lower()
-        if exc.status == RPCStatusCode.DEADLINE_EXCEEDED or timed_out:
+        message = exc.message.lower()
+        timed_out = exc.status == RPCStatusCode.CANCELLED and "timeout" in message
+        # The server answers a query on a queue nobody polled lately with FAILED_PRECONDITION.
+        no_poller = exc.status == RPCStatusCode.FAILED_PRECONDITION and "no poller" in message
+        if exc.status == RPCStatusCode.DEADLINE_EXCEEDED or timed_out or no_poller:
             return NoWorkerAnswered(
                 f"no worker answered the query on {schedule_id!r} within "
                 f"{self._query_timeout.total_seconds():g}s: is a worker running on task queue "
                 f"{self._settings.temporal.task_queue!r}? (`almanac worker`)"
             )
         return _unavailable(exc)
+
+
+def _refuse_closed_gate(schedule_id: str, gate: io.GateSnapshot | None) -> None:
+    """Raise :class:`TriggerRefused` if the ledger's gate of ``schedule_id`` is closed.
+
+    No gate yet: the schedule was applied a moment ago and its first publication is under way.
+    """
+    if gate is None:
+        return
+    if gate.deleted_at_utc is not None:
+        raise TriggerRefused(f"schedule {schedule_id!r} is deleted: nothing was started")
+    if gate.disabled:
+        raise TriggerRefused(
+            f"schedule {schedule_id!r} is disabled ({gate.disabled_reason}): enable it first; "
+            "nothing was started"
+        )
 
 
 def _first_line(exc: BaseException) -> str:

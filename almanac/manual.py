@@ -93,7 +93,12 @@ async def trigger(
     if not reason.strip():
         raise ValueError("reason: a manual run needs a non-empty reason")
     who = by or caller_identity()
-    rid = request_id or ledger.default_request_id(schedule_id, reason.strip(), who)
+    # An empty --request-id is refused (below), not replaced by the derived one.
+    rid = (
+        request_id
+        if request_id is not None
+        else ledger.default_request_id(schedule_id, reason.strip(), who)
+    )
     occurrence_id = ledger.manual_occurrence_id(schedule_id, rid)
     workflow_id = manual_workflow_id(occurrence_id)
     params = ManualRunInput(schedule_id, rid, reason.strip(), who)

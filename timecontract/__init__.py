@@ -20,6 +20,7 @@ from timecontract.interval import INTERVAL_EPOCH_UTC, interval_instants
 from timecontract.jitter import jitter_delay
 from timecontract.misfire import MisfirePlan, Overdue, plan_misfires
 from timecontract.resolve import (
+    LAST_WINDOW_END,
     Disposition,
     OccurrenceRecord,
     Reason,
@@ -47,6 +48,7 @@ from timecontract.spec import (
 
 __all__ = [
     "INTERVAL_EPOCH_UTC",
+    "LAST_WINDOW_END",
     "ActionSpec",
     "AlmanacError",
     "Cutover",

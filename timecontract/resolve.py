@@ -247,6 +247,21 @@ def _transition_between(zone: tzinfo, low_utc: datetime, high_utc: datetime) -> 
     return low_utc + timedelta(seconds=high)
 
 
+LAST_WINDOW_END = datetime(9999, 12, 1, tzinfo=UTC)
+"""The latest window end resolved: the local window around it is widened by offsets and a day
+each side, which must stay inside ``datetime``'s year 9999 (a later end is refused, not clamped)."""
+
+
+def _check_window(from_utc: datetime, to_utc: datetime) -> None:
+    if from_utc.tzinfo is None or to_utc.tzinfo is None:
+        raise ValueError("window bounds must be aware UTC datetimes")
+    if to_utc > LAST_WINDOW_END:
+        raise ValueError(
+            f"window end {to_utc.isoformat().replace('+00:00', 'Z')} lies after "
+            f"{LAST_WINDOW_END.isoformat().replace('+00:00', 'Z')}, the last instant resolved"
+        )
+
+
 def occurrences(
     spec: ScheduleSpecV1,
     from_utc: datetime,
@@ -271,7 +286,7 @@ def occurrences(
 
     Raises:
         TzdbReleaseNotFound, ZoneNotFound: the pinned release or zone is not available.
-        ValueError: a naive bound.
+        ValueError: a naive bound, or an end after :data:`LAST_WINDOW_END`.
 
     An ``interval`` spec yields its grid's instants instead (``timecontract.interval``), reason
     ``ELAPSED_INTERVAL``. Every planned record carries its ``jitter_delay``
@@ -281,8 +296,7 @@ def occurrences(
     instants (``timecontract.countwindow``), else walked from DTSTART (at most COUNT instances).
 
     """
-    if from_utc.tzinfo is None or to_utc.tzinfo is None:
-        raise ValueError("window bounds must be aware UTC datetimes")
+    _check_window(from_utc, to_utc)
     from_utc = max(from_utc, spec.cutover_at)
     if to_utc <= from_utc:
         return []
@@ -390,8 +404,7 @@ def iter_occurrences(
         The same as :func:`occurrences`.
 
     """
-    if from_utc.tzinfo is None or to_utc.tzinfo is None:
-        raise ValueError("window bounds must be aware UTC datetimes")
+    _check_window(from_utc, to_utc)
     rule = spec.rscale_rule if spec.interval is None else None
     walked = (
         rule is not None

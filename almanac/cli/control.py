@@ -237,6 +237,11 @@ def status(
         console.print(f"counts: {counts or '—'}")
         if state.source == "ledger":
             console.print(f"[dim]read from the ledger at {_z(state.read_at_utc)}[/dim]")
+            if state.worker_problem:
+                console.print(
+                    "[yellow]the schedule workflow's part is missing[/yellow] (last error, "
+                    f"rejections, high-water mark): {escape(state.worker_problem)}"
+                )
         else:
             console.print(
                 "[yellow]as of the schedule's last wake-up[/yellow] (the ledger was not read: "
@@ -244,7 +249,7 @@ def status(
             )
         for label, value in (
             ("last error", state.last_error),
-            ("last rejected signal", state.last_rejected_signal),
+            ("last rejected change", state.last_rejected_signal),
         ):
             if value:
                 console.print(f"[yellow]{label}:[/yellow] {escape(value)}")

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from almanac.cli.output import (
+    EXIT_OPERATIONAL,
     JsonOption,
     PlainTable,
     escape,
@@ -39,7 +40,10 @@ def trigger(
             "'m' + 16 hex digits of sha256(scheduleId, user@host, reason).",
         ),
     ] = None,
-    wait: Annotated[bool, typer.Option(help="Wait for the occurrence's outcome.")] = False,
+    wait: Annotated[
+        bool,
+        typer.Option(help="Wait for the occurrence's outcome (exit 1 if it ends FAILED)."),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run one manual occurrence now: <scheduleId>.manual.<requestId>, never a calendar slot."""
@@ -62,12 +66,14 @@ def trigger(
                     "state": outcome.state if outcome is not None else None,
                 }
             )
-            return
-        verb = "triggered" if result.started else "already triggered (same request ID)"
-        line = f"{result.occurrence_id}: {verb} (workflow {result.workflow_id})"
-        if outcome is not None:
-            line += f"; {outcome.state}"
-        out().print(escape(line))
+        else:
+            verb = "triggered" if result.started else "already triggered (same request ID)"
+            line = f"{result.occurrence_id}: {verb} (workflow {result.workflow_id})"
+            if outcome is not None:
+                line += f"; {outcome.state}"
+            out().print(escape(line))
+        if outcome is not None and outcome.state == "FAILED":
+            raise typer.Exit(EXIT_OPERATIONAL)
 
     run_async(work())
 

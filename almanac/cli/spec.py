@@ -173,7 +173,13 @@ def preview(
     objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
     fold, instant, gapAt, utcOffset, tzdbVersion, disposition, reason and jitter.
     """
-    from timecontract import InvalidSpec, iter_occurrences, load_spec, spec_warnings
+    from timecontract import (
+        LAST_WINDOW_END,
+        InvalidSpec,
+        iter_occurrences,
+        load_spec,
+        spec_warnings,
+    )
 
     store = _tzdb_store()
     try:
@@ -182,9 +188,19 @@ def preview(
         fail(str(exc))
     print_warnings(spec_file, spec_warnings(spec, tzdb_store=store))
     start = parse_instant("--from", from_) if from_ else spec.cutover_at
-    end = parse_instant("--to", to) if to else start + default_window(spec)
+    last = LAST_WINDOW_END
+    if start >= last:
+        fail(f"--from={from_!r}: not before {last:%Y-%m-%dT%H:%M:%SZ}, the last instant resolved")
+    # The default window stops at the last instant resolved; a --to after it is refused below.
+    end = (
+        parse_instant("--to", to)
+        if to
+        else min(start + min(default_window(spec), last - start), last)
+    )
     if end < start:
         fail(f"--to={to!r}: before --from")
+    if end > last:
+        fail(f"--to={to!r}: after {last:%Y-%m-%dT%H:%M:%SZ}, the last instant resolved")
     records = iter_occurrences(spec, start, end, tzdb_store=store)
     if as_json:
         # Streamed: a 34-year minutely window is ~300,000 records, written as they are resolved.

@@ -122,3 +122,16 @@ def test_help_shows_a_plain_percent_sign(run) -> None:  # type: ignore[no-untype
     result = run("rollout", "--help")
     assert result.exit_code == 0
     assert "%%" not in result.stdout and "percentage (0 to 100)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("window", "named"),
+    [
+        (("--from", "2026-01-01T00:00:00Z", "--to", "9999-12-31T00:00:00Z"), "--to="),
+        (("--from", "9999-12-30T00:00:00Z"), "--from="),  # the default --to would overflow
+    ],
+)
+def test_a_preview_window_past_the_last_instant_is_one_line(run, window, named) -> None:  # type: ignore[no-untyped-def]
+    # The trial saw an OverflowError traceback: the local window is widened by a day each side.
+    line = one_error_line(run("preview", str(SEED), *window))
+    assert named in line and "9999-12-01T00:00:00Z" in line

@@ -330,3 +330,49 @@ def test_apply_prints_warnings_and_json_carries_them(control: Control) -> None:
     codes = [w["code"] for w in json.loads(result.stdout)["warnings"]]
     assert codes == ["REPEATED_HOUR_SILENT"]
     assert "warning:" in result.stderr and "[REPEATED_HOUR_SILENT]" in result.stderr
+
+
+def test_trigger_refuses_a_schedule_that_is_not_running_or_disabled(control: Control) -> None:
+    # Never applied: refused before anything is started (the trial saw "triggered", exit 0).
+    missing = control.run("trigger", f"nosuch-{uuid.uuid4().hex[:6]}", "--reason", "try")
+    assert missing.returncode == 2, missing.stdout
+    assert "is not running (apply its spec first)" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+
+    sid = f"trg-{uuid.uuid4().hex[:6]}"
+    assert control.run("apply", str(control.spec_file(sid))).returncode == 0
+    assert control.run("disable", sid, "--reason", "quiet hours").returncode == 0
+    refused = control.run("trigger", sid, "--reason", "while disabled")
+    assert refused.returncode == 2, refused.stdout
+    assert "is disabled (quiet hours): enable it first" in refused.stderr
+    # Nothing was written: no manual occurrence in the ledger, and the request ID is not spent.
+    rows = control.json("ledger", "list", sid, "--state", "CANCELLED")
+    assert not [r for r in rows if ".manual." in r["occurrenceId"]], rows
+    assert control.json("enable", sid)["changed"] is True
+    ran = control.json("trigger", sid, "--reason", "while disabled")
+    assert ran["started"] is True
+
+    empty = control.run("trigger", sid, "--reason", "x", "--request-id", "")
+    assert empty.returncode == 2 and "request" in empty.stderr.lower(), empty.stderr
+    assert control.run("delete", sid, "--reason", "done").returncode == 0
+    gone = control.run("trigger", sid, "--reason", "after delete")
+    assert gone.returncode == 2, gone.stdout
+
+
+def test_status_without_a_worker_answers_from_the_ledger(control: Control) -> None:
+    # A schedule workflow on a task queue no worker polls: the server refuses its query
+    # (FAILED_PRECONDITION, "no poller seen"); status still answers from the ledger, exit 0.
+    sid = f"nopoll-{uuid.uuid4().hex[:6]}"
+    address = control.env["ALMANAC_TEMPORAL_ADDRESS"]
+    started = subprocess.run(
+        [TEMPORAL, "workflow", "start", "--address", address, "--type", "AlmanacSchedule",
+         "--task-queue", f"nobody-{sid}", "--workflow-id", f"almanac-schedule-{sid}"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    shown = control.run("status", sid, "-n", "0", timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "read from the ledger" in shown.stdout
+    assert "the schedule workflow's part is missing" in shown.stdout
+    status = control.json("status", sid, "-n", "0")["status"]
+    assert status["source"] == "ledger" and "no worker answered" in status["workerProblem"]
