@@ -34,7 +34,7 @@ import contextlib
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn
 
 from temporalio import workflow
@@ -331,13 +331,13 @@ class ScheduleWorkflow:
             if not isinstance(value, datetime) or value.utcoffset() is None:
                 _refuse(name, str(value), "needs an instant with a UTC offset")
         if params.from_utc >= params.to_utc:
-            _refuse("to", params.to_utc.isoformat(), f"must be after from={params.from_utc}")
+            _refuse("to", _z(params.to_utc), f"must be after from={_z(params.from_utc)}")
         now = self._now()
         if params.to_utc > now:
             _refuse(
                 "to",
-                params.to_utc.isoformat(),
-                f"lies after the schedule's now {now.isoformat()} (a backfill runs the past)",
+                _z(params.to_utc),
+                f"lies after the schedule's now {_z(now)} (a backfill runs the past)",
             )
         bound = params.max_occurrences
         if not isinstance(bound, int) or not 1 <= bound <= MAX_BACKFILL_BOUND:
@@ -760,6 +760,12 @@ def _refuse(field_: str, value: Any, problem: str, *, kind: str = INVALID_UPDATE
         type=kind,
         non_retryable=True,
     )
+
+
+def _z(instant: datetime) -> str:
+    """An instant as the README writes them: UTC, whole seconds, ``Z``."""
+    utc = instant.astimezone(UTC).replace(microsecond=0)
+    return utc.isoformat().replace("+00:00", "Z")
 
 
 def _is_json_scalar(value: Any) -> bool:
