@@ -484,22 +484,32 @@ class AlmanacClient:
             The verdict: ``deleted`` (``False``: it was deleted already) and how many
             undispatched occurrences (PLANNED, DUE, RETRY_WAIT) were ``cancelled``.
 
+        A schedule deleted before (its workflow has completed) is answered from the ledger,
+        where it can be read here: ``deleted=False``, as the workflow would answer.
+
         Raises:
             ChangeRejected: ``reason`` is empty.
-            ScheduleNotRunning: no running schedule workflow with that ID.
+            ScheduleNotRunning: no running schedule workflow with that ID (and the ledger here
+                does not know it as deleted).
             NoVerdict, TemporalUnavailable: operational failures.
         """
         if not reason.strip():
             raise ChangeRejected(
                 f"reason={reason!r}: deleting needs a non-empty reason", field="reason"
             )
-        verdict: io.DeleteScheduleResult = await self._update(
-            schedule_id,
-            self.handle(schedule_id).execute_update(
-                ScheduleWorkflow.delete_update, DeleteInput(reason.strip())
-            ),
-            ChangeRejected,
-        )
+        try:
+            verdict: io.DeleteScheduleResult = await self._update(
+                schedule_id,
+                self.handle(schedule_id).execute_update(
+                    ScheduleWorkflow.delete_update, DeleteInput(reason.strip())
+                ),
+                ChangeRejected,
+            )
+        except ScheduleNotRunning:
+            gate = await self._ledger_gate(schedule_id)
+            if gate is None or gate.deleted_at_utc is None:
+                raise
+            return io.DeleteScheduleResult(schedule_id, False, gate)
         if verdict.rejected:
             raise ChangeRejected(verdict.rejected, field="scheduleId", value=schedule_id)
         return verdict
@@ -605,7 +615,9 @@ class AlmanacClient:
             raise NoVerdict(
                 f"no verdict from {schedule_id!r} within {timeout:g}s: no worker applied the "
                 f"change (task queue {self._settings.temporal.task_queue!r}); an admitted change "
-                "is applied when a worker polls — `almanac status` shows the outcome"
+                "is applied when a worker polls, unless the Temporal server restarts first (it "
+                "keeps a change no worker accepted in memory) — check `almanac status`, and send "
+                "it again if it is not there"
             ) from exc
         except RPCError as exc:
             raise self._translate(schedule_id, exc) from exc
@@ -648,6 +660,19 @@ class AlmanacClient:
         live.next_instant_utc = reading.next_instant_utc
         live.source, live.read_at_utc = "ledger", reading.read_at_utc
         return live
+
+    async def _ledger_gate(self, schedule_id: str) -> io.GateSnapshot | None:
+        """The ledger's gate of ``schedule_id`` where the ledger can be read here, else ``None``."""
+        handle, _ = await self._reading_ledger()
+        if handle is None:
+            return None
+        try:
+            reading = await asyncio.to_thread(
+                readings.read_status, handle, schedule_id, self._clock()
+            )
+        except Exception:  # unreachable, not migrated: nothing to add
+            return None
+        return reading.gate
 
     async def _ledger_status(self, schedule_id: str, unanswered: NoWorkerAnswered) -> LiveStatus:
         """The ledger's reading alone, when no worker answers the workflow's query."""
@@ -731,12 +756,7 @@ class AlmanacClient:
         """
         if not await self.is_running(schedule_id):
             raise ScheduleNotRunning(schedule_id)
-        handle, _ = await self._reading_ledger()
-        if handle is not None:
-            reading = await asyncio.to_thread(
-                readings.read_status, handle, schedule_id, self._clock()
-            )
-            _refuse_closed_gate(schedule_id, reading.gate)
+        _refuse_closed_gate(schedule_id, await self._ledger_gate(schedule_id))
         try:
             return await manual.trigger(
                 self._client,

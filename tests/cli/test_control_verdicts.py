@@ -57,6 +57,11 @@ def test_delete_then_only_a_higher_revision_comes_back(control: Control) -> None
     # The completed run still answers its status query: the gate says deleted.
     status = control.run("status", sid, "-n", "0")
     assert status.returncode == 0 and "deleted: retired" in status.stdout
+    # Deleting again: the workflow has completed; the ledger answers (the trial saw "not running
+    # (apply its spec first)", which applying then refuses).
+    again = control.run("delete", sid, "--reason", "again")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(f"{sid}: already deleted; re-applying it needs revision 2")
 
     same = control.run("apply", str(spec))
     assert same.returncode == 2 and "needs a higher revision" in same.stderr
