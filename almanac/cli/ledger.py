@@ -227,12 +227,14 @@ def list_command(
     url: UrlOption = None,
 ) -> None:
     """List a schedule's occurrences by instant (gapAt for skipped ones), all revisions."""
-    from ledger import list_occurrences
+    from ledger import get_gate, list_occurrences
 
     low, high = _instant("--from", from_), _instant("--to", to)
     states = _states(state)
     with _ledger(url) as handle:
         rows = list_occurrences(handle, schedule, low, high, states)
+        if not rows:
+            get_gate(handle, schedule)  # an unknown scheduleId is exit 2, as `show` does
     if as_json:
         print_json([occurrence_json(r) for r in rows])
         return

@@ -57,6 +57,8 @@ def test_ledger_cli_materialize_list_show(run) -> None:  # type: ignore[no-untyp
 def test_ledger_cli_exit_codes(run) -> None:  # type: ignore[no-untyped-def]
     assert run("db", "upgrade").exit_code == 0
     assert run("ledger", "show", "nope").exit_code == 2
+    unknown = run("ledger", "list", "nope")  # an unknown scheduleId, like `show`: exit 2
+    assert unknown.exit_code == 2 and "nope" in unknown.output
     assert run("ledger", "list", "x", "--from", "yesterday").exit_code == 2
     assert run("ledger", "list", "x", "--state", "DONE").exit_code == 2
     unreachable = run("ledger", "list", "x", "--url", "postgresql+psycopg://u@127.0.0.1:1/x")
