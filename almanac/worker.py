@@ -193,7 +193,12 @@ async def run(
         snapshot = lambda: ledger_snapshot(ledger_, datetime.now(UTC))  # noqa: E731
         DEFAULT_REGISTRY.register(LedgerCollector(snapshot))
         host = options.metrics_host or settings.metrics_host
-        start_metrics_server(options.metrics_port, DEFAULT_REGISTRY, addr=host)
+        try:
+            start_metrics_server(options.metrics_port, DEFAULT_REGISTRY, addr=host)
+        except OSError as exc:  # name the port: "Address already in use" alone does not
+            raise OSError(
+                exc.errno, f"metrics on {host}:{options.metrics_port}: {exc.strerror}"
+            ) from exc
     # The worker's start registers the ID formats its alias recognises (an instant of work).
     ledger.register_implementation(
         ledger_,

@@ -135,3 +135,32 @@ def test_a_preview_window_past_the_last_instant_is_one_line(run, window, named) 
     # The trial saw an OverflowError traceback: the local window is widened by a day each side.
     line = one_error_line(run("preview", str(SEED), *window))
     assert named in line and "9999-12-01T00:00:00Z" in line
+
+
+def test_a_metrics_port_in_use_is_named(tmp_path: Path) -> None:
+    # Before any Temporal call: the worker serves its metrics first.
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {
+            **os.environ,
+            "ALMANAC_DATA_DIR": str(tmp_path / "data"),
+            "ALMANAC_TEMPORAL_ADDRESS": "127.0.0.1:1",
+        }
+        almanac = str(Path(sys.executable).parent / "almanac")
+        result = subprocess.run(
+            [almanac, "worker", "--metrics-port", str(port)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 1, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and f"127.0.0.1:{port}" in last and "in use" in last
