@@ -8,6 +8,10 @@ The wording the same trial found: counts with the right plural, help without an 
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,11 +143,6 @@ def test_a_preview_window_past_the_last_instant_is_one_line(run, window, named) 
 
 def test_a_metrics_port_in_use_is_named(tmp_path: Path) -> None:
     # Before any Temporal call: the worker serves its metrics first.
-    import os
-    import socket
-    import subprocess
-    import sys
-
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
