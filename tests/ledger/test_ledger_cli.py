@@ -52,6 +52,14 @@ def test_ledger_cli_materialize_list_show(run) -> None:  # type: ignore[no-untyp
     detail = json.loads(shown.output)
     assert detail["events"][0]["to"] == "PLANNED" and detail["attempts"] == []
     assert "events" in run("ledger", "show", rows[0]["occurrenceId"]).output
+    # A window before the revision's publication is clamped, and the header says so.
+    early = run(
+        "ledger", "materialize", str(EXAMPLE), "--from", "2026-10-01T00:00:00Z",
+        "--to", "2026-10-03T00:00:00Z", "--now", "2026-10-30T00:00:00Z",
+    )  # fmt: skip
+    assert early.exit_code == 0, early.output
+    words = " ".join(early.output.split())
+    assert "asked 2026-10-01T00:00:00Z → 2026-10-03T00:00:00Z: clamped" in words
 
 
 def test_ledger_cli_exit_codes(run) -> None:  # type: ignore[no-untyped-def]
