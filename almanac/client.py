@@ -754,6 +754,7 @@ class AlmanacClient:
             TriggerRefused: the ledger's gate is disabled or deleted.
             TemporalUnavailable: Temporal failed the call.
         """
+        manual.check_request(schedule_id, reason, request_id)  # bad input first: nothing sent
         if not await self.is_running(schedule_id):
             raise ScheduleNotRunning(schedule_id)
         _refuse_closed_gate(schedule_id, await self._ledger_gate(schedule_id))

@@ -59,6 +59,18 @@ def caller_identity() -> str:
     return f"{user}@{socket.gethostname()}"
 
 
+def check_request(schedule_id: str, reason: str, request_id: str | None) -> None:
+    """Refuse a manual run's malformed input before anything is sent.
+
+    Raises:
+        ValueError: an empty reason, or a request ID that is not 1-64 of ``a-z 0-9 -``.
+    """
+    if not reason.strip():
+        raise ValueError("reason: a manual run needs a non-empty reason")
+    if request_id is not None:
+        ledger.manual_occurrence_id(schedule_id, request_id)  # raises for a malformed one
+
+
 async def trigger(
     client: Client,
     settings: AlmanacSettings,
@@ -90,8 +102,7 @@ async def trigger(
         temporalio.service.RPCError: Temporal failed the call.
 
     """
-    if not reason.strip():
-        raise ValueError("reason: a manual run needs a non-empty reason")
+    check_request(schedule_id, reason, request_id)
     who = by or caller_identity()
     # An empty --request-id is refused (below), not replaced by the derived one.
     rid = (
@@ -121,4 +132,4 @@ async def trigger(
     return TriggerResult(occurrence_id, rid, workflow_id, started=True, outcome=result.outcome)
 
 
-__all__ = ["TriggerResult", "caller_identity", "trigger"]
+__all__ = ["TriggerResult", "caller_identity", "check_request", "trigger"]
