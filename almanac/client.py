@@ -830,11 +830,14 @@ class AlmanacClient:
     def _translate(self, schedule_id: str, exc: RPCError) -> Exception:
         if exc.status == RPCStatusCode.NOT_FOUND:
             return ScheduleNotRunning(schedule_id)
-        message = exc.message.lower()
-        timed_out = exc.status == RPCStatusCode.CANCELLED and "timeout" in message
-        # The server answers a query on a queue nobody polled lately with FAILED_PRECONDITION.
-        no_poller = exc.status == RPCStatusCode.FAILED_PRECONDITION and "no poller" in message
-        if exc.status == RPCStatusCode.DEADLINE_EXCEEDED or timed_out or no_poller:
+        # The call's own deadline passed: DEADLINE_EXCEEDED, or CANCELLED as the SDK core reports
+        # its client-side timeout ("timeout", or "h2 protocol error" seen on this machine). The
+        # server answers a query on a queue nobody polled lately with FAILED_PRECONDITION.
+        timed_out = exc.status in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED)
+        no_poller = (
+            exc.status == RPCStatusCode.FAILED_PRECONDITION and "no poller" in exc.message.lower()
+        )
+        if timed_out or no_poller:
             return NoWorkerAnswered(
                 f"no worker answered the query on {schedule_id!r} within "
                 f"{self._query_timeout.total_seconds():g}s: is a worker running on task queue "
