@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from stack import record_history, running_stack
+from stack import running_stack
 from temporal_env import start_dev_server
 
 from ledger import OccurrenceState, list_occurrences
@@ -70,13 +70,6 @@ async def test_runs_continue_as_new_past_the_bound_and_lose_nothing(
                     run_id = attributes.new_execution_run_id
             assert len(lengths) >= 3, lengths
             assert max(lengths) <= LIMIT + 40, lengths
-            # The first run: it passes the bound, records the patch marker, continues as new.
-            await record_history(
-                stack.client,
-                handle.id,
-                "schedule-bounded-history",
-                run_id=handle.first_execution_run_id,
-            )
 
             expected = {
                 f"bounded-history.r1.{START + timedelta(seconds=s):%Y%m%dT%H%M%S}.f0"
