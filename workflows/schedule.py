@@ -64,16 +64,6 @@ RELEASE_AND_MATERIALIZE = "almanac-release-and-materialize"
 read after the release decided anything) instead of the loop scheduling a second activity after
 the child starts: one activity and one workflow task fewer per deciding wake-up. Histories
 recorded before it replay on the two-activity path."""
-BOUNDED_HISTORY = "almanac-bounded-history"
-"""Patch: continue as new once a run's history exceeds ``history_event_limit`` events or
-:data:`HISTORY_BYTES_LIMIT`, not only when the server suggests it (at 4K events / 4 MB by
-default). A schedule firing every 10 s reached 1.2 MB in 17 minutes, and a worker that lost its
-cache (a restart) replays the whole run before its next task: the core warned "workflow task
-duration exceeded 5 s" (TMPRL1104). Histories recorded before it replay as they were."""
-HISTORY_EVENT_LIMIT = 2000
-"""A run's history length that ends it by continue-as-new (about 150 wake-ups that decide)."""
-HISTORY_BYTES_LIMIT = 512 * 1024
-"""A run's history size (bytes) that ends it by continue-as-new."""
 CHILD_START_BATCH = 100
 """Child starts issued in one workflow task at most (bounds the task's commands)."""
 FIRST_COMMAND_WAIT = timedelta(minutes=1)
@@ -184,8 +174,6 @@ class ScheduleInput:
     """Backoff before an occurrence's second attempt (doubles per attempt)."""
     occurrence_task_queue: str | None = None
     """Where occurrence workflows run (default: this workflow's task queue)."""
-    history_event_limit: int = HISTORY_EVENT_LIMIT
-    """Continue as new once this run's history holds more events (see HISTORY_EVENT_LIMIT)."""
     state: ScheduleState | None = None
     """Carried across continue-as-new; ``None`` on a first start."""
 
@@ -430,7 +418,7 @@ class ScheduleWorkflow:
                 next_refresh = now + refresh
             if self._ending:
                 continue
-            if workflow.info().is_continue_as_new_suggested() or self._history_is_long():
+            if workflow.info().is_continue_as_new_suggested():
                 await self._finish_handlers()
                 if self._ending:
                     continue
@@ -454,19 +442,6 @@ class ScheduleWorkflow:
             self._child_ended = False
             with contextlib.suppress(TimeoutError):
                 await workflow.wait_condition(self._woken, timeout=delay)
-
-    def _history_is_long(self) -> bool:
-        """Whether this run's history passed its bound (``BOUNDED_HISTORY``); replay-safe.
-
-        The length and size are the history's as of this workflow task, the same on replay; the
-        patch is asked only once the bound is passed, so shorter runs record no marker.
-        """
-        info = workflow.info()
-        long = (
-            info.get_current_history_length() > self._params.history_event_limit
-            or info.get_current_history_size() > HISTORY_BYTES_LIMIT
-        )
-        return long and workflow.patched(BOUNDED_HISTORY)
 
     async def _finish_handlers(self) -> None:
         """Wait until every handler has finished, applying the changes updates are waiting for.
