@@ -293,24 +293,33 @@ def deterministic(plan: dict[str, list[Exception | None]]) -> Counter[str]:
     )
 
 
+async def start_faults_schedule(
+    env: WorkflowEnvironment, sink: Any, queue: str, stop_after: datetime
+) -> Any:
+    """Start the ``faults`` schedule, its clock at DAY 00:30, ending at ``stop_after``."""
+    offset = (DAY + timedelta(minutes=30) - await env.get_current_time()).total_seconds()
+    return await env.client.start_workflow(
+        SimulatedScheduleWorkflow.run,
+        SimulatedScheduleInput(
+            schedule_id="faults",
+            initial_spec=spec(sink),
+            clock_offset_seconds=offset,
+            stop_after_utc=stop_after,
+            horizon_seconds=timedelta(hours=24).total_seconds(),
+        ),
+        id=schedule_workflow_id("faults"),
+        task_queue=queue,
+    )
+
+
 async def test_the_schedule_loop_and_its_occurrences_survive_every_error_class(
     tmp_path: Path,
 ) -> None:
     env = await start_time_skipping()
     try:
         async with faulty_stack(env, tmp_path, SCHEDULE_LOOP_PLAN) as (acts, store, sink, queue):
-            offset = (DAY + timedelta(minutes=30) - await env.get_current_time()).total_seconds()
-            handle = await env.client.start_workflow(
-                SimulatedScheduleWorkflow.run,
-                SimulatedScheduleInput(
-                    schedule_id="faults",
-                    initial_spec=spec(sink),
-                    clock_offset_seconds=offset,
-                    stop_after_utc=DAY + timedelta(hours=20, minutes=30),
-                    horizon_seconds=timedelta(hours=24).total_seconds(),
-                ),
-                id=schedule_workflow_id("faults"),
-                task_queue=queue,
+            handle = await start_faults_schedule(
+                env, sink, queue, DAY + timedelta(hours=20, minutes=30)
             )
             # Time skips; the loop must reach its stop (in about 15 s here). A retry without
             # bound never lets it: fail then, rather than hang.
@@ -354,19 +363,7 @@ async def test_a_failed_change_is_answered_and_the_schedule_keeps_running(
     env = await start_time_skipping()
     try:
         async with faulty_stack(env, tmp_path, GATE_PLAN) as (acts, store, sink, queue):
-            offset = (DAY + timedelta(minutes=30) - await env.get_current_time()).total_seconds()
-            handle = await env.client.start_workflow(
-                SimulatedScheduleWorkflow.run,
-                SimulatedScheduleInput(
-                    schedule_id="faults",
-                    initial_spec=spec(sink),
-                    clock_offset_seconds=offset,
-                    stop_after_utc=DAY + timedelta(hours=12),
-                    horizon_seconds=timedelta(hours=24).total_seconds(),
-                ),
-                id=schedule_workflow_id("faults"),
-                task_queue=queue,
-            )
+            handle = await start_faults_schedule(env, sink, queue, DAY + timedelta(hours=12))
 
             async def update(call: Any) -> Any:
                 # A transient fault retries on durable backoff timers: skip time meanwhile.
