@@ -77,8 +77,11 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     off = control.json("disable", sid, "--reason", "window")
     assert off["changed"] is True and off["gate"]["disableGeneration"] == 1
     disabled_at = time.monotonic()
-    # Every 10 s: wait until at least two instants have passed while disabled.
+    # Every 10 s (start 2001-01-01 00:00 Berlin: instants at UTC seconds ending in 0). Wait until
+    # at least two instants have passed while disabled, then enable 2.5-4 s after an instant: an
+    # instant within lateness (1 s) of the enable would be on time and run as well (CI saw 2 runs).
     _wait(lambda: time.monotonic() - disabled_at > 22, "two instants pass", timeout=40)
+    _wait(lambda: 2.5 <= time.time() % 10 <= 4.0, "2.5 s past an instant", timeout=15)
     on = control.run("enable", sid)
     assert on.returncode == 0, on.stderr
     assert f"{sid}: enabled, gate generation 2; " in on.stdout
