@@ -19,7 +19,8 @@ never repeated in the error (it shows as ``<redacted>``).
 
 What an error may repeat (:func:`redact_at`): every string at or below a secret-bearing key is
 ``<redacted>`` (``secretRef`` is such a key), except the ``env`` or ``file`` of a reference — the
-name of where the secret is, not the secret — and no URL's ``user:password@`` is ever repeated.
+name of where the secret is, not the secret; an ``env`` string only when it is written like a
+variable's name — and no URL's ``user:password@`` is ever repeated.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ _URL_CREDENTIALS = re.compile(r"://[^/@\s]+@")
 """The ``user:password@`` of a URL (RFC 3986 userinfo), which a message must never repeat."""
 
 
-SECRET_LOCATION_KEYS = frozenset({"env", "file"})
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
 """A reference's location keys: a string under one is a name (``ALMANAC_SECRET_X``)."""
 
 
@@ -120,8 +121,15 @@ def _redact_item(key: Any, item: Any, *, under_secret: bool) -> Any:
 
 
 def _redact_location(key: Any, value: Any) -> Any:
-    """A value inside a reference: a string ``env``/``file`` is a name (shown), the rest is not."""
-    is_name = str(key) in SECRET_LOCATION_KEYS and isinstance(value, str)
+    """A value inside a reference: a string ``env``/``file`` is a name (shown), the rest is not.
+
+    An ``env`` string is shown only when it is written like an environment variable's name
+    (``_ENV_NAME``: upper case, digits, ``_``): a token pasted there by mistake (mixed case,
+    ``-``, ``.``, ``=``…) stays redacted.
+    """
+    is_name = isinstance(value, str) and (
+        str(key) == "file" or (str(key) == "env" and _ENV_NAME.fullmatch(value) is not None)
+    )
     return redact(value, under_secret=not is_name)
 
 

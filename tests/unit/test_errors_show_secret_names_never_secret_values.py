@@ -2,7 +2,8 @@
 
 The rule (``timecontract.secrets``): every string at or below a secret-bearing key is
 ``<redacted>`` (``secretRef`` is such a key), except the ``env`` or ``file`` string of a reference,
-which names where the secret is; and no URL's ``user:password@`` is ever repeated.
+which names where the secret is (an ``env`` string only when written like a variable's name:
+upper case, digits, ``_``); and no URL's ``user:password@`` is ever repeated.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ REF_NAME = {"secretRef": {"env": "MY_TOKEN_ENV"}}
         (("headers", "Authorization", "secretRef", "env"), "MY_TOKEN_ENV", "MY_TOKEN_ENV"),
         (("signingSecret", "secretRef", "file"), "../ops.key", "../ops.key"),
         (("password", "secretRef", "env"), "HOME", "HOME"),
+        # ... an env string that is not written like a variable's name may be a pasted token.
+        (("headers", "Authorization", "secretRef", "env"), "ghp_" + CANARY, REDACTED),
+        (("headers", "Authorization", "secretRef", "env"), "Bearer TOKEN", REDACTED),
         (("headers", "Authorization"), REF_NAME, REF_NAME),
         # Anything else inside a reference, or below a secret-bearing key, is not.
         (("headers", "Authorization", "secretRef", "value"), CANARY, REDACTED),
