@@ -16,6 +16,11 @@ removed, is ``authorization``, ``proxyauthorization`` or ``cookie``, or contains
 ``token``, ``secret``, ``password``, ``passwd``, ``apikey``, ``accesskey``, ``privatekey``,
 ``credential``. Such a key holding a literal string is refused, naming the field; its value is
 never repeated in the error (it shows as ``<redacted>``).
+
+What an error may repeat (:func:`redact_at`): every string at or below a secret-bearing key is
+``<redacted>`` (``secretRef`` is such a key), except the ``env`` or ``file`` of a reference — the
+name of where the secret is, not the secret; an ``env`` string only when it is written like a
+variable's name — and no URL's ``user:password@`` is ever repeated.
 """
 
 from __future__ import annotations
@@ -86,27 +91,55 @@ _URL_CREDENTIALS = re.compile(r"://[^/@\s]+@")
 """The ``user:password@`` of a URL (RFC 3986 userinfo), which a message must never repeat."""
 
 
-def redact(value: Any) -> Any:
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
+"""A reference's location keys: a string under one is a name (``ALMANAC_SECRET_X``)."""
+
+
+def redact(value: Any, *, under_secret: bool = False) -> Any:
     """``value`` with every literal secret it holds replaced by ``<redacted>``.
 
-    The string under a secret-bearing key, and the credentials of a URL in any string
-    (``https://user:pw@host``). For error messages that repeat what was given (a problem's
-    value may be a whole mapping).
+    Every string at or below a secret-bearing key (or anywhere, with ``under_secret``) except a
+    reference's ``env``/``file`` name, and the credentials of a URL in any string
+    (``https://user:pw@host``). For error messages that repeat what was given (a problem's value
+    may be a whole mapping).
     """
     if isinstance(value, Mapping):
         return {
-            key: REDACTED if is_secret_name(str(key)) and isinstance(item, str) else redact(item)
-            for key, item in value.items()
+            key: _redact_item(key, item, under_secret=under_secret) for key, item in value.items()
         }
     if isinstance(value, list):
-        return [redact(item) for item in value]
+        return [redact(item, under_secret=under_secret) for item in value]
     if isinstance(value, str):
-        return _URL_CREDENTIALS.sub("://<redacted>@", value)
+        return REDACTED if under_secret else _URL_CREDENTIALS.sub("://<redacted>@", value)
     return value
 
 
+def _redact_item(key: Any, item: Any, *, under_secret: bool) -> Any:
+    if str(key) == SECRET_REF_KEY and isinstance(item, Mapping):
+        return {name: _redact_location(name, where) for name, where in item.items()}
+    return redact(item, under_secret=under_secret or is_secret_name(str(key)))
+
+
+def _redact_location(key: Any, value: Any) -> Any:
+    """A value inside a reference: a string ``env``/``file`` is a name (shown), the rest is not.
+
+    An ``env`` string is shown only when it is written like an environment variable's name
+    (``_ENV_NAME``: upper case, digits, ``_``): a token pasted there by mistake (mixed case,
+    ``-``, ``.``, ``=``…) stays redacted.
+    """
+    is_name = isinstance(value, str) and (
+        str(key) == "file" or (str(key) == "env" and _ENV_NAME.fullmatch(value) is not None)
+    )
+    return redact(value, under_secret=not is_name)
+
+
 def redact_at(path: Iterable[Any], value: Any) -> Any:
-    """:func:`redact` for a value found at ``path`` (a string under a secret name is redacted)."""
-    if isinstance(value, str) and any(is_secret_name(str(part)) for part in path):
-        return REDACTED
-    return redact(value)
+    """:func:`redact` for a value found at ``path`` (its keys from the top of the data).
+
+    A value at or below a secret-bearing key is redacted through and through, except where
+    ``path`` ends at a reference's location (``….secretRef.env``): a string there is a name.
+    """
+    parts = [str(part) for part in path]
+    if len(parts) >= 2 and parts[-2] == SECRET_REF_KEY:
+        return _redact_location(parts[-1], value)
+    return redact(value, under_secret=any(is_secret_name(part) for part in parts))

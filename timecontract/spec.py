@@ -439,11 +439,29 @@ class ScheduleSpecV1(BaseModel):
 
 
 class InvalidSpec(AlmanacError, ValueError):
-    """A spec has one or more problems; ``problems`` lists each as a :class:`SpecError`."""
+    """A spec has one or more problems; ``problems`` lists each as a :class:`SpecError`.
 
-    def __init__(self, problems: list[SpecError], source: str | None = None) -> None:
+    Attributes:
+        problems: every problem found.
+        source: the file, if the spec came from one.
+        schedule_id: the spec's ``scheduleId`` when that field is itself valid (so a report can
+            still name the schedule), else ``None``.
+        revision: the spec's ``revision`` when that field is itself valid, else ``None``.
+
+    """
+
+    def __init__(
+        self,
+        problems: list[SpecError],
+        source: str | None = None,
+        *,
+        schedule_id: str | None = None,
+        revision: int | None = None,
+    ) -> None:
         self.problems = problems
         self.source = source
+        self.schedule_id = schedule_id
+        self.revision = revision
         where = f"{source}: " if source else ""
         lines = "\n".join(f"  - {problem}" for problem in problems)
         count = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
@@ -678,7 +696,8 @@ def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
     """Validate spec data (already parsed from YAML/JSON) without touching the tz database.
 
     Raises:
-        InvalidSpec: every problem found, each naming its camelCase field and value.
+        InvalidSpec: every problem found, each naming its camelCase field and value; with the
+            data's ``scheduleId`` and ``revision`` when each is valid by itself.
 
     """
     if not isinstance(data, Mapping):
@@ -687,9 +706,28 @@ def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
     try:
         spec = ScheduleSpecV1.model_validate(dict(data))
     except ValidationError as exc:
-        raise InvalidSpec(_problems(exc, data) + exclusive, source) from exc
+        schedule_id, revision = _valid_identity(exc, data)
+        raise InvalidSpec(
+            _problems(exc, data) + exclusive, source, schedule_id=schedule_id, revision=revision
+        ) from exc
     assert not exclusive  # the model's own validator refuses the same
     return spec
+
+
+def _valid_identity(exc: ValidationError, data: Mapping[str, Any]) -> tuple[str | None, int | None]:
+    """``scheduleId`` and ``revision`` as given, each only if the model found nothing wrong with it.
+
+    The model's own check of the two fields decides (no second copy of their rules): a field is
+    valid when it is given and no error's location starts with it. Both are strict (a string
+    matching :data:`SCHEDULE_ID_PATTERN`; an int, not a bool, in 1..:data:`MAX_REVISION`), so the
+    given value is the validated one.
+    """
+    failed = {error["loc"][0] for error in exc.errors(include_url=False) if error["loc"]}
+    schedule_id, revision = data.get("scheduleId"), data.get("revision")
+    return (
+        schedule_id if isinstance(schedule_id, str) and "scheduleId" not in failed else None,
+        revision if type(revision) is int and "revision" not in failed else None,
+    )
 
 
 def zone_problems(data: Mapping[str, Any], tzdb_store: Path | None) -> list[SpecError]:
@@ -724,7 +762,9 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
         InvalidSpec: every problem at once, each a :class:`SpecError` naming the field and the
             value (the zone and release problems together with the others); a literal secret
             in ``action.parameters`` (see ``timecontract.secrets``), and data larger than
-            :data:`MAX_SPEC_VALUES` / :data:`MAX_SPEC_TEXT`, are problems too.
+            :data:`MAX_SPEC_VALUES` / :data:`MAX_SPEC_TEXT`, are problems too. Its
+            ``schedule_id`` and ``revision`` are those of the data when each is valid by itself
+            (``None`` for data too large to check).
 
     """
     name = str(source) if isinstance(source, Path) else None
@@ -739,9 +779,11 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
     try:
         spec = parse_spec(data, name)
     except InvalidSpec as exc:
-        raise InvalidSpec(exc.problems + problems, name) from exc
+        raise InvalidSpec(
+            exc.problems + problems, name, schedule_id=exc.schedule_id, revision=exc.revision
+        ) from exc
     if problems:
-        raise InvalidSpec(problems, name)
+        raise InvalidSpec(problems, name, schedule_id=spec.schedule_id, revision=spec.revision)
     return spec
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 
 from timecontract import AlmanacError, SpecError
 from timecontract.secrets import redact_at
@@ -154,6 +154,22 @@ P = TypeVar("P", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
 
 
+def branch_tag(name: str) -> Tag:
+    """The :class:`~pydantic.Tag` of one branch of a parameter model's discriminated union.
+
+    Pydantic puts the tag of the branch it validated into an error's location
+    (``headers.Authorization.<tag>.secretRef.env``; pydantic issue #10433), where it names no
+    field of the spec. The tag is written ``<name>``, a form no header name can take (RFC 9110
+    token characters exclude ``<`` and ``>``), and :func:`validate_parameters` leaves every such
+    part out of the field path it reports.
+    """
+    return Tag(f"<{name}>")
+
+
+def _is_branch_tag(part: int | str) -> bool:
+    return isinstance(part, str) and len(part) > 2 and part[0] == "<" and part[-1] == ">"
+
+
 def validate_parameters(action: str, model: type[M], parameters: Mapping[str, Any]) -> M:
     """Check action ``action``'s ``parameters`` against its parameter ``model``.
 
@@ -161,18 +177,21 @@ def validate_parameters(action: str, model: type[M], parameters: Mapping[str, An
     (``activities.actions.catalog``: ``almanac validate``, ``apply``) before anything is sent.
 
     Raises:
-        InvalidActionParameters: naming each bad parameter as ``action.parameters.<name>`` and
-            its value (a literal secret in it redacted; none for a missing parameter).
+        InvalidActionParameters: naming each bad parameter as ``action.parameters.<name>`` (the
+            path as written in the spec, without union branch tags: :func:`branch_tag`) and its
+            value (a literal secret in it redacted, ``timecontract.secrets.redact_at``; none for
+            a missing parameter).
     """
     try:
         return model.model_validate(dict(parameters))
     except ValidationError as exc:
         problems: list[tuple[str, Any, str]] = []
         for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"])
+            path = [part for part in err["loc"] if not _is_branch_tag(part)]
+            loc = ".".join(str(p) for p in path)
             where = f"action.parameters.{loc}" if loc else "action.parameters"
             # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
-            value = None if err["type"] == "missing" else redact_at(err["loc"], err.get("input"))
+            value = None if err["type"] == "missing" else redact_at(path, err.get("input"))
             problems.append((where, value, err["msg"]))
         raise InvalidActionParameters(action, problems) from exc
 

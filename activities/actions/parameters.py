@@ -24,12 +24,14 @@ from pydantic import (
     AnyHttpUrl,
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     JsonValue,
     field_validator,
     model_validator,
 )
 
+from activities.actions.base import branch_tag
 from timecontract.secrets import is_secret_name
 from timecontract.spec import build_without_plugins
 
@@ -81,6 +83,22 @@ class SecretRef(BaseModel):
         return f"secretRef({self.secret_ref.describe()})"
 
 
+_TEXT, _REFERENCE = branch_tag("string"), branch_tag("secretRef")
+
+
+def _header_value_kind(value: Any) -> str:
+    """Which branch of :data:`HeaderValue` checks ``value``: a mapping is a reference."""
+    return _REFERENCE.tag if isinstance(value, Mapping | SecretRef) else _TEXT.tag
+
+
+HeaderValue = Annotated[
+    Annotated[str, _TEXT] | Annotated[SecretRef, _REFERENCE],
+    Discriminator(_header_value_kind),
+]
+"""A header's value: a string, or a mapping checked as a :class:`SecretRef` — only that branch,
+so a bad reference is told what is wrong with it, not also that it is not a string."""
+
+
 def _no_credentials(url: AnyHttpUrl) -> AnyHttpUrl:
     """Refuse ``user:password@`` in a URL: a literal secret in a spec (use a header's secretRef)."""
     if url.username or url.password:
@@ -102,7 +120,7 @@ class HttpParameters(BaseModel):
     result_url: str | None = Field(
         default=None, alias="resultUrl", description="Result-query URL ({idempotencyKey})."
     )
-    headers: dict[str, str | SecretRef] = Field(
+    headers: dict[str, HeaderValue] = Field(
         default_factory=dict, description="Extra request headers (secrets by reference)."
     )
     signing_secret: SecretRef | None = Field(

@@ -27,7 +27,7 @@ from almanac.cli.output import (
 )
 
 if TYPE_CHECKING:
-    from timecontract import OccurrenceRecord, ScheduleSpecV1, SpecWarning
+    from timecontract import InvalidSpec, OccurrenceRecord, ScheduleSpecV1, SpecWarning
 
 PREVIEW_PERIODS = 2000
 
@@ -46,9 +46,10 @@ def validate(
     """Validate spec files; print every problem. Exit 0 if all are valid, 2 otherwise.
 
     With ``--json``: an array, one object per file in argument order, with the keys file, valid,
-    scheduleId, revision, applicable (it names an action), problems (field, value, problem) and
-    warnings (code, field, value, message). Warnings (a valid spec that would surprise on a DST
-    night: ``timecontract.spec_warnings``) go to stderr too and never change the exit code.
+    scheduleId, revision (of an invalid file: as given when that field is itself valid, else
+    null), applicable (it names an action), problems (field, value, problem) and warnings (code,
+    field, value, message). Warnings (a valid spec that would surprise on a DST night:
+    ``timecontract.spec_warnings``) go to stderr too and never change the exit code.
     """
     from timecontract import InvalidSpec, load_spec, spec_warnings
 
@@ -103,15 +104,17 @@ def _check_action(spec: ScheduleSpecV1, path: Path) -> None:
 
     problems = action_problems(spec.action.name, spec.action.parameters)
     if problems:
-        raise InvalidSpec(problems, source=str(path))
+        raise InvalidSpec(
+            problems, source=str(path), schedule_id=spec.schedule_id, revision=spec.revision
+        )
 
 
-def _invalid_json(path: Path, exc: Any) -> dict[str, Any]:
+def _invalid_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
     return {
         "file": str(path),
         "valid": False,
-        "scheduleId": None,
-        "revision": None,
+        "scheduleId": exc.schedule_id,
+        "revision": exc.revision,
         "applicable": False,
         "problems": [
             {"field": p.field, "value": _plain(p.value), "problem": p.problem} for p in exc.problems

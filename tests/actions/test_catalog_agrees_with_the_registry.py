@@ -29,6 +29,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("http", {"url": "http://x.test/e", "headers": {"Authorization": "Bearer abcdefgh123"}}),
     ("http", {"url": "http://x.test/e", "headers": {"Authorization": REF}}),
     ("http", {"url": "http://x.test/e", "headers": {"Idempotency-Key": "k"}}),
+    ("http", {"url": "http://x.test/e", "headers": {"Cookie": {"secretRef": {"env": "X"}}}}),
+    ("http", {"url": "http://x.test/e", "headers": {"X-Count": 3}}),
     ("http", {"url": "http://x.test/e", "signingSecret": "whsec_literal"}),
     ("http", {"url": "http://x.test/e", "signingSecret": {"secretRef": {"env": "HOME"}}}),
     ("http", {"url": "http://x.test/e", "extra": 1}),

@@ -41,6 +41,60 @@ def test_validate_json_lists_each_file_with_its_problems_and_exits_2(run, tmp_pa
     assert [(p["field"], p["value"]) for p in wrong["problems"]] == [("gapPolicy", "SOMETIMES")]
 
 
+BAD_REFERENCE = """\
+action:
+  name: http
+  parameters:
+    url: https://example.com/hook
+    headers:
+      Authorization:
+        secretRef: {env: MY_TOKEN_ENV, extra: 1}
+"""
+
+
+def test_validate_names_a_bad_reference_by_its_path_and_the_schedule_it_belongs_to(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path
+) -> None:
+    # Issue 10: the field is the path as the spec writes it, the env name is shown (a name is not
+    # a secret), only the reference's own problems are listed, and the valid scheduleId and
+    # revision of the file (the seed's) are reported although the file is invalid.
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SEED.read_text() + BAD_REFERENCE)
+    env = "action.parameters.headers.Authorization.secretRef.env"
+    result = run("validate", "--json", str(bad))
+    assert result.exit_code == 2
+    [report] = json.loads(result.stdout)
+    assert (report["valid"], report["scheduleId"], report["revision"]) == (
+        False,
+        "daily-ops-summary",
+        7,
+    )
+    assert [(p["field"], p["value"]) for p in report["problems"]] == [
+        (env, "MY_TOKEN_ENV"),
+        ("action.parameters.headers.Authorization.secretRef.extra", 1),
+    ]
+    human = run("validate", str(bad))
+    assert human.exit_code == 2
+    assert f"{env}='MY_TOKEN_ENV': String should match pattern '^ALMANAC_SECRET_" in human.stderr
+    assert "valid string" not in human.stderr and "<redacted>" not in human.stderr
+
+
+def test_validate_json_names_no_schedule_when_its_own_fields_are_invalid(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    text = SEED.read_text().replace("scheduleId: daily-ops-summary", "scheduleId: Daily_Ops")
+    bad.write_text(text.replace("revision: 7", "revision: 0"))
+    result = run("validate", "--json", str(bad))
+    assert result.exit_code == 2
+    [report] = json.loads(result.stdout)
+    assert (report["scheduleId"], report["revision"]) == (None, None)
+    assert [(p["field"], p["value"]) for p in report["problems"]] == [
+        ("scheduleId", "Daily_Ops"),
+        ("revision", 0),
+    ]
+
+
 def test_db_upgrade_json_names_the_revision_and_the_redacted_url(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from ledger.migrate import head
 
