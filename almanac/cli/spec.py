@@ -201,7 +201,8 @@ def preview(
         else min(start + min(default_window(spec), last - start), last)
     )
     if end < start:
-        fail(f"--to={to!r}: before --from")
+        since = "--from" if from_ else f"the default --from, cutoverAt {start:%Y-%m-%dT%H:%M:%SZ}"
+        fail(f"--to={to!r}: before {since}")
     if end > last:
         fail(f"--to={to!r}: after {last:%Y-%m-%dT%H:%M:%SZ}, the last instant resolved")
     records = iter_occurrences(spec, start, end, tzdb_store=store)

@@ -163,3 +163,10 @@ def test_a_metrics_port_in_use_is_named(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("error: ") and f"127.0.0.1:{port}" in last and "in use" in last
+
+
+def test_a_preview_to_before_the_default_from_names_the_default(run) -> None:  # type: ignore[no-untyped-def]
+    # The trial gave only --to and was told it was "before --from": --from defaults to cutoverAt.
+    line = one_error_line(run("preview", str(SEED), "--to", "2026-10-01T00:00:00Z"))
+    assert "--to='2026-10-01T00:00:00Z'" in line
+    assert "before the default --from, cutoverAt 2026-11-01T06:00:00Z" in line
