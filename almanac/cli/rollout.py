@@ -15,7 +15,7 @@ as unchanged. Exit codes as in ``almanac.cli.output``.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -157,6 +157,37 @@ def _render(
         console.print(f"started {plural(len(started), 'requeued occurrence')} on {selection.alias}")
 
 
+def _switch(
+    kind: SwitchKind,
+    alias: str,
+    reason: str,
+    which: dict[str, Any],
+    *,
+    dry_run: bool,
+    start: bool,
+    id_formats: str | None,
+    url: str | None,
+    as_json: bool,
+) -> None:
+    """Select schedules and move them to ``alias``, or print the plan only (``dry_run``).
+
+    ``which`` holds ``almanac.rollout.select``'s selection keywords (schedule_ids, percent, every).
+    """
+    from almanac import rollout as plan
+
+    formats = _formats(id_formats)
+    with open_ledger(url) as handle:
+        try:
+            selection = plan.select(handle, alias, **which)
+        except ValueError as exc:
+            fail(str(exc))
+        if dry_run:
+            _render(selection, None, [], as_json)
+            return
+        results, started = _move(handle, selection, kind, reason, formats, start=start)
+        _render(selection, results, started, as_json)
+
+
 def rollout(
     alias: Annotated[str, typer.Argument(help="The implementation alias to move schedules to.")],
     schedule: ScheduleOption = None,
@@ -179,22 +210,19 @@ def rollout(
     as_json: JsonOption = False,
 ) -> None:
     """Move schedules to ALIAS (canary): their occurrences run on ALIAS's workers from now on."""
-    from almanac import rollout as plan
     from ledger import SwitchKind
 
-    formats = _formats(id_formats)
-    with open_ledger(url) as handle:
-        try:
-            selection = plan.select(handle, alias, schedule_ids=schedule or (), percent=percent)
-        except ValueError as exc:
-            fail(str(exc))
-        if dry_run:
-            _render(selection, None, [], as_json)
-            return
-        results, started = _move(
-            handle, selection, SwitchKind.ROLLOUT, reason, formats, start=not no_start
-        )
-        _render(selection, results, started, as_json)
+    _switch(
+        SwitchKind.ROLLOUT,
+        alias,
+        reason,
+        {"schedule_ids": schedule or (), "percent": percent},
+        dry_run=dry_run,
+        start=not no_start,
+        id_formats=id_formats,
+        url=url,
+        as_json=as_json,
+    )
 
 
 def rollback(
@@ -214,24 +242,21 @@ def rollback(
     no claim that read the old epoch or runs another alias succeeds. Attempts that already won
     dispatch finish (or go to UNKNOWN_EFFECT); SUCCEEDED occurrences are never touched.
     """
-    from almanac import rollout as plan
     from ledger import SwitchKind
 
     if not reason.strip():
         fail("--reason='': a rollback needs a reason")
-    formats = _formats(id_formats)
-    with open_ledger(url) as handle:
-        try:
-            selection = plan.select(handle, to, schedule_ids=schedule or (), every=every)
-        except ValueError as exc:
-            fail(str(exc))
-        if dry_run:
-            _render(selection, None, [], as_json)
-            return
-        results, started = _move(
-            handle, selection, SwitchKind.ROLLBACK, reason, formats, start=not no_start
-        )
-        _render(selection, results, started, as_json)
+    _switch(
+        SwitchKind.ROLLBACK,
+        to,
+        reason,
+        {"schedule_ids": schedule or (), "every": every},
+        dry_run=dry_run,
+        start=not no_start,
+        id_formats=id_formats,
+        url=url,
+        as_json=as_json,
+    )
 
 
 def mount(app: typer.Typer) -> None:
