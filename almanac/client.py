@@ -13,7 +13,7 @@ The command line is a thin layer over this module; your code can use it the same
         settings = AlmanacSettings()                     # ALMANAC_TEMPORAL_ADDRESS, ...
         client = await AlmanacClient.connect(settings)   # raises TemporalUnavailable
         spec = load_spec(Path("examples/every-10-seconds.yaml"), settings.tzdb_store)
-        result = await client.apply(spec)                # the ledger's verdict, or RevisionRejected
+        result = await client.apply(spec)                # the ledger's verdict, or ApplyRefused
         print(result.action, result.revision, result.verdict.cutover_at_utc)
         off = await client.disable("every-10-seconds", reason="maintenance window")
         print(off.gate.disable_generation, off.cancelled)
@@ -46,7 +46,7 @@ reading from its last wake-up, and say so (:attr:`LiveStatus.source`).
 
 Errors:
 
-- :class:`RevisionRejected`, :class:`ChangeRejected` (``ValueError``): the change was refused,
+- :class:`ApplyRefused`, :class:`ChangeRejected` (``ValueError``): the change was refused,
   by the validator or by the ledger; ``field`` and ``value`` name what (``revision``,
   ``cutoverAt``, ``action.name``, ``action.parameters.url``, ``reason`` …).
 - ``timecontract.SpecError`` (``ValueError``): the action failed the edge check; nothing was sent.
@@ -134,7 +134,7 @@ class ChangeRejected(AlmanacError, ValueError):
         """The validator's error type (``InvalidUpdate``, ``ScheduleEnding``), else empty."""
 
 
-class RevisionRejected(ChangeRejected):
+class ApplyRefused(ChangeRejected):
     """A spec cannot be applied: no action, or a revision or cutover the schedule refuses."""
 
 
@@ -277,10 +277,10 @@ def check_applicable(spec: ScheduleSpecV1) -> None:
     """Refuse a spec that cannot be applied whatever runs: one without an ``action``.
 
     Raises:
-        RevisionRejected: naming the field (``action``) and the schedule.
+        ApplyRefused: naming the field (``action``) and the schedule.
     """
     if spec.action is None:
-        raise RevisionRejected(
+        raise ApplyRefused(
             f"action=None: {spec.schedule_id} r{spec.revision} has no action; "
             "a spec without one can be validated and previewed, not applied"
         )
@@ -361,7 +361,7 @@ class AlmanacClient:
             The verdict: ``started``, ``published`` or ``unchanged`` (see :class:`ApplyResult`).
 
         Raises:
-            RevisionRejected: the spec has no action, or the schedule refused it (naming the field
+            ApplyRefused: the spec has no action, or the schedule refused it (naming the field
                 and value: a revision that does not increase, a cutover in the past, …).
             SpecError: the action's name or parameters fail the registered adapters' check.
             NoVerdict: no worker applied it within ``update_timeout``.
@@ -373,7 +373,7 @@ class AlmanacClient:
         verdict: io.PublishRevisionResult
         try:
             verdict = await self._publish(spec, horizon)
-        except RevisionRejected as exc:
+        except ApplyRefused as exc:
             if exc.code != ENDING:
                 raise
             # The running workflow is ending (deleted, or its revision was refused a moment
@@ -381,7 +381,7 @@ class AlmanacClient:
             await self._closed(spec.schedule_id)
             verdict = await self._publish(spec, horizon)
         if not verdict.accepted:
-            raise RevisionRejected(
+            raise ApplyRefused(
                 f"{verdict.field or 'spec'}={verdict.value!r}: {verdict.reason}"
                 if verdict.field
                 else verdict.reason,
@@ -417,7 +417,7 @@ class AlmanacClient:
                 spec.resolved(),
                 start_workflow_operation=start,
             ),
-            RevisionRejected,
+            ApplyRefused,
         )
         return verdict
 
@@ -741,7 +741,7 @@ class AlmanacClient:
         request_id: str | None = None,
         by: str | None = None,
         wait: bool = False,
-    ) -> manual.TriggerResult:
+    ) -> manual.TriggerReport:
         """Run one manual occurrence now, once per request ID (see :func:`almanac.manual.trigger`).
 
         Refused before anything is started or written when the schedule's workflow is not

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class TriggerResult:
+class TriggerReport:
     """What ``trigger`` did.
 
     Attributes:
@@ -80,7 +80,7 @@ async def trigger(
     request_id: str | None = None,
     by: str | None = None,
     wait: bool = False,
-) -> TriggerResult:
+) -> TriggerReport:
     """Run one manual occurrence of ``schedule_id`` now (module docstring).
 
     Args:
@@ -122,14 +122,14 @@ async def trigger(
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         )
     except WorkflowAlreadyStartedError:
-        return TriggerResult(occurrence_id, rid, workflow_id, started=False)
+        return TriggerReport(occurrence_id, rid, workflow_id, started=False)
     if not wait:
-        return TriggerResult(occurrence_id, rid, workflow_id, started=True)
+        return TriggerReport(occurrence_id, rid, workflow_id, started=True)
     try:
         result: ManualRunResult = await handle.result()
     except WorkflowFailureError as exc:
         raise RuntimeError(f"manual run {workflow_id} failed: {exc.cause or exc}") from exc
-    return TriggerResult(occurrence_id, rid, workflow_id, started=True, outcome=result.outcome)
+    return TriggerReport(occurrence_id, rid, workflow_id, started=True, outcome=result.outcome)
 
 
-__all__ = ["TriggerResult", "caller_identity", "check_request", "trigger"]
+__all__ = ["TriggerReport", "caller_identity", "check_request", "trigger"]

@@ -197,7 +197,7 @@ class Occurrence(Base):
     rows materialized before migration 0005. Evidence: never part of the ID, slot or lateness."""
     event_sequence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """The ``sequence`` of this occurrence's latest event: each transition's compare-and-set
-    increments it in its ``UPDATE`` and numbers its event with the result (migration 0004)."""
+    increments it in its ``UPDATE`` and numbers its event with the result (migration 0006)."""
     backfill_at_utc: Mapped[datetime | None]
     """When an operator's backfill released this occurrence (``almanac backfill``, migration
     0009): the recorded decision that it runs although its instant is past. NULL otherwise."""
@@ -276,7 +276,7 @@ class OccurrenceEvent(Base):
     ``from_state`` is NULL for the creation of an occurrence by materialization. ``sequence``
     orders an occurrence's events (1, 2, 3, … without holes): the ledger assigns it from
     ``occurrences.event_sequence`` in the transition's compare-and-set, never from a clock; a
-    trigger rejects any other number (migration 0004). ``at_utc`` is when, by the writer's clock.
+    trigger rejects any other number (migration 0006). ``at_utc`` is when, by the writer's clock.
     """
 
     __tablename__ = "occurrence_events"
@@ -413,7 +413,7 @@ class ShadowOccurrence(Base):
 
 
 class ScheduleEvent(Base):
-    """Append-only facts about a schedule as a whole (migration 0004).
+    """Append-only facts about a schedule as a whole (migration 0007).
 
     Revisions published or rejected, gate changes, deletion, deterministic activity errors.
     ``schedule_id`` has no foreign key: a rejected first revision leaves an event for a schedule

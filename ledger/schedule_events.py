@@ -1,4 +1,4 @@
-"""The schedule-level event trail (``schedule_events``, migration 0004).
+"""The schedule-level event trail (``schedule_events``, migration 0007).
 
 Occurrence transitions have their own trail (``occurrence_events``, :mod:`ledger.events`). This one
 records facts about a schedule as a whole: a revision published or rejected, the gate disabled,

@@ -4,8 +4,8 @@ The table below is the single source of truth. :mod:`ledger.transitions`, throug
 state change goes, checks it (:func:`is_legal`) before its compare-and-set and raises
 :class:`ledger.errors.IllegalTransition` for any other pair; the compare-and-set's ``WHERE state =
 <observed>`` then catches a concurrent change. The database repeats the state list in a CHECK
-constraint, so an unknown state cannot be written even by hand, and a trigger (migrations 0002
-and 0004, which hold frozen copies of this table — a test keeps the newest equal) rejects any
+constraint, so an unknown state cannot be written even by hand, and a trigger (migrations 0002,
+0005 and 0009, which hold frozen copies of this table — a test keeps the newest equal) rejects any
 other state change as a backstop, even one issued as raw SQL.
 
 Decisions recorded here (DESIGN §4, invariant 5):

@@ -1,9 +1,10 @@
 """The two ways an occurrence's state changes: one occurrence by compare-and-set, or a set at once.
 
 Every change of an existing occurrence's state (and a redelivery, which keeps the state and renews
-the claim) goes through one of these two functions; materialization *creates* occurrences
-(``from_state`` NULL) and is the only other writer of ``occurrence_events``. Both functions run on
-the caller's connection, inside the caller's one transaction, and append the event rows there:
+the claim) goes through one of these two functions. The only other writers of
+``occurrence_events`` *create* occurrences (``from_state`` NULL): materialization and backfill
+(:mod:`ledger.creation`) and a manual trigger (:mod:`ledger.manual`). Both functions run on the
+caller's connection, inside the caller's one transaction, and append the event rows there:
 
 - :func:`transition` — one occurrence: read it, check the transition table, then one Core
   ``UPDATE … WHERE occurrence_id = … AND state = <observed> AND claim_generation = <observed>
@@ -18,7 +19,7 @@ Event order: the same ``UPDATE`` increments ``occurrences.event_sequence`` and r
 event row carries that number. So the number is taken under the row lock the compare-and-set
 holds until commit: concurrent writers of one occurrence are serialised by it (a loser changes no
 row and appends nothing; a rollback takes its increment with it), and an occurrence's events are
-numbered 1, 2, 3, … in commit order, whatever the writers' clocks say (migration 0004).
+numbered 1, 2, 3, … in commit order, whatever the writers' clocks say (migration 0006).
 """
 
 from __future__ import annotations

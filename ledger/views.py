@@ -68,7 +68,7 @@ class OccurrenceView:
     """One occurrence as the ledger holds it (see :class:`ledger.models.Occurrence`).
 
     ``jitter`` is the dispatch delay recorded at materialization (``jitter_ms``), ``None`` for
-    skipped records and rows older than migration 0004.
+    skipped records and rows older than migration 0005.
     """
 
     occurrence_id: str

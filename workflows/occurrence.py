@@ -165,9 +165,10 @@ class OccurrenceWorkflow:
     ) -> io.ClaimAndExecuteResult:
         """One activity: the claim (the ledger's CAS) and, if won, the attempt.
 
-        If the ledger could not be reached before the claim, claim with the ledger's unbounded
-        retry policy first, then run the attempt: the action's bounded retry policy never decides
-        that an occurrence is abandoned because the ledger was down.
+        If the ledger could not be reached before the claim, claim with the ledger's retry
+        policy first (``LEDGER_RETRY``: minutes of an unreachable ledger, not the action's
+        attempts), then run the attempt: the action's bounded retry policy never decides that an
+        occurrence is abandoned because the ledger was down.
         """
         both = await workflow.execute_activity_method(
             AlmanacActivities.claim_and_execute,

@@ -146,7 +146,7 @@ def test_the_database_rejects_an_event_the_counter_did_not_number(ledger: Ledger
     assert _sequences(ledger, occurrence_id) == [1, 2, 3, 4]
 
 
-def test_migration_0004_numbers_existing_trails_in_insertion_order(ledger: Ledger) -> None:
+def test_migration_0006_numbers_existing_trails_in_insertion_order(ledger: Ledger) -> None:
     occurrence_id = _running(ledger)
     before = show_occurrence(ledger, occurrence_id)
     config = alembic_config(ledger.engine)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -29,27 +30,64 @@ S = OccurrenceState
 LEDGER_DIR = Path(ledger_package.__file__).parent
 
 
+ROOT = LEDGER_DIR.parent
+PRODUCTION = ("timecontract", "ledger", "activities", "workflows", "almanac", "devtools")
+RAW_UPDATE = re.compile(r"\bUPDATE\s+occurrences\b", re.IGNORECASE)
+
+
+def _names_occurrences(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "OCCURRENCES") or (
+        isinstance(node, ast.Attribute) and node.attr == "OCCURRENCES"
+    )
+
+
 def _updates_of_occurrences(path: Path) -> list[int]:
-    """Lines of ``update(OCCURRENCES)`` calls in a module."""
+    """Lines that update the occurrences table.
+
+    Spelled ``update(OCCURRENCES)`` (also ``sa.update``), ``OCCURRENCES.update()``, or as SQL text
+    ``UPDATE occurrences``.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [
-        node.lineno
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "update"
-        and any(isinstance(a, ast.Name) and a.id == "OCCURRENCES" for a in node.args)
-    ]
+    return sorted(node.lineno for node in ast.walk(tree) if _updates(node))
+
+
+def _updates(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and RAW_UPDATE.search(node.value) is not None
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    if called != "update":
+        return False
+    on_table = isinstance(func, ast.Attribute) and _names_occurrences(func.value)
+    return on_table or any(_names_occurrences(a) for a in node.args)
 
 
 def test_only_the_transitions_module_updates_occurrences() -> None:
     found = {
-        path.name: lines
-        for path in sorted(LEDGER_DIR.glob("*.py"))
-        if path.name != "transitions.py" and (lines := _updates_of_occurrences(path))
+        str(path.relative_to(ROOT)): lines
+        for package in PRODUCTION
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "migrations" not in path.parts  # the triggers' own SQL, frozen per revision
+        and path != LEDGER_DIR / "transitions.py"
+        and (lines := _updates_of_occurrences(path))
     }
     assert found == {}
     assert _updates_of_occurrences(LEDGER_DIR / "transitions.py")  # the check can fail
+
+
+def test_the_update_finder_sees_every_spelling(tmp_path: Path) -> None:
+    module = tmp_path / "spellings.py"
+    module.write_text(
+        "update(OCCURRENCES)\n"
+        "sa.update(events.OCCURRENCES)\n"
+        "OCCURRENCES.update()\n"
+        "text('update  occurrences SET state = 1')\n"
+        "update(SLOTS)\n"
+        "text('UPDATE occurrence_events SET why = 1')\n"
+    )
+    assert _updates_of_occurrences(module) == [1, 2, 3, 4]
 
 
 def _planned(ledger: Ledger, days: int = 3) -> list[str]:

@@ -21,7 +21,7 @@ from temporal_env import eventually, start_time_skipping
 from temporalio.client import WithStartWorkflowOperation, WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy
 
-from almanac.client import AlmanacClient, ChangeRejected, RevisionRejected
+from almanac.client import AlmanacClient, ApplyRefused, ChangeRejected
 from almanac.settings import AlmanacSettings, TemporalSettings
 from ledger import ScheduleNotFound, get_gate, schedule_events
 from timecontract import SpecError, format_instant, parse_spec
@@ -64,7 +64,7 @@ async def test_apply_returns_the_first_revisions_verdict(tmp_path: Path) -> None
 
             again = await client.apply(parse_spec(data))  # the same spec: harmless
             assert (again.action, again.revision) == ("unchanged", 1)
-            with pytest.raises(RevisionRejected) as same:
+            with pytest.raises(ApplyRefused) as same:
                 await client.apply(parse_spec({**data, "rule": "FREQ=DAILY;BYHOUR=3"}))
             assert (same.value.field, same.value.value) == ("revision", 1)
             assert "already published" in str(same.value)
@@ -79,7 +79,7 @@ async def test_apply_returns_the_first_revisions_verdict(tmp_path: Path) -> None
             handle = client.handle("uws")
             assert (await handle.result()).deleted
             await record_history(env.client, handle.id, "schedule-applied-by-update-with-start")
-            with pytest.raises(RevisionRejected, match="needs a higher revision") as again:
+            with pytest.raises(ApplyRefused, match="needs a higher revision") as again:
                 await client.apply(parse_spec(data))
             assert again.value.field == "revision"
             later = format_instant((now + timedelta(days=1)).replace(microsecond=0))
