@@ -108,20 +108,41 @@ class DevOptions:
     server_metrics_port: int = 9466
     """The Temporal server's own metrics."""
     ui: bool = True
+    host: str = "127.0.0.1"
+    """The interface every service of the stack listens on (frontend, Web UI, sink, metrics).
+
+    Loopback by default: the dev server has no authentication and the sink no access control
+    (issue 11). An IPv4 address: ``0.0.0.0`` opens them on every interface (the stack itself
+    still connects through loopback).
+    """
     reset: bool = False
     """Start from empty state: move the previous state files aside first (:func:`reset_state`)."""
     settings: AlmanacSettings = field(default_factory=AlmanacSettings)
     """The base settings (task queue, ledger URL, tz store); address and data dir are replaced."""
 
     @property
+    def connect_host(self) -> str:
+        """Where the stack's own clients reach its services: ``host``, loopback for 0.0.0.0."""
+        return "127.0.0.1" if self.host == "0.0.0.0" else self.host
+
+    @property
     def ui_url(self) -> str:
         """The Temporal Web UI."""
-        return f"http://localhost:{self.ui_port}"
+        return f"http://{self._shown_host}:{self.ui_port}"
 
     @property
     def sink_url(self) -> str:
         """The sink's base URL."""
-        return f"http://127.0.0.1:{self.sink_port}"
+        return f"http://{self.connect_host}:{self.sink_port}"
+
+    @property
+    def metrics_url(self) -> str:
+        """Almanac's metrics endpoint."""
+        return f"http://{self._shown_host}:{self.metrics_port}/metrics"
+
+    @property
+    def _shown_host(self) -> str:
+        return "localhost" if self.connect_host == "127.0.0.1" else self.connect_host
 
     def worker_settings(self) -> AlmanacSettings:
         """The settings of the worker and client: this stack's server and data directory.
@@ -131,11 +152,11 @@ class DevOptions:
         """
         base = self.settings
         temporal = TemporalSettings(
-            address=f"127.0.0.1:{self.port}",
+            address=f"{self.connect_host}:{self.port}",
             namespace=NAMESPACE,
             task_queue=base.temporal.task_queue,
         )
-        allow = (*base.egress_allow, f"127.0.0.1:{self.sink_port}")
+        allow = (*base.egress_allow, f"{self.connect_host}:{self.sink_port}")
         return base.model_copy(
             update={"data_dir": self.data_dir, "temporal": temporal, "egress_allow": allow}
         )
@@ -213,8 +234,8 @@ def reset_state(options: DevOptions) -> Path | None:
     return target
 
 
-def check_ports(ports: dict[str, int]) -> None:
-    """Fail (exit 1) naming the first port that something else listens on.
+def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
+    """Fail (exit 1) naming the first port that something else listens on ``host`` (IPv4).
 
     The probe binds with ``SO_REUSEADDR``, as the services it stands in for do (Temporal's Go
     listeners, Python's HTTP servers): after a crash the port's old connections linger in
@@ -228,7 +249,7 @@ def check_ports(ports: dict[str, int]) -> None:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
-                probe.bind(("127.0.0.1", port))
+                probe.bind((host, port))
             except OSError as exc:
                 raise DevError(
                     f"port {port} ({name}) is in use: is another `almanac dev` or Temporal "
@@ -245,7 +266,7 @@ def server_command(binary: Path, options: DevOptions) -> list[str]:
         "--db-filename",
         str(options.data_dir / "temporal.sqlite3"),
         "--ip",
-        "127.0.0.1",
+        options.host,
         "--port",
         str(options.port),
         "--metrics-port",
@@ -260,7 +281,7 @@ def server_command(binary: Path, options: DevOptions) -> list[str]:
     for key in search_attributes.ALL:
         command += ["--search-attribute", f"{key.name}={_SA_TYPES[key.indexed_value_type]}"]
     if options.ui:
-        command += ["--ui-port", str(options.ui_port), "--ui-ip", "127.0.0.1"]
+        command += ["--ui-port", str(options.ui_port), "--ui-ip", options.host]
         command += ["--ui-disable-news-fetch"]
     else:
         command.append("--headless")
@@ -308,7 +329,7 @@ async def wait_for_server(
     """Return once the frontend answers and the namespace exists; fail if the server exits."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    address = f"127.0.0.1:{options.port}"
+    address = options.worker_settings().temporal.address
     last = ""
     while loop.time() < deadline:
         if process.poll() is not None:
@@ -438,7 +459,7 @@ async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) ->
     }
     if options.ui:
         ports["Temporal Web UI"] = options.ui_port
-    check_ports(ports)
+    check_ports(ports, options.host)
     settings = options.worker_settings()
 
     def say(text: str) -> None:
@@ -459,13 +480,16 @@ async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) ->
     try:
         await wait_for_server(server, options)
         say(f"Temporal dev server up on {settings.temporal.address} (state in {options.data_dir})")
-        sink = Sink(db=options.data_dir / "sink.sqlite3", port=options.sink_port).start()
+        sink = Sink(
+            db=options.data_dir / "sink.sqlite3", host=options.host, port=options.sink_port
+        ).start()
         read_ledger = await asyncio.to_thread(worker.open_ledger, settings)
         live = LiveLog(read_ledger, console)
         await asyncio.to_thread(live.baseline)
         worker_options = worker.WorkerOptions(
             identity=f"almanac-dev@{socket.gethostname()}:{os.getpid()}",
             metrics_port=options.metrics_port,
+            metrics_host=options.host,
         )
         worker_task = asyncio.create_task(worker.run(settings, worker_options, worker_stop))
         client = await AlmanacClient.connect(settings)
@@ -502,7 +526,7 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
     rows = [
         ("Temporal Web UI", f'{ui}  (filter occurrences: ScheduleId="every-10-seconds")'),
         ("Temporal frontend", f"{settings.temporal.address}  namespace {NAMESPACE}"),
-        ("Almanac metrics", f"http://localhost:{options.metrics_port}/metrics"),
+        ("Almanac metrics", options.metrics_url),
         ("sink (effects)", f"{options.sink_url}/effects"),
         ("ledger", _redact(settings.resolved_ledger_url)),
     ]

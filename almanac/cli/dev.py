@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from almanac.cli.output import EXIT_OPERATIONAL, err, exit_now, out, run_async
+from almanac.cli.output import EXIT_OPERATIONAL, err, exit_now, fail, out, run_async
 
 
 def dev(
@@ -31,6 +31,13 @@ def dev(
         typer.Option(envvar="ALMANAC_DEV_SERVER_METRICS_PORT", help="Temporal server metrics."),
     ] = 9466,
     ui: Annotated[bool, typer.Option("--ui/--no-ui", help="Serve the Temporal Web UI.")] = True,
+    host: Annotated[
+        str,
+        typer.Option(
+            envvar="ALMANAC_DEV_HOST",
+            help="IPv4 interface every service listens on; 0.0.0.0 for all (no authentication!).",
+        ),
+    ] = "127.0.0.1",
     reset: Annotated[
         bool,
         typer.Option(
@@ -46,11 +53,16 @@ def dev(
     started; run it again to resume from the same durable state (in the data directory).
     """
     import asyncio
+    import ipaddress
     import signal
 
     from almanac.settings import AlmanacSettings
     from devtools.dev import DevOptions, run_dev
 
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        fail(f"--host={host!r}: not an IPv4 address (e.g. 127.0.0.1, or 0.0.0.0 for all)")
     settings = AlmanacSettings()
     options = DevOptions(
         data_dir=(data_dir or settings.data_dir).expanduser().absolute(),
@@ -61,6 +73,7 @@ def dev(
         metrics_port=metrics_port,
         server_metrics_port=server_metrics_port,
         ui=ui,
+        host=host,
         reset=reset,
         settings=settings,
     )

@@ -177,3 +177,29 @@ def test_the_dev_stack_allows_its_own_sink_port_and_nothing_else_on_loopback(
     for port in (17233, 9464, 5432):
         with pytest.raises(EgressRefused):
             policy.check("127.0.0.1", loopback, port)
+
+
+def test_dev_host_widens_every_service_and_the_stack_still_connects_through_loopback(
+    clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from devtools.dev import DevOptions, server_command
+
+    options = DevOptions(tmp_path, Path("examples"), host="0.0.0.0", port=17233, sink_port=18765)
+    command = server_command(Path(sys.executable), options)
+    assert command[command.index("--ip") + 1] == "0.0.0.0"
+    assert command[command.index("--ui-ip") + 1] == "0.0.0.0"
+    assert options.worker_settings().temporal.address == "127.0.0.1:17233"
+    assert options.sink_url == "http://127.0.0.1:18765"
+    one = DevOptions(tmp_path, Path("examples"), host="127.0.0.2", port=17233)
+    assert one.worker_settings().temporal.address == "127.0.0.2:17233"
+    assert one.metrics_url == "http://127.0.0.2:9464/metrics"
+
+
+def test_dev_host_must_be_an_ipv4_address() -> None:
+    from typer.testing import CliRunner
+
+    from almanac.cli import app
+
+    result = CliRunner().invoke(app, ["dev", "--host", "example.org"])
+    assert result.exit_code == 2
+    assert "--host='example.org': not an IPv4 address" in result.output
