@@ -1,7 +1,8 @@
 """Golden time-zone cases: expectations computed independently of timecontract (see README.md).
 
 Each JSON file in ``cases/`` holds a spec, a UTC window and the records expected in it, derived
-from java.time's zone rules or RFC 5545's own example text. The resolver must agree on every
+from java.time's zone rules, RFC 5545's own example text, or (``rfc7529-*``) RFC 7529's SKIP
+rules applied by plain java.time loops. The resolver must agree on every
 field except the IDs, which are checked for their documented format instead.
 """
 
@@ -26,6 +27,13 @@ def _load(path: Path) -> dict[str, Any]:
 
 def test_there_are_at_least_sixty_golden_cases() -> None:
     assert len(CASES) >= 60
+
+
+def test_rfc7529_cases_cover_every_skip_value() -> None:
+    rules = [_load(p)["spec"]["rule"] for p in CASES if p.stem.startswith("rfc7529-")]
+    assert all(rule.startswith("RSCALE=GREGORIAN;") for rule in rules)
+    for skip in ("OMIT", "BACKWARD", "FORWARD"):
+        assert any(f"SKIP={skip}" in rule for rule in rules), skip
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])

@@ -90,6 +90,48 @@ public class GoldenCases {
         return d.equals(e);
     }
 
+
+    // RFC 7529 SKIP for the Gregorian scale (its rule part for invalid dates): a month day the month lacks is dropped (OMIT), moved to the month's last day
+    // (BACKWARD, YearMonth.atEndOfMonth) or to the first day of the next month (FORWARD). Instances
+    // moved onto the same date-time are one instance (a TreeSet), and COUNT counts after the move.
+
+    /** The date for month day md in ym under skip, or null when OMIT drops it. */
+    static LocalDate skipDay(YearMonth ym, int md, String skip) {
+        if (ym.isValidDay(md)) return ym.atDay(md);
+        switch (skip) {
+            case "OMIT": return null;
+            case "BACKWARD": return ym.atEndOfMonth();
+            case "FORWARD": return ym.plusMonths(1).atDay(1);
+            default: throw new IllegalArgumentException(skip);
+        }
+    }
+
+    /** FREQ=MONTHLY;BYMONTHDAY=<monthDays> under SKIP, every month from start's, at time. */
+    static Gen monthlySkip(String skip, String time, int... monthDays) {
+        return (s, hz) -> {
+            TreeSet<LocalDateTime> out = new TreeSet<>();
+            for (YearMonth ym = YearMonth.from(s); !ym.isAfter(YearMonth.from(hz)); ym = ym.plusMonths(1))
+                for (int md : monthDays) {
+                    LocalDate d = skipDay(ym, md, skip);
+                    if (d != null) out.add(d.atTime(LocalTime.parse(time)));
+                }
+            return new ArrayList<>(out);
+        };
+    }
+
+    /** FREQ=YEARLY from a start on Feb 29 under SKIP: every year from start's, at start's time. */
+    static Gen leapDayYearlySkip(String skip) {
+        return (s, hz) -> {
+            if (s.getMonth() != Month.FEBRUARY || s.getDayOfMonth() != 29) throw new IllegalArgumentException("start");
+            TreeSet<LocalDateTime> out = new TreeSet<>();
+            for (int y = s.getYear(); y <= hz.getYear(); y++) {
+                LocalDate d = skipDay(YearMonth.of(y, 2), 29, skip);
+                if (d != null) out.add(d.atTime(s.toLocalTime()));
+            }
+            return new ArrayList<>(out);
+        };
+    }
+
     // ------------------------------------------------------------------ case builders
 
     static Case c(String name, String zone, String rule, String start, String gap, String fold,
@@ -589,6 +631,91 @@ public class GoldenCases {
                 "2007 Jan 15,30 EST; 2007 Feb 15 EST; 2007 Mar 15,30 EDT", "2007-01-01T00:00:00Z", "2007-06-01T00:00:00Z", null);
     }
 
+
+    // ------------------------------------------------------------------ RFC 7529 RSCALE / SKIP
+
+    static void defineRscaleCases() {
+        String ny = "America/New_York";
+        String rs = "RFC 7529 RSCALE=GREGORIAN with SKIP (invalid dates moved or dropped): ";
+
+        // RFC 7529's leap-day example: an anniversary on 2012-02-29, FREQ=YEARLY;SKIP=FORWARD.
+        // The loop must reproduce the dates the RFC prints for it.
+        List<LocalDateTime> rfcList = leapDayYearlySkip("FORWARD").gen(
+                LocalDateTime.parse("2012-02-29T09:00:00"), LocalDateTime.parse("2016-12-31T00:00:00"));
+        List<String> printed = List.of("2012-02-29", "2013-03-01", "2014-03-01", "2015-03-01", "2016-02-29");
+        List<String> got = new ArrayList<>();
+        for (LocalDateTime t : rfcList) got.add(t.toLocalDate().toString());
+        if (!got.equals(printed)) throw new IllegalStateException("RFC 7529 leap-day example: " + got);
+        c("rfc7529-leap-day-anniversary-skip-forward-new-york", ny, "RSCALE=GREGORIAN;FREQ=YEARLY;SKIP=FORWARD;COUNT=6",
+                "2012-02-29T09:00:00", "SKIP", "FIRST_ONLY", "2012-01-01T00:00:00Z", "2020-01-01T00:00:00Z",
+                leapDayYearlySkip("FORWARD"), rs + "RFC 7529's own leap-day example (DTSTART 2012-02-29, "
+                        + "RRULE:RSCALE=GREGORIAN;FREQ=YEARLY;SKIP=FORWARD; the RFC prints 2012-02-29, 2013-03-01, 2014-03-01, "
+                        + "2015-03-01, 2016-02-29, which the loop reproduces) at 09:00 New York, COUNT=6: Mar 1 in common years.")
+                .cutover = "2010-01-01T00:00:00Z";
+
+        // Asia/Almaty moved from +06:00 to +05:00 at 2024-03-01T00:00 local (transition
+        // 2024-02-29T18:00:00Z), so 2024-02-29 23:00-23:59 occurs twice: the leap day itself is a fold.
+        String alm = "Asia/Almaty 2024-03-01 00:00 (+06:00) -> 2024-02-29 23:00 (+05:00), transition 2024-02-29T18:00:00Z; "
+                + "2024-02-29 23:00-23:59 occurs twice; +06:00 before, +05:00 after";
+        String[][] leap = {{"OMIT", "BOTH", "only leap years: 2020, 2024 (both readings of the fold), 2028"},
+                {"BACKWARD", "FIRST_ONLY", "Feb 28 in common years (YearMonth.atEndOfMonth), Feb 29 in leap years"},
+                {"FORWARD", "SECOND_ONLY", "Mar 1 in common years (first day of the next month), Feb 29 in leap years"}};
+        for (String[] l : leap) {
+            Case k = c("rfc7529-leap-day-yearly-skip-" + slug(l[0]) + "-almaty-fold", "Asia/Almaty",
+                    "RSCALE=GREGORIAN;FREQ=YEARLY;SKIP=" + l[0], "2020-02-29T23:30:00", "SKIP", l[1],
+                    "2020-01-01T00:00:00Z", "2030-01-01T00:00:00Z", leapDayYearlySkip(l[0]),
+                    rs + "a yearly anniversary from 2020-02-29 23:30 under SKIP=" + l[0] + ": " + l[2]
+                            + "; foldPolicy " + l[1] + ". " + alm + ".");
+            k.cutover = "2019-01-01T00:00:00Z";
+        }
+
+        // BYMONTHDAY=31 through 2027 in Africa/Cairo: EEST starts on the last Friday of April,
+        // 2027-04-30 00:00 -> 01:00, so BACKWARD's Apr 30 00:30 is in the gap.
+        String cai = "Africa/Cairo 2027-04-30 00:00 EET(+02:00) -> 01:00 EEST(+03:00), transition 2027-04-29T22:00:00Z; "
+                + "2027-04-30 00:00-00:59 does not exist";
+        for (String g : GAPS)
+            c("rfc7529-monthly-31-skip-backward-cairo-2027-gap-" + slug(g), "Africa/Cairo",
+                    "RSCALE=GREGORIAN;FREQ=MONTHLY;BYMONTHDAY=31;SKIP=BACKWARD", "2027-01-31T00:30:00", g, "FIRST_ONLY",
+                    "2027-01-01T00:00:00Z", "2028-01-01T00:00:00Z", monthlySkip("BACKWARD", "00:30", 31),
+                    rs + "monthly on the 31st at 00:30, BACKWARD: the last day of short months (YearMonth.atEndOfMonth: "
+                            + "Feb 28, Apr 30, Jun 30, Sep 30, Nov 30). " + cai + ".");
+
+        // BYMONTHDAY=31 through 2023 in Australia/Sydney: AEDT starts 2023-10-01 02:00 -> 03:00, so
+        // FORWARD's Oct 1 02:30 (from Sep 31) is in the gap.
+        String syd = "Australia/Sydney 2023-10-01 02:00 AEST(+10:00) -> 03:00 AEDT(+11:00), transition 2023-09-30T16:00:00Z; "
+                + "2023-10-01 02:00-02:59 does not exist";
+        for (String g : GAPS)
+            c("rfc7529-monthly-31-skip-forward-sydney-2023-gap-" + slug(g), "Australia/Sydney",
+                    "RSCALE=GREGORIAN;FREQ=MONTHLY;BYMONTHDAY=31;SKIP=FORWARD", "2023-01-31T02:30:00", g, "FIRST_ONLY",
+                    "2023-01-01T00:00:00Z", "2024-01-01T00:00:00Z", monthlySkip("FORWARD", "02:30", 31),
+                    rs + "monthly on the 31st at 02:30, FORWARD: the first day of the month after a short one "
+                            + "(Mar 1, May 1, Jul 1, Oct 1, Dec 1). " + syd + ".");
+
+        // BYMONTHDAY=31 with OMIT in Europe/London: 2024-03-31 01:30 is in the gap, 2021-10-31 01:30 in the fold.
+        c("rfc7529-monthly-31-skip-omit-london-2024-gap-shift-forward", "Europe/London",
+                "RSCALE=GREGORIAN;FREQ=MONTHLY;BYMONTHDAY=31;SKIP=OMIT", "2024-01-31T01:30:00", "SHIFT_FORWARD", "FIRST_ONLY",
+                "2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z", monthlySkip("OMIT", "01:30", 31),
+                rs + "monthly on the 31st at 01:30, OMIT: only the seven months with a 31st. Europe/London 2024-03-31 "
+                        + "01:00 GMT(+00:00) -> 02:00 BST(+01:00), transition 2024-03-31T01:00:00Z.");
+        c("rfc7529-monthly-31-skip-omit-london-2021-fold-both", "Europe/London",
+                "RSCALE=GREGORIAN;FREQ=MONTHLY;BYMONTHDAY=31;SKIP=OMIT", "2021-01-31T01:30:00", "SKIP", "BOTH",
+                "2021-01-01T00:00:00Z", "2022-01-01T00:00:00Z", monthlySkip("OMIT", "01:30", 31),
+                rs + "monthly on the 31st at 01:30, OMIT: only the seven months with a 31st. Europe/London 2021-10-31 "
+                        + "02:00 BST(+01:00) -> 01:00 GMT(+00:00), transition 2021-10-31T01:00:00Z; 01:00-01:59 occurs twice.");
+
+        // Several month days moved onto one date are one instance; COUNT counts after the move.
+        c("rfc7529-monthly-29-30-31-skip-forward-count8-new-york", ny,
+                "RSCALE=GREGORIAN;FREQ=MONTHLY;BYMONTHDAY=29,30,31;SKIP=FORWARD;COUNT=8", "2027-01-29T10:00:00", "SKIP", "FIRST_ONLY",
+                "2027-01-01T00:00:00Z", "2028-01-01T00:00:00Z", monthlySkip("FORWARD", "10:00", 29, 30, 31),
+                rs + "Feb 29, 30 and 31 of 2027 all move to Mar 1, one instance; COUNT=8 counts after the move: Jan 29, 30, 31, "
+                        + "Mar 1, 29, 30, 31, Apr 29 (EST before 2027-03-14, EDT after).");
+        c("rfc7529-monthly-30-31-skip-backward-new-york-2028", ny,
+                "RSCALE=GREGORIAN;FREQ=MONTHLY;BYMONTHDAY=30,31;SKIP=BACKWARD", "2028-01-30T10:00:00", "SKIP", "FIRST_ONLY",
+                "2028-01-01T00:00:00Z", "2028-07-01T00:00:00Z", monthlySkip("BACKWARD", "10:00", 30, 31),
+                rs + "Feb 30 and 31 of 2028 both move back to Feb 29 (a leap year), Apr 31 and Jun 31 onto the 30th that "
+                        + "is already an instance: each date once.");
+    }
+
     // ------------------------------------------------------------------ resolution (java.time)
 
     static Integer ruleCount(String rule) {
@@ -776,6 +903,7 @@ public class GoldenCases {
         Path out = Paths.get(args.length > 0 ? args[0] : "tests/golden/cases");
         Files.createDirectories(out);
         defineCases();
+        defineRscaleCases();
         Set<String> names = new HashSet<>();
         int records = 0;
         for (Case k : CASES) {
