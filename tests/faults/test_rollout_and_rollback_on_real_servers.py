@@ -22,11 +22,13 @@ sink; the three a 5 % rollout selects every 10 s, the others every 30 s). Gates 
 3. **Rollback under a kill**: while a ``v2`` attempt is RUNNING (the sink holds the answer), the
    ``v2`` worker is SIGKILLed; once an occurrence is DUE and not started, ``almanac rollback --to
    v1 --all``; then a new ``v2`` worker starts (the pool finishes what had won dispatch).
-   Expected: the requeued set contains every occurrence not started before the command and only
-   not-started ones (no claim in its trail before the requeue), and they run on ``v1``; every occurrence in flight at the rollback ends SUCCEEDED or
-   UNKNOWN_EFFECT (reconciled or queued); nothing is left DUE; no SUCCEEDED occurrence gets another delivery or attempt; at most one
-   effect per logical slot, and only for occurrences that succeeded (or whose effect is unknown);
-   no ``v2`` claim at or after the rollback's epoch.
+   Expected: the requeued set equals the not-started occurrences at the switch (of what the
+   switch sorted out, exactly those with no claim before its epoch; what it listed as not
+   requeued had started), it holds every occurrence not started just before the command, and
+   they run on ``v1``; every occurrence in flight at the rollback ends SUCCEEDED or
+   UNKNOWN_EFFECT (reconciled or queued); nothing is left DUE; no SUCCEEDED occurrence gets
+   another delivery or attempt; at most one effect per logical slot, and only for occurrences
+   that succeeded (or whose effect is unknown); no ``v2`` claim at or after the rollback's epoch.
 """
 
 from __future__ import annotations
@@ -347,15 +349,28 @@ async def _rollback_under_a_kill(
     moved = {s["scheduleId"]: s for s in output["switches"] if s["changed"]}
     assert set(moved) == on_v2
     assert all(g.implementation_alias == "v1" for g in ledger.list_gates(store))
+    rollback_epochs = {s: m["epochAfter"] for s, m in moved.items()}
     requeued = {oid for s in moved.values() for oid in s["requeued"]}
-    in_flight = {
-        n["occurrenceId"]
-        for s in moved.values()
-        for n in s["notRequeued"]
-        if n["state"] in ("DISPATCHING", "RUNNING")
-    }
-    assert waiting <= requeued, (waiting, requeued)
+    listed = {n["occurrenceId"]: n["state"] for s in moved.values() for n in s["notRequeued"]}
+    in_flight = {oid for oid, state in listed.items() if state in ("DISPATCHING", "RUNNING")}
+    assert not requeued & listed.keys(), requeued & listed.keys()
     assert in_flight, "the killed attempt was in flight at the rollback"
+    # The requeued set is exactly what had not started at the switch. The schedules kept
+    # releasing occurrences while the command started, so the set is read off the switch's own
+    # sorting (every in-flight occurrence at its commit: requeued or listed), each checked
+    # against the ledger: started means claimed under an epoch before the rollback's, which
+    # only a claim before the switch can be (a later one is refused).
+    claimed_before = {
+        oid
+        for oid, d in details(store, on_v2).items()
+        if any(a.execution_epoch < rollback_epochs[d.occurrence.schedule_id] for a in d.attempts)
+    }
+    assert requeued == (requeued | listed.keys()) - claimed_before, (requeued, claimed_before)
+    assert listed.keys() <= claimed_before, listed.keys() - claimed_before
+    assert set(listed.values()) <= {"DISPATCHING", "RUNNING", "RETRY_WAIT", "UNKNOWN_EFFECT"}
+    # What was not started just before the command was still not started at its commit
+    # (nothing served the v2 queue, and the default overlap policy skips nothing).
+    assert waiting <= requeued, (waiting - requeued, requeued)
     assert set(output["started"]) <= requeued
     # The ledger's requeue events are the printed ones, each naming its rollback.
     marked = {
@@ -373,7 +388,6 @@ async def _rollback_under_a_kill(
         what="every occurrence up to the rollback is settled",
     )
     after = details(store, [NOOP, *FLEET])
-    rollback_epochs = {s: m["epochAfter"] for s, m in moved.items()}
     for oid in requeued:
         d = after[oid]
         trail = [e.to_state for e in d.events]
