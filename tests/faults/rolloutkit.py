@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from faultkit import REPO, WorkerProcess, spawn_worker, spec_data, worker_env
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Table, select
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHistory
 from temporalio.converter import DataConverter
@@ -33,7 +33,7 @@ from temporalio.converter import DataConverter
 import ledger
 from devtools.sink import Sink
 from ledger import Ledger, OccurrenceDetail, OccurrenceState
-from ledger.events import ATTEMPTS, CASES, EVENTS, OCCURRENCES
+from ledger.events import ATTEMPTS, CASES, EVENTS, OCCURRENCES, SHADOW_OCCURRENCES, SHADOW_RUNS
 from ledger.views import AttemptView, CaseView, EventView, OccurrenceView
 from timecontract import load_spec
 from workflows import OccurrenceInput, ScheduleInput, ScheduleWorkflow, schedule_workflow_id
@@ -70,6 +70,19 @@ def http_spec(schedule_id: str, sink: Sink, rule: str) -> dict[str, Any]:
         lateness="PT1M",
         maxCatchUp=5,
         timeoutSeconds=5,
+    )
+
+
+def dst_spec(schedule_id: str, sink: Sink, zone: str, rule: str) -> dict[str, Any]:
+    """A spec POSTing to ``sink`` in ``zone`` (gaps ``SKIP``, folds ``BOTH``), owning 2026 on."""
+    return spec_data(
+        schedule_id,
+        sink,
+        timeZone=zone,
+        rule=rule,
+        gapPolicy="SKIP",
+        foldPolicy="BOTH",
+        cutoverAt="2026-01-01T00:00:00Z",
     )
 
 
@@ -177,6 +190,26 @@ def details(store: Ledger, schedule_ids: Iterable[str]) -> dict[str, OccurrenceD
                 cases.get(row.occurrence_id),
             )
             for row in sorted(occurrences, key=lambda r: r.occurrence_id)
+        }
+
+    return store.read(work)
+
+
+def live_tables(store: Ledger) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every ledger table but the shadow ones, by table name, in key order.
+
+    What a shadow run must leave exactly as it found it: gates (alias, execution epoch),
+    revisions, occurrences, logical slots, attempts, events, cases, switches, schedule events.
+    """
+    shadow = {SHADOW_OCCURRENCES.name, SHADOW_RUNS.name}
+    tables: list[Table] = [t for t in OCCURRENCES.metadata.sorted_tables if t.name not in shadow]
+
+    def work(connection: Connection) -> dict[str, list[tuple[Any, ...]]]:
+        return {
+            t.name: [
+                tuple(row) for row in connection.execute(select(t).order_by(*t.primary_key.columns))
+            ]
+            for t in tables
         }
 
     return store.read(work)

@@ -1,4 +1,4 @@
-"""Issue 12's proof on the real servers: canary routing, a 5 % rollout, a rollback under a kill.
+"""Issue 12's proof on the real servers: shadow, canary, a 5 % rollout, a rollback under a kill.
 
 Real processes: a Temporal dev server, a throwaway PostgreSQL ledger, the sink, and two worker
 pools of the production worker (``python -m worker``): ``v1`` (schedules and its alias's queue)
@@ -7,6 +7,12 @@ and ``v2`` (``--no-schedules``: its alias's queue only). Forty-one schedules run
 sink; the three a 5 % rollout selects every 10 s, the others every 30 s). Gates start on ``v1``
 (the alias of the pool that publishes them).
 
+0. **Shadow**: two more schedules, published under a ``v1`` gate with four weeks (3 to 31 October
+   2026: Sydney's spring-forward gap, London's fall-back fold) in the live ledger, as the live
+   materializer writes them; ``almanac shadow run --alias v2`` over those weeks, then ``almanac
+   shadow report`` → every occurrence matched, zero mismatches; and nothing live moved: every
+   row of every live table (gates and their epochs, occurrences, slots, attempts, events) as it
+   was, no effect at the sink, no occurrence workflow started.
 1. **Canary**: ``almanac rollout v2 --schedule internal-noop`` → its occurrences run on ``v2``
    only: every attempt at the new epoch is the ``v2`` worker's, with alias ``v2``; the occurrence
    workflows start on ``<queue>.v2``, and only the ``v2`` worker ever picks up their tasks.
@@ -16,18 +22,19 @@ sink; the three a 5 % rollout selects every 10 s, the others every 30 s). Gates 
 3. **Rollback under a kill**: while a ``v2`` attempt is RUNNING (the sink holds the answer), the
    ``v2`` worker is SIGKILLed; once an occurrence is DUE and not started, ``almanac rollback --to
    v1 --all``; then a new ``v2`` worker starts (the pool finishes what had won dispatch).
-   Expected: the requeued set contains every occurrence not started before the command and only
-   not-started ones (no claim in its trail before the requeue), and they run on ``v1``; every
-   occurrence in flight at the rollback ends SUCCEEDED or UNKNOWN_EFFECT (reconciled or queued);
-   nothing is left DUE; no SUCCEEDED occurrence gets another delivery or attempt; at most one
-   effect per logical slot, and only for occurrences that succeeded (or whose effect is unknown);
-   no ``v2`` claim at or after the rollback's epoch.
+   Expected: the requeued set equals the not-started occurrences at the switch (of what the
+   switch sorted out, exactly those with no claim before its epoch; what it listed as not
+   requeued had started), it holds every occurrence not started just before the command, and
+   they run on ``v1``; every occurrence in flight at the rollback ends SUCCEEDED or
+   UNKNOWN_EFFECT (reconciled or queued); nothing is left DUE; no SUCCEEDED occurrence gets
+   another delivery or attempt; at most one effect per logical slot, and only for occurrences
+   that succeeded (or whose effect is unknown); no ``v2`` claim at or after the rollback's epoch.
 """
 
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import anyio
@@ -38,10 +45,12 @@ from rolloutkit import (
     ACTION_TIMEOUT_SECONDS,
     Pools,
     details,
+    dst_spec,
     every,
     expected_canary,
     http_spec,
     identities,
+    live_tables,
     noop_spec,
     not_started,
     start_schedule,
@@ -52,12 +61,14 @@ from rolloutkit import (
 from stack import record_history
 from temporal_env import start_dev_server
 from temporalio.client import Client, WorkflowHistory
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Replayer
 
 import ledger
 from devtools.sink import Sink
 from ledger import Ledger, OccurrenceState
 from ledger.rollout import switches
+from timecontract import load_spec
 from workflows import OccurrenceWorkflow, ScheduleWorkflow, schedule_workflow_id
 
 pytestmark = [
@@ -74,6 +85,15 @@ NOOP = "internal-noop"
 FLEET = [f"fleet-{n:02d}" for n in range(40)]
 CANARY = expected_canary(FLEET, 5)
 V1, V2A, V2B = "pool-v1", "pool-v2-a", "pool-v2-b"
+SHADOWED = {
+    # scheduleId: (zone, rule). Neither is in the 5 % a --percent 5 rollout selects.
+    "shadow-sydney": ("Australia/Sydney", "FREQ=DAILY;BYHOUR=2,9;BYMINUTE=30"),  # gap 4 Oct
+    "shadow-london": ("Europe/London", "FREQ=DAILY;BYHOUR=1,9;BYMINUTE=30"),  # fold 25 Oct
+}
+SHADOW_FROM, SHADOW_TO = datetime(2026, 10, 3, tzinfo=UTC), datetime(2026, 10, 31, tzinfo=UTC)
+"""The four shadowed weeks: fixed instants (simulated, not lived), so no test reads the date."""
+LIVE_AT = datetime(2026, 9, 1, tzinfo=UTC)
+"""When the v1 build published and materialized the shadowed schedules (before the window)."""
 
 
 async def test_canary_five_percent_and_rollback_under_a_kill(
@@ -93,6 +113,7 @@ async def test_canary_five_percent_and_rollback_under_a_kill(
                 sink.add_fault(match=schedule_id, delay=3)
             pools = Pools(server_address(env.client), task_queue, url, tmp_path, tmp_path / "w.log")
             _, v2 = await _spawn_both(pools)
+            await _shadow_four_weeks(env.client, pools, store, sink)
             await _canary_noop(env.client, pools, store, sink, task_queue)
             rollout = await _five_percent(pools, store)
             await _rollback_under_a_kill(env.client, pools, store, sink, v2, rollout)
@@ -118,6 +139,64 @@ async def _spawn_both(pools: Pools) -> tuple[WorkerProcess, WorkerProcess]:
         group.start_soon(one, "v1", V1, True)
         group.start_soon(one, "v2", V2A, False)
     return spawned["v1"], spawned["v2"]
+
+
+async def _shadow_four_weeks(client: Client, pools: Pools, store: Ledger, sink: Sink) -> None:
+    """Phase 0: v2 shadows four weeks across two DST changes: 0 mismatches, nothing live moves."""
+    for schedule_id, (zone, rule) in SHADOWED.items():
+        # The live side, as v1 keeps it: published under a v1 gate, the window materialized
+        # by the live materializer (a real-clock pool cannot live four weeks in a test).
+        spec = load_spec(dst_spec(schedule_id, sink, zone, rule))
+        ledger.publish_revision(store, spec, LIVE_AT, by=V1, implementation_alias="v1")
+        ledger.materialize(store, spec, SHADOW_FROM, SHADOW_TO, LIVE_AT, by=V1)
+    live = details(store, SHADOWED)
+    count = {s: sum(d.occurrence.schedule_id == s for d in live.values()) for s in SHADOWED}
+    assert count == {"shadow-sydney": 56, "shadow-london": 57}  # 28 days × 2, + a fold's second
+    # The window crosses both changes: Sydney's 02:30 on 4 October does not exist (SKIP), and
+    # London's 01:30 on 25 October happens twice (BOTH: 00:30Z in BST, then 01:30Z in GMT).
+    on = {
+        (d.occurrence.schedule_id, d.occurrence.fold, d.occurrence.state, d.occurrence.instant_utc)
+        for d in live.values()
+        if d.occurrence.nominal_local
+        in (datetime(2026, 10, 4, 2, 30), datetime(2026, 10, 25, 1, 30))
+    }
+    assert on == {
+        ("shadow-sydney", 0, S.SKIPPED_GAP, None),
+        ("shadow-london", 0, S.PLANNED, datetime(2026, 10, 25, 0, 30, tzinfo=UTC)),
+        ("shadow-london", 1, S.PLANNED, datetime(2026, 10, 25, 1, 30, tzinfo=UTC)),
+    }
+    before = live_tables(store)
+    gates = {
+        g.schedule_id: (g.implementation_alias, g.execution_epoch) for g in ledger.list_gates(store)
+    }
+    assert gates == {s: ("v1", gates[s][1]) for s in SHADOWED}
+    assert sink.effects() == []
+    window = ("--since", "2026-10-03T00:00:00Z", "--until", "2026-10-31T00:00:00Z")
+    selected = [arg for s in SHADOWED for arg in ("--schedule", s)]
+    ran = await anyio.to_thread.run_sync(
+        lambda: pools.almanac("shadow", "run", "--alias", "v2", *selected, *window)
+    )
+    assert ran == [{"scheduleId": s, "records": count[s], "mismatches": 0} for s in SHADOWED]
+    # The command exits 1 on any mismatch (Pools.almanac fails the test on that).
+    report = await anyio.to_thread.run_sync(
+        lambda: pools.almanac("shadow", "report", "--alias", "v2")
+    )
+    assert report["schedules"] == sorted(SHADOWED)
+    assert (report["matched"], report["mismatches"]) == (len(live), 0), report
+    assert report["onlyLive"]["count"] == report["onlyShadow"]["count"] == 0
+    assert report["differing"]["count"] == 0
+    # Nothing live touched: every row of every live table (gates with their alias and epoch,
+    # occurrences, slots, attempts, events) as it was; no effect at the sink; and no occurrence
+    # workflow started for any shadowed occurrence (describe is consistent, unlike a listing).
+    assert live_tables(store) == before
+    assert {
+        g.schedule_id: (g.implementation_alias, g.execution_epoch) for g in ledger.list_gates(store)
+    } == gates
+    assert sink.effects() == []
+    for occurrence_id in live:
+        with pytest.raises(RPCError) as raised:
+            await client.get_workflow_handle(occurrence_id).describe()
+        assert raised.value.status is RPCStatusCode.NOT_FOUND, occurrence_id
 
 
 async def _canary_noop(
@@ -270,15 +349,28 @@ async def _rollback_under_a_kill(
     moved = {s["scheduleId"]: s for s in output["switches"] if s["changed"]}
     assert set(moved) == on_v2
     assert all(g.implementation_alias == "v1" for g in ledger.list_gates(store))
+    rollback_epochs = {s: m["epochAfter"] for s, m in moved.items()}
     requeued = {oid for s in moved.values() for oid in s["requeued"]}
-    in_flight = {
-        n["occurrenceId"]
-        for s in moved.values()
-        for n in s["notRequeued"]
-        if n["state"] in ("DISPATCHING", "RUNNING")
-    }
-    assert waiting <= requeued, (waiting, requeued)
+    listed = {n["occurrenceId"]: n["state"] for s in moved.values() for n in s["notRequeued"]}
+    in_flight = {oid for oid, state in listed.items() if state in ("DISPATCHING", "RUNNING")}
+    assert not requeued & listed.keys(), requeued & listed.keys()
     assert in_flight, "the killed attempt was in flight at the rollback"
+    # The requeued set is exactly what had not started at the switch. The schedules kept
+    # releasing occurrences while the command started, so the set is read off the switch's own
+    # sorting (every in-flight occurrence at its commit: requeued or listed), each checked
+    # against the ledger: started means claimed under an epoch before the rollback's, which
+    # only a claim before the switch can be (a later one is refused).
+    claimed_before = {
+        oid
+        for oid, d in details(store, on_v2).items()
+        if any(a.execution_epoch < rollback_epochs[d.occurrence.schedule_id] for a in d.attempts)
+    }
+    assert requeued == (requeued | listed.keys()) - claimed_before, (requeued, claimed_before)
+    assert listed.keys() <= claimed_before, listed.keys() - claimed_before
+    assert set(listed.values()) <= {"DISPATCHING", "RUNNING", "RETRY_WAIT", "UNKNOWN_EFFECT"}
+    # What was not started just before the command was still not started at its commit
+    # (nothing served the v2 queue, and the default overlap policy skips nothing).
+    assert waiting <= requeued, (waiting - requeued, requeued)
     assert set(output["started"]) <= requeued
     # The ledger's requeue events are the printed ones, each naming its rollback.
     marked = {
@@ -296,7 +388,6 @@ async def _rollback_under_a_kill(
         what="every occurrence up to the rollback is settled",
     )
     after = details(store, [NOOP, *FLEET])
-    rollback_epochs = {s: m["epochAfter"] for s, m in moved.items()}
     for oid in requeued:
         d = after[oid]
         trail = [e.to_state for e in d.events]
