@@ -38,8 +38,10 @@ STATE_STYLE = {
     "FAILED": "bold red",
     "MISFIRE_EXPIRED": "yellow",
     "SKIPPED_GAP": "yellow",
+    "SKIPPED_OVERLAP": "yellow",
     "CANCELLED": "dim",
 }
+"""Rich style of each state's name; a state without one prints plain (:func:`styled`)."""
 
 
 @dataclass
@@ -83,7 +85,6 @@ class LiveLog:
 def line(event: ledger.EventView, row: ledger.OccurrenceView) -> str:
     """One transition: time (UTC), new state, occurrence, local time with offset, UTC instant."""
     state = event.to_state
-    style = STATE_STYLE.get(state, "")
     placed = row.instant_utc or row.gap_at_utc
     utc = format_instant(placed) if placed else "—"
     local = row.nominal_local.isoformat()
@@ -92,7 +93,7 @@ def line(event: ledger.EventView, row: ledger.OccurrenceView) -> str:
     why = f"  [dim]{escape(event.why)}[/dim]" if event.why else ""
     attempt = f" attempt {row.claim_generation}" if row.claim_generation > 1 else ""
     return (
-        f"{clock(event.at_utc)}  [{style}]{state:<15}[/{style}] {row.occurrence_id}  "
+        f"{clock(event.at_utc)}  {styled(state, f'{state:<15}')} {row.occurrence_id}  "
         f"local {local} · UTC {utc}{attempt}{why}"
     )
 
@@ -103,16 +104,25 @@ def summary(
     rest: list[tuple[ledger.EventView, ledger.OccurrenceView]],
 ) -> str:
     """The transitions not printed one by one, and the command that lists them."""
-    style = STATE_STYLE.get(state, "")
     placed = [r.placed_at_utc for _, r in rest]
     low = format_instant(min(placed))
     high = format_instant(max(placed) + timedelta(seconds=1))
     noun = "occurrence" if len(rest) == 1 else "occurrences"
     return (
         f"{clock(rest[-1][0].at_utc)}  {escape(schedule_id)}: {len(rest)} more {noun} "
-        f"[{style}]{state}[/{style}], placed {low} … {format_instant(max(placed))}; list them: "
+        f"{styled(state, state)}, placed {low} … {format_instant(max(placed))}; list them: "
         f"almanac ledger list {escape(schedule_id)} --state {state} --from {low} --to {high}"
     )
+
+
+def styled(state: str, text: str) -> str:
+    """``text`` (escaped) in the state's style; plain for a state :data:`STATE_STYLE` lacks.
+
+    An empty style must not become ``[]…[/]``: Rich reads ``[/]`` with nothing open as a markup
+    error, which took the whole dev stack down on the first ``SKIPPED_OVERLAP`` (fresh-user trial).
+    """
+    style = STATE_STYLE.get(state)
+    return f"[{style}]{escape(text)}[/{style}]" if style else escape(text)
 
 
 def clock(at: datetime) -> str:
@@ -120,4 +130,4 @@ def clock(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%H:%M:%SZ")
 
 
-__all__ = ["PER_STATE_SHOWN", "STATE_STYLE", "LiveLog", "clock", "line", "summary"]
+__all__ = ["PER_STATE_SHOWN", "STATE_STYLE", "LiveLog", "clock", "line", "styled", "summary"]

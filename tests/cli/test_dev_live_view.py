@@ -7,6 +7,7 @@ two polls; the view's output is read from a recording Rich console. America/New_
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from typer.testing import CliRunner
 
 import ledger
 from almanac.cli import app
-from devtools.live import LiveLog
+from devtools.live import LiveLog, line, summary
 from ledger.migrate import upgrade
 from timecontract import parse_spec
 
@@ -143,3 +144,21 @@ def test_ledger_show_gives_both_reasons_and_iso_durations(handle: ledger.Ledger,
     assert "misfire: later than lateness PT30S under SKIP" in text  # the state reason
     assert "0:00:30" not in text
     assert "1 occurrence" in text and "1 occurrences" not in text
+
+
+@pytest.mark.parametrize("state", [s.value for s in ledger.OccurrenceState])
+def test_every_state_prints_one_by_one_and_summed_up(handle: ledger.Ledger, state: str) -> None:
+    # The trial's crash: a state without a style became "[]SKIPPED_OVERLAP[/]", which Rich
+    # refuses (MarkupError), and the error took the whole dev stack down.
+    minutely = spec()
+    ledger.publish_revision(handle, minutely, T0, by="test")
+    ledger.materialize(handle, minutely, T0, T0 + timedelta(minutes=1), T0)
+    [(event, row)] = ledger.events_after(handle, 0)
+    moved = dataclasses.replace(event, to_state=state, why="[/] a reason with brackets")
+    console = Console(record=True, width=400, color_system=None)
+    console.print(line(moved, row), highlight=False, soft_wrap=True)
+    console.print(summary("minutely", state, [(moved, row)]), highlight=False, soft_wrap=True)
+    printed = lines(console)
+    assert printed[0].split()[1] == state
+    assert printed[0].endswith("[/] a reason with brackets")
+    assert f"minutely: 1 more occurrence {state}, placed" in printed[1]
