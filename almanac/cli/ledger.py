@@ -182,7 +182,9 @@ def _table(title: str, rows: list[OccurrenceView]) -> Table:
     columns = ("instant (UTC)", "nominal local", "fold", "offset", "rev", "state")
     for column in (*columns, "reason (resolution)", "state reason"):
         table.add_column(column)
-    table.add_column("occurrenceId", overflow="fold")
+    # An occurrenceId is copied into other commands: never wrapped or cut (the others give way).
+    width = max((len(r.occurrence_id) for r in rows), default=12)
+    table.add_column("occurrenceId", no_wrap=True, min_width=width)
     for r in rows:
         placed = _z(r.instant_utc) or f"(gap at {_z(r.gap_at_utc)})"
         offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
@@ -384,7 +386,9 @@ def unknown_command(
         print_json(payload)
         return
     table = Table(title="UNKNOWN_EFFECT cases", title_justify="left")
-    for column in ("occurrenceId", "attempt", "opened (UTC)", "deadline (UTC)", "queue", "note"):
+    width = max((len(c.occurrence_id) for c in rows), default=12)
+    table.add_column("occurrenceId", no_wrap=True, min_width=width)
+    for column in ("attempt", "opened (UTC)", "deadline (UTC)", "queue", "note"):
         table.add_column(column)
     for c in rows:
         queue = "HUMAN" if c.resolution is not None or c.overdue(now) else "reconciling"

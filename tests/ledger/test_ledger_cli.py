@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -141,3 +142,28 @@ def test_ledger_show_prints_the_trail_in_the_ledger_s_sequence_not_by_time(
     trail_table = table[table.index("\nevents") :]
     numbers = [line.split("│")[1].strip() for line in trail_table.splitlines() if "│" in line]
     assert numbers == ["1", "2", "3", "4"]
+
+
+def test_ledger_list_never_wraps_an_occurrence_id(run) -> None:  # type: ignore[no-untyped-def]
+    # The trial copied IDs out of a terminal's table: Rich had folded them across two rows.
+    from rich.console import Console
+
+    from almanac.cli.ledger import _table
+    from ledger import list_occurrences
+
+    assert run("db", "upgrade").exit_code == 0
+    window = ("--from", "2026-11-01T00:00:00Z", "--to", "2026-11-03T00:00:00Z")
+    made = run("ledger", "materialize", str(EXAMPLE), *window, "--now", "2026-10-30T00:00:00Z")
+    assert made.exit_code == 0, made.output
+    listed = json.loads(run("ledger", "list", "daily-ops-summary", "--json").output)
+    ids = [r["occurrenceId"] for r in listed]
+    assert len(ids) == 2
+    handle = Ledger.from_url(f"sqlite:///{Path(os.environ['ALMANAC_DATA_DIR']) / 'ledger.sqlite3'}")
+    try:
+        rows = list_occurrences(handle, "daily-ops-summary")
+    finally:
+        handle.dispose()
+    console = Console(width=100, record=True, color_system=None)
+    console.print(_table("occurrences", rows))
+    lines = console.export_text().splitlines()
+    assert all(any(i in line for line in lines) for i in ids), "\n".join(lines)
