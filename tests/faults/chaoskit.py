@@ -1,7 +1,7 @@
 """Pieces of the real-time fault runs: a restartable dev server, a ledger, a fleet, the verdict.
 
 - :class:`DevServer`: ``temporal server start-dev`` as a child process with a persistent SQLite
-  file, so it can be stopped and started again on the same port with its state.
+  file, so it can be stopped (or SIGKILLed) and started again on the same port with its state.
 - :func:`chaos_ledger_url`: a PostgreSQL database when server binaries exist (a throwaway one
   from the session cluster; required with ``ALMANAC_REQUIRE_POSTGRES=1``), else a SQLite file.
 - :func:`start_fleet`: several high-frequency schedules at once, on a fixed simulated calendar.
@@ -111,6 +111,17 @@ class DevServer:
         except subprocess.TimeoutExpired:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(timeout=30)
+        self._wait_released()
+
+    def kill(self) -> None:
+        """SIGKILL this server process (by its pid) mid-work: a crash, no shutdown; then reap it."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+        self._wait_released()
+
+    def _wait_released(self) -> None:
         wait_until(
             lambda: _listening(self.port),
             lambda up: not up,

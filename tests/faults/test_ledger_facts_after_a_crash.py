@@ -15,7 +15,15 @@ only then starts a second worker. Then:
   second process's; attempt 1's is the first's;
 - every occurrence's event trail is numbered 1, 2, 3, … and its times never go backwards;
 - the second worker's ``almanac_dispatch_lag_seconds`` (count and sum) equals the recorded call
-  starts (RUNNING events) minus the occurrences' instants.
+  starts (RUNNING events) minus the occurrences' instants;
+- the sink holds one effect per occurrence, occurrence 1's delivered twice (the retry re-sent the
+  same idempotency key).
+
+Two crashes, one procedure (:func:`crash_mid_call`): the worker alone, on the session's dev
+server; and, as issue 15 reproduced it, the worker *and* the Temporal server — a dev server of
+the test's own (``chaoskit.DevServer``: a persistent ``--db-filename``, free ports) SIGKILLed
+during the held call and started again on its state before the retry is scheduled; the second
+worker starts only after that.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from typing import Any
 
 import anyio
 import pytest
+from chaoskit import DevServer
 from faultkit import (
     REPO,
     WorkerProcess,
@@ -152,11 +161,16 @@ def trail_is_monotonic(ledger_: Ledger, occurrence_id: str) -> None:
     )
 
 
-async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_and_worker(
-    dev_env: WorkflowEnvironment, task_queue: str, tmp_path: Path
+async def crash_mid_call(
+    client: Client, task_queue: str, tmp_path: Path, server: DevServer | None
 ) -> None:
+    """Run the procedure of the module docstring on ``client`` and assert its facts.
+
+    ``server``: also SIGKILL this Temporal server (``client``'s) with the first worker, and start
+    it again at once on its persisted state; ``None`` kills the worker alone.
+    """
     url, ledger_ = sqlite_ledger(tmp_path)
-    env = worker_env(server_address(dev_env.client), task_queue, url, tmp_path)
+    env = worker_env(server_address(client), task_queue, url, tmp_path)
     log = tmp_path / "workers.log"
     ports = free_port(), free_port()
     first_instant = (datetime.now(UTC) + LEAD).replace(microsecond=0)
@@ -171,7 +185,7 @@ async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_
         worker_a = spawn_production_worker(env, log, ports[0])
         worker_b: WorkerProcess | None = None
         try:
-            await dev_env.client.start_workflow(
+            await client.start_workflow(
                 ScheduleWorkflow.run,
                 ScheduleInput(
                     schedule_id=SCHEDULE,
@@ -192,8 +206,11 @@ async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_
             running = ledger.show_occurrence(ledger_, first)
             assert running.occurrence.state is OccurrenceState.RUNNING
             worker_a.kill()
+            if server is not None:
+                await anyio.to_thread.run_sync(server.kill)
+                await anyio.to_thread.run_sync(server.start)  # same port, the state it persisted
             # Later: Temporal times the lost call out and schedules attempt 2 with no worker up.
-            await eventually(lambda: retry_scheduled(dev_env.client, first), bool, timeout=60)
+            await eventually(lambda: retry_scheduled(client, first), bool, timeout=60)
             restart = datetime.now(UTC)
             worker_b = await anyio.to_thread.run_sync(spawn_production_worker, env, log, ports[1])
             await anyio.to_thread.run_sync(
@@ -209,6 +226,7 @@ async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_
                 )
             )
             lag_count, lag_sum = dispatch_lag(ports[1])
+            deliveries = [(e.idempotency_key, e.delivery_count) for e in sink.effects()]
         finally:
             if worker_a.process.poll() is None:
                 worker_a.kill()
@@ -217,6 +235,9 @@ async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_
 
     occurrences = ledger.list_occurrences(ledger_, SCHEDULE)
     assert [o.instant_utc for o in occurrences] == [first_instant, first_instant + PERIOD]
+    # One effect per occurrence: the retry re-sent occurrence 1's key, the sink kept one effect.
+    second = occurrences[1].occurrence_id
+    assert sorted(deliveries) == sorted([(first, 2), (second, 1)]), deliveries
     detail = ledger.show_occurrence(ledger_, first)
     attempts = detail.attempts
     assert [(a.claim_generation, a.outcome) for a in attempts] == [
@@ -244,3 +265,21 @@ async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_
     recorded = sum((at - instant).total_seconds() for instant, at in starts if instant)
     assert lag_sum == pytest.approx(recorded, abs=1e-3)
     ledger_.dispose()
+
+
+async def test_after_a_sigkill_mid_call_the_ledger_records_the_retry_s_own_time_and_worker(
+    dev_env: WorkflowEnvironment, task_queue: str, tmp_path: Path
+) -> None:
+    await crash_mid_call(dev_env.client, task_queue, tmp_path, server=None)
+
+
+async def test_after_a_sigkill_of_worker_and_temporal_server_mid_call_the_facts_hold(
+    task_queue: str, tmp_path: Path
+) -> None:
+    server = DevServer(db=tmp_path / "temporal.sqlite", log=tmp_path / "temporal.log")
+    try:
+        await anyio.to_thread.run_sync(server.start)
+        client = await Client.connect(server.address)
+        await crash_mid_call(client, task_queue, tmp_path, server=server)
+    finally:
+        await anyio.to_thread.run_sync(server.stop)
