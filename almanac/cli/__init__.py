@@ -28,7 +28,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from types import ModuleType
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -96,7 +96,25 @@ def build_app(groups: Sequence[ModuleType] = GROUPS) -> typer.Typer:
     return app
 
 
-def _root() -> None:
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        print(f"almanac {version('almanac')}")
+        raise typer.Exit(0)
+
+
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the installed version and exit.",
+        ),
+    ] = False,
+) -> None:
     """Almanac: scheduled automations as unique, recorded occurrences, run at most once."""
 
 

@@ -97,7 +97,7 @@ def apply(
                 older = plural(verdict.superseded, "occurrence")
                 line += f"; {older} of older revisions superseded"
             line += f"; workflow {result.workflow_id})"
-        out().print(escape(line))
+        out().print(escape(line), soft_wrap=True)
 
     run_async(work())
 
@@ -126,7 +126,7 @@ def disable(
                 f"{plural(verdict.cancelled, 'due occurrence')} cancelled; planned ones wait for "
                 "`almanac enable`, then the misfire policy decides"
             )
-        out().print(escape(line))
+        out().print(escape(line), soft_wrap=True)
 
     run_async(work())
 
@@ -153,7 +153,7 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
                     f": under {verdict.misfire_policy} {verdict.released} run now, "
                     f"{verdict.expired} expire (MISFIRE_EXPIRED)"
                 )
-        out().print(escape(line))
+        out().print(escape(line), soft_wrap=True)
 
     run_async(work())
 
@@ -186,7 +186,7 @@ def delete(
                 f"{plural(verdict.cancelled, 'undispatched occurrence')} cancelled, every fact kept"
             )
         line += f"; re-applying it needs revision {revision + 1} or higher"
-        out().print(escape(line))
+        out().print(escape(line), soft_wrap=True)
 
     run_async(work())
 

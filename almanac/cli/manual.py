@@ -71,7 +71,7 @@ def trigger(
             line = f"{result.occurrence_id}: {verb} (workflow {result.workflow_id})"
             if outcome is not None:
                 line += f"; {outcome.state}"
-            out().print(escape(line))
+            out().print(escape(line), soft_wrap=True)
         if outcome is not None and outcome.state == "FAILED":
             raise typer.Exit(EXIT_OPERATIONAL)
 
@@ -184,7 +184,7 @@ def render_backfill(result: object) -> None:
         summary += "; dry run: run again without --dry-run to apply"
     else:
         summary += f"; {plural(len(result.released), 'occurrence')} released to run now"
-    out().print(escape(summary))
+    out().print(escape(summary), soft_wrap=True)
 
 
 def mount(app: typer.Typer) -> None:

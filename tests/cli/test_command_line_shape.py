@@ -117,3 +117,12 @@ def test_errors_are_one_line_on_stderr_with_exit_2() -> None:
     assert result.stderr == (
         "error: --to='soon': not an ISO 8601 instant like 2026-11-01T00:00:00Z\n"
     )
+
+
+def test_version_prints_the_project_version() -> None:
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    done = CliRunner().invoke(app, ["--version"])
+    assert done.exit_code == 0, done.output
+    assert done.output == f"almanac {project['version']}\n"
