@@ -30,7 +30,6 @@ from timecontract import (
     Cutover,
     Disposition,
     ScheduleSpecV1,
-    nominal_period,
     occurrences,
     owning_revision,
 )
@@ -165,7 +164,9 @@ def project(
     cutovers = [Cutover(s.revision, s.cutover_at) for s in specs]
     found: list[Upcoming] = []
     start = after_utc
-    window = max(nominal_period(specs[-1].parsed_rule) * (n + 1), timedelta(days=1))
+    # The spec's own period: an RRULE's FREQ × INTERVAL, or an elapsed-time ``interval`` (whose
+    # spec has no parsed rule at all).
+    window = max(specs[-1].nominal_period * (n + 1), timedelta(days=1))
     while len(found) < n and start - after_utc < PROJECTION_LIMIT:
         end = start + window
         batch = []
