@@ -111,6 +111,14 @@ def read_status(handle: ledger.Ledger, schedule_id: str, now_utc: datetime) -> L
     )
 
 
+def read_occurrence_state(handle: ledger.Ledger, occurrence_id: str) -> str | None:
+    """The occurrence's state in the ledger now (DESIGN §4 spelling); ``None`` if not recorded."""
+    try:
+        return ledger.show_occurrence(handle, occurrence_id).occurrence.state.value
+    except ledger.OccurrenceNotFound:
+        return None
+
+
 def read_upcoming(
     handle: ledger.Ledger,
     schedule_id: str,
@@ -213,6 +221,7 @@ __all__ = [
     "Upcoming",
     "open_ledger",
     "project",
+    "read_occurrence_state",
     "read_status",
     "read_upcoming",
 ]
