@@ -66,7 +66,7 @@ from timecontract import (
     SpecError,
     format_instant,
     load_spec,
-    parse_occurrence_id,
+    occurrence_schedule_id,
 )
 
 HORIZON_PERIODS = 2000
@@ -930,7 +930,7 @@ class AlmanacActivities:
 def _schedule_of(occurrence_id: str) -> str | None:
     """The scheduleId an occurrence ID names (``None`` if it does not parse)."""
     try:
-        return parse_occurrence_id(occurrence_id)[0]
+        return occurrence_schedule_id(occurrence_id)
     except (ValueError, SpecError):
         return None
 

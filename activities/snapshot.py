@@ -11,7 +11,6 @@ from datetime import datetime
 import ledger
 from activities.metrics import LedgerSnapshot
 from ledger.shadow import latest_mismatches
-from timecontract import occurrence_schedule_id
 
 
 def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot:
@@ -20,12 +19,14 @@ def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot
         (schedule_id, state.value): n
         for (schedule_id, state), n in ledger.counts_by_schedule_and_state(ledger_).items()
     }
-    open_unknown: dict[str, tuple[int, float]] = {}
-    for case in ledger.open_cases(ledger_):
-        schedule_id = occurrence_schedule_id(case.occurrence_id)
-        count, oldest = open_unknown.get(schedule_id, (0, 0.0))
-        age = (now_utc - case.opened_at_utc).total_seconds()
-        open_unknown[schedule_id] = (count + 1, max(oldest, age))
+    # Grouped by the occurrence row's schedule_id, not parsed from its ID: a manual run's
+    # ``<scheduleId>.manual.<requestId>`` once failed the whole read (and every gauge with it).
+    open_unknown = {
+        schedule_id: (count, (now_utc - oldest_opened_utc).total_seconds())
+        for schedule_id, (count, oldest_opened_utc) in ledger.open_cases_by_schedule(
+            ledger_
+        ).items()
+    }
     return LedgerSnapshot(
         counts=counts,
         open_unknown=open_unknown,

@@ -759,7 +759,7 @@ class AlmanacClient:
             raise ScheduleNotRunning(schedule_id)
         _refuse_closed_gate(schedule_id, await self._ledger_gate(schedule_id))
         try:
-            return await manual.trigger(
+            report = await manual.trigger(
                 self._client,
                 self._settings,
                 schedule_id,
@@ -770,6 +770,23 @@ class AlmanacClient:
             )
         except RPCError as exc:
             raise _unavailable(exc) from exc
+        return dataclasses.replace(report, ledger_state=await self._ledger_state(report))
+
+    async def _ledger_state(self, report: manual.TriggerReport) -> str | None:
+        """The ledger's state of a trigger's occurrence now (``None``: not readable or absent).
+
+        A repeated request ID starts nothing, so the ledger is where its result is: it may have
+        succeeded long ago, or been reconciled since the run ended.
+        """
+        handle, _ = await self._reading_ledger()
+        if handle is None:
+            return None
+        try:
+            return await asyncio.to_thread(
+                readings.read_occurrence_state, handle, report.occurrence_id
+            )
+        except Exception:  # unreachable, not migrated: nothing to add
+            return None
 
     async def _reading_ledger(self) -> tuple[Any, str]:
         """The ledger handle to read, opened once; or ``None`` and why not."""

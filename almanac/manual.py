@@ -7,8 +7,10 @@ never writes the ledger) and runs it as the child workflow ``<scheduleId>.manual
 The request ID makes it idempotent: the same request ID twice runs one occurrence. The manual
 run's workflow ID is derived from it and started with ``REJECT_DUPLICATE``, so a repeat is refused
 by Temporal (``started=False``), and the ledger records the occurrence once whatever Temporal
-keeps. Without one, the request ID is :func:`ledger.default_request_id` of the schedule, the
-caller and the reason (documented, deterministic; never the clock).
+keeps. A repeat still reports the existing occurrence: with ``wait`` it waits for the existing run
+and returns its outcome, and :class:`almanac.client.AlmanacClient` adds the ledger's state now.
+Without one, the request ID is :func:`ledger.default_request_id` of the schedule, the caller and
+the reason (documented, deterministic; never the clock).
 """
 
 from __future__ import annotations
@@ -39,7 +41,10 @@ class TriggerReport:
         request_id: the request ID used (given or default).
         workflow_id: the manual run's workflow ID.
         started: ``False`` when this request ID was triggered before (nothing new runs).
-        outcome: the occurrence's outcome when waited for and run by this request.
+        outcome: the occurrence's outcome when waited for: of this run, or of the existing run of
+            the same request ID.
+        ledger_state: the occurrence's state in the ledger when the report was made (``None``:
+            not read, e.g. no ledger on this machine, or not yet recorded).
 
     """
 
@@ -48,6 +53,14 @@ class TriggerReport:
     workflow_id: str
     started: bool
     outcome: OccurrenceOutcome | None = None
+    ledger_state: str | None = None
+
+    @property
+    def state(self) -> str | None:
+        """The ledger's state when read, else the waited-for outcome's state, else ``None``."""
+        if self.ledger_state is not None:
+            return self.ledger_state
+        return self.outcome.state if self.outcome is not None else None
 
 
 def caller_identity() -> str:
@@ -94,7 +107,8 @@ async def trigger(
         wait: wait for the occurrence's outcome.
 
     Returns:
-        The occurrence ID and whether this call started it.
+        The occurrence ID, whether this call started it and, when waited for, the outcome (a
+        repeated request ID waits for the existing run instead of reporting nothing).
 
     Raises:
         ValueError: an empty reason or a malformed request ID (nothing was sent).
@@ -121,15 +135,19 @@ async def trigger(
             task_queue=settings.temporal.task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         )
+        started = True
     except WorkflowAlreadyStartedError:
-        return TriggerReport(occurrence_id, rid, workflow_id, started=False)
+        # The same request ID ran (or runs) already: nothing new starts, but the caller still
+        # gets the existing run's outcome when it waits (REJECT_DUPLICATE keeps the closed run).
+        handle = client.get_workflow_handle(workflow_id, result_type=ManualRunResult)
+        started = False
     if not wait:
-        return TriggerReport(occurrence_id, rid, workflow_id, started=True)
+        return TriggerReport(occurrence_id, rid, workflow_id, started=started)
     try:
         result: ManualRunResult = await handle.result()
     except WorkflowFailureError as exc:
         raise RuntimeError(f"manual run {workflow_id} failed: {exc.cause or exc}") from exc
-    return TriggerReport(occurrence_id, rid, workflow_id, started=True, outcome=result.outcome)
+    return TriggerReport(occurrence_id, rid, workflow_id, started=started, outcome=result.outcome)
 
 
 __all__ = ["TriggerReport", "caller_identity", "check_request", "trigger"]

@@ -30,7 +30,6 @@ from timecontract import (
     Cutover,
     Disposition,
     ScheduleSpecV1,
-    nominal_period,
     occurrences,
     owning_revision,
 )
@@ -112,6 +111,14 @@ def read_status(handle: ledger.Ledger, schedule_id: str, now_utc: datetime) -> L
     )
 
 
+def read_occurrence_state(handle: ledger.Ledger, occurrence_id: str) -> str | None:
+    """The occurrence's state in the ledger now (DESIGN §4 spelling); ``None`` if not recorded."""
+    try:
+        return ledger.show_occurrence(handle, occurrence_id).occurrence.state.value
+    except ledger.OccurrenceNotFound:
+        return None
+
+
 def read_upcoming(
     handle: ledger.Ledger,
     schedule_id: str,
@@ -165,7 +172,9 @@ def project(
     cutovers = [Cutover(s.revision, s.cutover_at) for s in specs]
     found: list[Upcoming] = []
     start = after_utc
-    window = max(nominal_period(specs[-1].parsed_rule) * (n + 1), timedelta(days=1))
+    # The spec's own period: an RRULE's FREQ × INTERVAL, or an elapsed-time ``interval`` (whose
+    # spec has no parsed rule at all).
+    window = max(specs[-1].nominal_period * (n + 1), timedelta(days=1))
     while len(found) < n and start - after_utc < PROJECTION_LIMIT:
         end = start + window
         batch = []
@@ -212,6 +221,7 @@ __all__ = [
     "Upcoming",
     "open_ledger",
     "project",
+    "read_occurrence_state",
     "read_status",
     "read_upcoming",
 ]

@@ -63,7 +63,7 @@ from ledger.queries import (
     published_specs,
     show_occurrence,
 )
-from ledger.reconcile import human_queue, open_cases, resolve_reconciliation
+from ledger.reconcile import human_queue, open_cases, open_cases_by_schedule, resolve_reconciliation
 from ledger.rollout import (
     NotRequeued,
     SwitchKind,
@@ -171,6 +171,7 @@ __all__ = [
     "materialize",
     "next_due",
     "open_cases",
+    "open_cases_by_schedule",
     "publish_revision",
     "published_specs",
     "recognised_id_formats",

@@ -16,7 +16,6 @@ The same request ID twice records one occurrence: the second call finds it and w
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -33,22 +32,24 @@ from ledger.states import OccurrenceState
 from ledger.transitions import transition
 from ledger.views import OccurrenceView
 from timecontract import owning_revision
-from timecontract.ids import ID_FORMAT_VERSION
+from timecontract.ids import (
+    ID_FORMAT_VERSION,
+    MANUAL_INFIX,
+    REQUEST_ID_PATTERN,
+    manual_occurrence_id,
+)
 from timecontract.zones import load
 
-MANUAL_INFIX = ".manual."
-REQUEST_ID_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
-"""A request ID: 1–64 of ``a-z 0-9 -``, not starting or ending with ``-`` (it becomes part of a
-workflow ID and the idempotency key)."""
-
-
-def manual_occurrence_id(schedule_id: str, request_id: str) -> str:
-    """``<scheduleId>.manual.<requestId>``; raises ``ValueError`` for a malformed request ID."""
-    if not REQUEST_ID_PATTERN.fullmatch(request_id):
-        raise ValueError(
-            f"request ID {request_id!r}: use 1-64 of a-z 0-9 -, not starting or ending with -"
-        )
-    return f"{schedule_id}{MANUAL_INFIX}{request_id}"
+# The manual ID format lives with the other occurrenceId forms (timecontract.ids), so every parser
+# of occurrence IDs (metrics, activity error labels) knows it.
+__all__ = [
+    "MANUAL_INFIX",
+    "REQUEST_ID_PATTERN",
+    "TriggerResult",
+    "default_request_id",
+    "manual_occurrence_id",
+    "record_trigger",
+]
 
 
 def default_request_id(schedule_id: str, reason: str, by: str) -> str:

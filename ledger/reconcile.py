@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Connection, or_, select, update
+from sqlalchemy import Connection, func, or_, select, update
 
 from ledger.db import Ledger
 from ledger.errors import CaseNotFound, ClaimLost
@@ -109,6 +109,26 @@ def open_cases(ledger: Ledger, schedule_id: str | None = None) -> list[CaseView]
                 OCCURRENCES, OCCURRENCES.c.occurrence_id == CASES.c.occurrence_id
             ).where(OCCURRENCES.c.schedule_id == schedule_id)
         return [CaseView.from_row(r) for r in connection.execute(statement)]
+
+    return ledger.read(work)
+
+
+def open_cases_by_schedule(ledger: Ledger) -> dict[str, tuple[int, datetime]]:
+    """Per schedule: ``(open cases, opened_at_utc of the oldest open one)`` (for metrics).
+
+    One grouped query on the occurrence's ``schedule_id`` column, never a parse of the
+    occurrence ID: every ID form (calendar, interval, manual) counts, and a row whose ID no parser
+    knows cannot fail the read. Schedules without an open case are left out.
+    """
+
+    def work(connection: Connection) -> dict[str, tuple[int, datetime]]:
+        rows = connection.execute(
+            select(OCCURRENCES.c.schedule_id, func.count(), func.min(CASES.c.opened_at_utc))
+            .join(OCCURRENCES, OCCURRENCES.c.occurrence_id == CASES.c.occurrence_id)
+            .where(_OPEN)
+            .group_by(OCCURRENCES.c.schedule_id)
+        )
+        return {row[0]: (int(row[1]), row[2]) for row in rows}
 
     return ledger.read(work)
 

@@ -16,7 +16,8 @@ source).
 occurrences over the windows the alias computed: by occurrence ID, then reason, disposition
 (``PLANNED`` / ``SKIPPED_GAP``, what the time contract decided), instant and gapAt. Live rows
 whose revision no longer owns their instant (superseded by a later cutover) are left out, as the
-candidate would not produce them either.
+candidate would not produce them either; so are manual runs (``almanac trigger``, reason
+``MANUAL``): they are outside the calendar a candidate computes (counted in ``manual_excluded``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ledger.events import (
     require_aware,
 )
 from ledger.gate import schedule_cutovers
+from ledger.models import MANUAL_REASON
 from ledger.queries import published_specs
 from timecontract import (
     OccurrenceRecord,
@@ -82,6 +84,8 @@ class ShadowReport:
 
     alias: str
     matched: int = 0
+    manual_excluded: int = 0
+    """Live manual runs in the window, left out of the comparison (no calendar slot)."""
     only_live: list[str] = field(default_factory=list)
     only_shadow: list[str] = field(default_factory=list)
     differing: list[Difference] = field(default_factory=list)
@@ -99,6 +103,7 @@ class ShadowReport:
             "schedules": self.schedules,
             "matched": self.matched,
             "mismatches": self.mismatches,
+            "manualExcluded": self.manual_excluded,
             "onlyLive": {"count": len(self.only_live), "examples": self.only_live[:examples]},
             "onlyShadow": {"count": len(self.only_shadow), "examples": self.only_shadow[:examples]},
             "differing": {
@@ -318,6 +323,9 @@ def _compare(
 
     live = {}
     for row in in_window(OCCURRENCES):
+        if row.reason == MANUAL_REASON:  # a manual run is no calendar slot: nothing to compare
+            report.manual_excluded += 1
+            continue
         placed = row.instant_utc if row.instant_utc is not None else row.gap_at_utc
         if owning_revision(placed, cutovers) == row.revision:
             live[row.occurrence_id] = _evidence(row)

@@ -17,8 +17,15 @@ its occurrenceId carries the UTC instant instead, with a ``Z`` and no fold (an i
     occurrenceId   = <scheduleId>.r<revision>.<instant, YYYYMMDDTHHMMSSZ>
                      pump-check.r3.20260308T070000Z
 
-The two forms cannot be confused (``.f<fold>`` vs. ``Z`` at the end); both are lowercase
-letters, digits, ``-``, ``.``, ``T`` and ``Z``: valid Temporal workflow IDs.
+A manual run (``almanac trigger``, ``ledger.manual``) has no slot of the calendar at all: its
+occurrenceId is its own namespace, the schedule and the caller's request ID::
+
+    occurrenceId   = <scheduleId>.manual.<requestId>
+                     daily-ops-summary.manual.req-1
+
+The three forms cannot be confused (``.f<fold>`` vs. ``Z`` at the end vs. ``.manual.`` where
+``.r<revision>`` stands); all are lowercase letters, digits, ``-``, ``.``, ``T`` and ``Z``: valid
+Temporal workflow IDs.
 """
 
 from __future__ import annotations
@@ -42,6 +49,17 @@ _OCCURRENCE = re.compile(
 
 _INTERVAL_OCCURRENCE = re.compile(
     r"^(?P<schedule>[a-z0-9-]+)\.r(?P<revision>\d+)\.(?P<instant>\d{8}T\d{6})Z$"
+)
+
+MANUAL_INFIX = ".manual."
+"""What separates the scheduleId from the request ID in a manual occurrenceId."""
+
+REQUEST_ID_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+"""A request ID: 1–64 of ``a-z 0-9 -``, not starting or ending with ``-`` (it becomes part of a
+workflow ID and the idempotency key)."""
+
+_MANUAL_OCCURRENCE = re.compile(
+    r"^(?P<schedule>[a-z0-9-]+)\.manual\.(?P<request>[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)$"
 )
 
 
@@ -82,14 +100,32 @@ def interval_occurrence_id(schedule_id: str, revision: int, instant_utc: datetim
     return OccurrenceId(f"{schedule_id}.r{revision}.{instant.year:04d}{instant:%m%dT%H%M%S}Z")
 
 
-def occurrence_schedule_id(value: str) -> str:
-    """The scheduleId of an occurrenceId of either form (calendar or interval).
+def manual_occurrence_id(schedule_id: str, request_id: str) -> OccurrenceId:
+    """Build the occurrenceId of a manual run: ``<scheduleId>.manual.<requestId>``.
 
     Raises:
-        ValueError: ``value`` is neither form.
+        ValueError: ``request_id`` does not match :data:`REQUEST_ID_PATTERN`.
 
     """
-    match = _OCCURRENCE.fullmatch(value) or _INTERVAL_OCCURRENCE.fullmatch(value)
+    if not REQUEST_ID_PATTERN.fullmatch(request_id):
+        raise ValueError(
+            f"request ID {request_id!r}: use 1-64 of a-z 0-9 -, not starting or ending with -"
+        )
+    return OccurrenceId(f"{schedule_id}{MANUAL_INFIX}{request_id}")
+
+
+def occurrence_schedule_id(value: str) -> str:
+    """The scheduleId of an occurrenceId of any form (calendar, interval or manual).
+
+    Raises:
+        ValueError: ``value`` is none of the three forms.
+
+    """
+    match = (
+        _OCCURRENCE.fullmatch(value)
+        or _INTERVAL_OCCURRENCE.fullmatch(value)
+        or _MANUAL_OCCURRENCE.fullmatch(value)
+    )
     if not match:
         raise ValueError(f"not an occurrenceId: {value!r}")
     return match["schedule"]

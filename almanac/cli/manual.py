@@ -54,7 +54,6 @@ def trigger(
 
         client = await AlmanacClient.connect(AlmanacSettings())
         result = await client.trigger(schedule_id, reason=reason, request_id=request_id, wait=wait)
-        outcome = result.outcome
         if as_json:
             print_json(
                 {
@@ -63,16 +62,16 @@ def trigger(
                     "requestId": result.request_id,
                     "workflowId": result.workflow_id,
                     "started": result.started,
-                    "state": outcome.state if outcome is not None else None,
+                    "state": result.state,
                 }
             )
         else:
             verb = "triggered" if result.started else "already triggered (same request ID)"
             line = f"{result.occurrence_id}: {verb} (workflow {result.workflow_id})"
-            if outcome is not None:
-                line += f"; {outcome.state}"
+            if result.state is not None:
+                line += f"; {result.state}"
             out().print(escape(line), soft_wrap=True)
-        if outcome is not None and outcome.state == "FAILED":
+        if wait and result.state == "FAILED":
             raise typer.Exit(EXIT_OPERATIONAL)
 
     run_async(work())

@@ -143,3 +143,16 @@ def test_status_counts_the_state_the_ledger_holds_now(handle: ledger.Ledger) -> 
 def test_status_of_an_unknown_schedule_has_no_gate(handle: ledger.Ledger) -> None:
     reading = readings.read_status(handle, "never-applied", T0)
     assert reading.gate is None and set(reading.counts_by_state.values()) == {0}
+
+
+def test_an_interval_spec_is_projected_beyond_the_horizon(handle: ledger.Ledger) -> None:
+    # interval P1D, phase PT6H: one instant a day at 06:00Z (epoch + 6h + k days), no RRULE.
+    daily = spec(scheduleId="pump-check", rule=None, interval="P1D", phase="PT6H")
+    ledger.publish_revision(handle, daily, T0, by="test")
+    ledger.materialize(handle, daily, T0, T0 + timedelta(hours=12), T0)  # holds 11-01 06:00Z
+    rows = readings.read_upcoming(handle, "pump-check", T0, 3)
+    assert [(r.occurrence_id, r.materialized, r.state) for r in rows] == [
+        ("pump-check.r1.20261101T060000Z", True, "PLANNED"),
+        ("pump-check.r1.20261102T060000Z", False, None),
+        ("pump-check.r1.20261103T060000Z", False, None),
+    ]

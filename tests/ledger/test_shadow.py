@@ -100,3 +100,19 @@ def test_report_since_narrows_the_comparison(ledger: Ledger) -> None:
     shadow_materialize(ledger, "v-fold", SCHEDULE, FROM, TO, TO, by="s", compute=_second_only)
     after_fold = datetime(2026, 11, 2, tzinfo=UTC)
     assert shadow_report(ledger, "v-fold", since=after_fold).mismatches == 0
+
+
+def test_manual_runs_are_outside_the_calendar_and_not_compared(ledger: Ledger) -> None:
+    from datetime import timedelta
+
+    from ledger import record_trigger
+
+    _live(ledger)
+    # A manual run at 12:00:05Z, inside the window: no calendar slot, so no candidate makes it.
+    record_trigger(
+        ledger, SCHEDULE, "u3", FROM + timedelta(hours=12, seconds=5), by="a", reason="x"
+    )
+    run = shadow_materialize(ledger, "v2", SCHEDULE, FROM, TO, TO, by="shadow")
+    report = shadow_report(ledger, "v2")
+    assert (run.mismatches, report.mismatches, report.only_live) == (0, 0, [])
+    assert (report.matched, report.manual_excluded) == (LIVE, 1)

@@ -122,3 +122,48 @@ async def test_a_malformed_request_id_is_refused_before_anything_is_sent(
             await _client(stack, tmp_path).trigger(SCHEDULE_ID, reason="x", request_id="Not_A_Slug")
         with pytest.raises(ValueError, match="reason"):
             await _client(stack, tmp_path).trigger(SCHEDULE_ID, reason="  ")
+
+
+async def test_a_repeated_request_id_reports_the_existing_occurrences_outcome(
+    dev_env: WorkflowEnvironment, tmp_path: Path, task_queue: str
+) -> None:
+    # README "Trigger now": the same request ID twice runs once; the repeat reports that run's
+    # result (the trial saw "already triggered" with no outcome and "state": null).
+    async with running_stack(dev_env, tmp_path, task_queue) as stack:
+        now = await dev_env.get_current_time()
+        spec = stack.spec(
+            {
+                "schema": "scheduleSpec.v1",
+                "scheduleId": SCHEDULE_ID,
+                "revision": 1,
+                "timeZone": "Europe/Paris",
+                "tzdbVersion": "2026a",
+                "rule": "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1;BYHOUR=3",
+                "cutoverAt": "2026-01-01T00:00:00Z",
+            }
+        )
+        schedule = await stack.start_schedule(
+            spec, simulate_from=now, stop_after=now + timedelta(hours=1)
+        )
+        await eventually(
+            lambda: _gate(stack), lambda gate: gate is not None and gate.active_revision == 1
+        )
+        settings = AlmanacSettings(
+            data_dir=tmp_path, temporal=TemporalSettings(task_queue=stack.task_queue)
+        )
+        client = AlmanacClient(stack.client, settings)  # reads the stack's ledger file
+        try:
+            first = await client.trigger(SCHEDULE_ID, reason="r", request_id="req-1", wait=True)
+            assert first.started and first.state == "SUCCEEDED"
+            again = await client.trigger(SCHEDULE_ID, reason="r", request_id="req-1", wait=True)
+            assert not again.started
+            assert again.outcome is not None and again.outcome.state == "SUCCEEDED"
+            assert again.state == "SUCCEEDED"
+            plain = await client.trigger(SCHEDULE_ID, reason="r", request_id="req-1")
+            assert not plain.started and plain.state == "SUCCEEDED"  # the ledger, without waiting
+        finally:
+            client.close()
+        assert {e.idempotency_key: e.delivery_count for e in stack.sink.effects()} == {
+            first.occurrence_id: 1
+        }
+        await schedule.terminate("test over")
