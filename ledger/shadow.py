@@ -5,12 +5,11 @@ comparing only occurrence IDs and policy reasons without dispatching tasks."
 
 :func:`shadow_materialize` computes what a candidate (``compute``, by default this build's
 ``timecontract.occurrences``) makes of a schedule's published revisions over a window, with the
-live materializer's ownership rule (each revision owns ``[max(cutoverAt, publishedAt), next
-cutoverAt)``), and writes the records to ``shadow_occurrences`` keyed by ``(alias,
-occurrence_id)``. It never writes ``occurrences``, ``logical_slots``, ``attempts``,
-``occurrence_events`` or a gate: nothing it writes can be claimed or dispatched. Each run is
-recorded in ``shadow_runs`` with its window and its mismatch count at the time (the metric's
-source).
+live ownership rule (each revision owns ``[cutoverAt, next cutoverAt)``), and writes the records
+to ``shadow_occurrences`` keyed by ``(alias, occurrence_id)``. It never writes ``occurrences``,
+``logical_slots``, ``attempts``, ``occurrence_events`` or a gate: nothing it writes can be claimed
+or dispatched. Each run is recorded in ``shadow_runs`` with its window and its mismatch count at
+the time (the metric's source).
 
 :func:`shadow_report` compares, for each schedule, the shadow rows of an alias with the live
 occurrences over the windows the alias computed: by occurrence ID, then reason, disposition
@@ -18,6 +17,13 @@ occurrences over the windows the alias computed: by occurrence ID, then reason, 
 whose revision no longer owns their instant (superseded by a later cutover) are left out, as the
 candidate would not produce them either; so are manual runs (``almanac trigger``, reason
 ``MANUAL``): they are outside the calendar a candidate computes (counted in ``manual_excluded``).
+
+Live materialization starts a revision at ``max(cutoverAt, publishedAt)``; the time between its
+cutover and its publication holds live rows only where an operator backfilled it (``almanac
+backfill``). So the candidate computes from the cutover, its rows there are compared with the
+backfilled live rows, and those the live ledger never materialized (no backfill) are not
+mismatches (counted in ``not_backfilled``): a candidate that drops or changes a backfilled
+occurrence is still reported.
 """
 
 from __future__ import annotations
@@ -86,6 +92,8 @@ class ShadowReport:
     matched: int = 0
     manual_excluded: int = 0
     """Live manual runs in the window, left out of the comparison (no calendar slot)."""
+    not_backfilled: int = 0
+    """Shadow rows between a revision's cutover and its publication that no backfill made live."""
     only_live: list[str] = field(default_factory=list)
     only_shadow: list[str] = field(default_factory=list)
     differing: list[Difference] = field(default_factory=list)
@@ -104,6 +112,7 @@ class ShadowReport:
             "matched": self.matched,
             "mismatches": self.mismatches,
             "manualExcluded": self.manual_excluded,
+            "notBackfilled": self.not_backfilled,
             "onlyLive": {"count": len(self.only_live), "examples": self.only_live[:examples]},
             "onlyShadow": {"count": len(self.only_shadow), "examples": self.only_shadow[:examples]},
             "differing": {
@@ -199,23 +208,27 @@ def shadow_materialize(
 def _owned_windows(
     connection: Connection, schedule_id: str, from_utc: datetime, to_utc: datetime
 ) -> dict[int, tuple[datetime, datetime]]:
-    """Per revision, the part of ``[from, to)`` it owns, as live materialization clamps it."""
+    """Per revision, the part of ``[from, to)`` it owns (from its cutover: see the module)."""
     cutovers = schedule_cutovers(connection, schedule_id)
-    published = dict(
-        connection.execute(
-            select(REVISIONS.c.revision, REVISIONS.c.published_at_utc).where(
-                REVISIONS.c.schedule_id == schedule_id
-            )
-        ).all()
-    )
+    published = _published_at(connection, schedule_id)
     windows = {}
-    for revision, published_at in published.items():
+    for revision in published:
         owned_from, owned_to = owned_interval(revision, cutovers)
-        low = max(from_utc, owned_from, published_at)
+        low = max(from_utc, owned_from)
         high = to_utc if owned_to is None else min(to_utc, owned_to)
         if low < high:
             windows[revision] = (low, high)
     return windows
+
+
+def _published_at(connection: Connection, schedule_id: str) -> dict[int, datetime]:
+    """Revision → when it was published (aware UTC)."""
+    rows = connection.execute(
+        select(REVISIONS.c.revision, REVISIONS.c.published_at_utc).where(
+            REVISIONS.c.schedule_id == schedule_id
+        )
+    ).all()
+    return dict(rows)
 
 
 def _shadow_row(alias: str, record: OccurrenceRecord, now_utc: datetime) -> dict[str, Any]:
@@ -329,11 +342,20 @@ def _compare(
         placed = row.instant_utc if row.instant_utc is not None else row.gap_at_utc
         if owning_revision(placed, cutovers) == row.revision:
             live[row.occurrence_id] = _evidence(row)
-    shadow = {row.occurrence_id: _evidence(row) for row in in_window(SHADOW_OCCURRENCES)}
+    published = _published_at(connection, schedule_id)
+    shadow, before_publication = {}, set()
+    for row in in_window(SHADOW_OCCURRENCES):
+        shadow[row.occurrence_id] = _evidence(row)
+        placed = row.instant_utc if row.instant_utc is not None else row.gap_at_utc
+        if placed < published.get(row.revision, placed):
+            before_publication.add(row.occurrence_id)
     for occurrence_id in live.keys() - shadow.keys():
         report.only_live.append(occurrence_id)
     for occurrence_id in shadow.keys() - live.keys():
-        report.only_shadow.append(occurrence_id)
+        if occurrence_id in before_publication:
+            report.not_backfilled += 1
+        else:
+            report.only_shadow.append(occurrence_id)
     for occurrence_id in live.keys() & shadow.keys():
         a, b = live[occurrence_id], shadow[occurrence_id]
         fields = {k: (a[k], b[k]) for k in COMPARED if a[k] != b[k]}

@@ -137,6 +137,8 @@ def report(
             f"shadow {result.alias} vs live over {plural(len(result.schedules), 'schedule')}: "
             f"{result.matched} matched, {len(result.only_live)} only live, "
             f"{len(result.only_shadow)} only shadow, {len(result.differing)} differing"
+            f" (not compared: {result.manual_excluded} manual, "
+            f"{result.not_backfilled} before publication and never backfilled)"
         )
         for label, ids in (("only live", result.only_live), ("only shadow", result.only_shadow)):
             for occurrence_id in ids[:examples]:

@@ -116,3 +116,41 @@ def test_manual_runs_are_outside_the_calendar_and_not_compared(ledger: Ledger) -
     report = shadow_report(ledger, "v2")
     assert (run.mismatches, report.mismatches, report.only_live) == (0, 0, [])
     assert (report.matched, report.manual_excluded) == (LIVE, 1)
+
+
+def test_backfilled_occurrences_before_publication_are_compared_and_the_rest_are_not(
+    ledger: Ledger,
+) -> None:
+    from datetime import timedelta
+
+    from ledger import backfill_window
+
+    spec = parse_spec(SPEC)
+    publish_revision(ledger, spec, PUBLISHED, by="t")
+    materialize(ledger, spec, PUBLISHED, TO, PUBLISHED)
+    # The revision's cutover (10-01) lies before its publication (10-14): live materialization
+    # starts at the publication, so 10-13 is live only where an operator backfills it. Six xx:30
+    # instants, 12:30Z … 17:30Z (08:30 … 13:30 EDT, UTC-4).
+    day_before = PUBLISHED - timedelta(days=1)
+    backfill_window(
+        ledger,
+        SCHEDULE,
+        day_before + timedelta(hours=12),
+        day_before + timedelta(hours=18),
+        PUBLISHED + timedelta(hours=1),
+        by="operator",
+        reason="missed before publication",
+    )
+    live = (TO - PUBLISHED) // timedelta(hours=1) - 1 + 6  # minus the fold's second 01:30
+    run = shadow_materialize(ledger, "v2", SCHEDULE, day_before, TO, TO, by="shadow")
+    report = shadow_report(ledger, "v2")
+    assert (run.mismatches, report.only_live, report.only_shadow) == (0, [], [])
+    assert (report.matched, report.not_backfilled) == (live, 24 - 6)
+
+    dropped = f"{SCHEDULE}.r1.20261013T103000.f0"  # 14:30Z, backfilled
+
+    def drops_one(spec: ScheduleSpecV1, low: datetime, high: datetime) -> list[OccurrenceRecord]:
+        return [r for r in occurrences(spec, low, high) if r.occurrence_id != dropped]
+
+    shadow_materialize(ledger, "v-drop", SCHEDULE, day_before, TO, TO, by="s", compute=drops_one)
+    assert shadow_report(ledger, "v-drop").only_live == [dropped]
