@@ -741,6 +741,7 @@ class AlmanacClient:
         request_id: str | None = None,
         by: str | None = None,
         wait: bool = False,
+        requested_at_utc: datetime | None = None,
     ) -> manual.TriggerReport:
         """Run one manual occurrence now, once per request ID (see :func:`almanac.manual.trigger`).
 
@@ -767,6 +768,7 @@ class AlmanacClient:
                 request_id=request_id,
                 by=by,
                 wait=wait,
+                requested_at_utc=requested_at_utc,
             )
         except RPCError as exc:
             raise _unavailable(exc) from exc

@@ -9,8 +9,9 @@ run's workflow ID is derived from it and started with ``REJECT_DUPLICATE``, so a
 by Temporal (``started=False``), and the ledger records the occurrence once whatever Temporal
 keeps. A repeat still reports the existing occurrence: with ``wait`` it waits for the existing run
 and returns its outcome, and :class:`almanac.client.AlmanacClient` adds the ledger's state now.
-Without one, the request ID is :func:`ledger.default_request_id` of the schedule, the caller and
-the reason (documented, deterministic; never the clock).
+Without one, the request ID is :func:`ledger.default_request_id` of the schedule, the caller,
+the reason and the minute of the request (documented: a repeat within a minute runs once, a
+trigger next week runs again). That minute is read here, at the edge, unless the caller gives it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import getpass
 import socket
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from temporalio.client import Client, WorkflowFailureError
@@ -93,6 +95,7 @@ async def trigger(
     request_id: str | None = None,
     by: str | None = None,
     wait: bool = False,
+    requested_at_utc: datetime | None = None,
 ) -> TriggerReport:
     """Run one manual occurrence of ``schedule_id`` now (module docstring).
 
@@ -102,9 +105,11 @@ async def trigger(
         schedule_id: the schedule.
         reason: why (recorded on the occurrence's events); must not be empty.
         request_id: the idempotency token (``a-z 0-9 -``, 1-64); default
-            :func:`ledger.default_request_id` of ``(schedule_id, reason, by)``.
+            :func:`ledger.default_request_id` of ``(schedule_id, reason, by, requested_at_utc)``.
         by: who (default :func:`caller_identity`).
         wait: wait for the occurrence's outcome.
+        requested_at_utc: when the request was made (aware UTC; default: this process's clock
+            now), for the default request ID only; the occurrence's instant is the ledger's.
 
     Returns:
         The occurrence ID, whether this call started it and, when waited for, the outcome (a
@@ -122,7 +127,9 @@ async def trigger(
     rid = (
         request_id
         if request_id is not None
-        else ledger.default_request_id(schedule_id, reason.strip(), who)
+        else ledger.default_request_id(
+            schedule_id, reason.strip(), who, requested_at_utc or datetime.now(UTC)
+        )
     )
     occurrence_id = ledger.manual_occurrence_id(schedule_id, rid)
     workflow_id = manual_workflow_id(occurrence_id)

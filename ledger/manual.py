@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import Connection, insert, select
@@ -52,14 +52,20 @@ __all__ = [
 ]
 
 
-def default_request_id(schedule_id: str, reason: str, by: str) -> str:
-    """The request ID when the caller gives none: from the caller's input, never the clock.
+def default_request_id(schedule_id: str, reason: str, by: str, requested_at_utc: datetime) -> str:
+    """The request ID when the caller gives none: the caller's input and the minute it asked.
 
-    ``m`` + the first 16 hex digits of the sha256 of scheduleId, ``by`` and ``reason`` joined by
-    newlines (UTF-8): the same person triggering the same schedule for the same reason twice runs
-    it once; to run again, give another reason or an explicit ``--request-id``.
+    ``m`` + the first 16 hex digits of the sha256 of scheduleId, ``by``, ``reason`` and the
+    request's UTC minute (``YYYYMMDDTHHMMZ``) joined by newlines (UTF-8). The same trigger sent
+    twice within a minute (a double submit, a retried command) runs once; the same trigger next
+    week runs again, as ``temporal schedule trigger`` and Airflow's manual runs do. For exactly
+    once across minutes, give an explicit ``--request-id``.
+
+    Raises:
+        ValueError: ``requested_at_utc`` is naive.
     """
-    text = f"{schedule_id}\n{by}\n{reason}"
+    minute = require_aware("requested_at_utc", requested_at_utc).astimezone(UTC)
+    text = f"{schedule_id}\n{by}\n{reason}\n{minute:%Y%m%dT%H%MZ}"
     return "m" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

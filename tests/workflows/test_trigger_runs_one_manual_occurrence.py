@@ -2,14 +2,15 @@
 
 Expectations come from the contract (README "Trigger now"), not from the code: the ID is
 ``<scheduleId>.manual.<requestId>``; the default request ID is ``m`` + the first 16 hex digits of
-sha256("<scheduleId>\\n<by>\\n<reason>"), computed here with hashlib; the sink (which records one
-effect per idempotency key and counts deliveries) sees exactly one delivery per request ID.
+sha256("<scheduleId>\\n<by>\\n<reason>\\n<UTC minute of the request>"), computed here with
+hashlib; the sink (which records one effect per idempotency key and counts deliveries) sees
+exactly one delivery per request ID.
 """
 
 from __future__ import annotations
 
 import hashlib
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -90,18 +91,28 @@ async def test_trigger_runs_once_per_request_id_in_its_own_namespace(
         assert "rerun after fix" in released.why and "fix-42" in released.why
         assert released.by == detail.events[0].by == "alice@ops"
 
-        # The default request ID: deterministic from (schedule, caller, reason), not the clock.
+        # The default request ID: (schedule, caller, reason, the request's UTC minute). A repeat
+        # within the minute runs once; the same trigger a week later runs again.
         by = "ops@example"
-        expected = "m" + hashlib.sha256(f"{SCHEDULE_ID}\n{by}\nlate data".encode()).hexdigest()[:16]
-        one = await client.trigger(SCHEDULE_ID, reason="late data", by=by)
-        two = await client.trigger(SCHEDULE_ID, reason="late data", by=by)
+        asked = datetime(2027, 1, 11, 9, 30, 5, tzinfo=UTC)
+        text = f"{SCHEDULE_ID}\n{by}\nlate data\n20270111T0930Z"
+        expected = "m" + hashlib.sha256(text.encode()).hexdigest()[:16]
+        one = await client.trigger(SCHEDULE_ID, reason="late data", by=by, requested_at_utc=asked)
+        two = await client.trigger(
+            SCHEDULE_ID, reason="late data", by=by, requested_at_utc=asked + timedelta(seconds=50)
+        )
         assert one.request_id == two.request_id == expected
         assert (one.started, two.started) == (True, False)
         await _succeeded(stack, one.occurrence_id)
         assert ledger.show_occurrence(stack.ledger, one.occurrence_id).events[0].by == by
+        later = await client.trigger(
+            SCHEDULE_ID, reason="late data", by=by, requested_at_utc=asked + timedelta(days=7)
+        )
+        assert later.started and later.request_id != expected
+        await _succeeded(stack, later.occurrence_id)
 
         effects = {e.idempotency_key: e.delivery_count for e in stack.sink.effects()}
-        assert effects == {first.occurrence_id: 1, one.occurrence_id: 1}
+        assert effects == {first.occurrence_id: 1, one.occurrence_id: 1, later.occurrence_id: 1}
         manual = [o for o in stack.occurrences(SCHEDULE_ID) if o.reason == "MANUAL"]
         assert sorted(o.occurrence_id for o in manual) == sorted(effects)
         await schedule.terminate("test over")
