@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from stack import Stack, running_stack
@@ -49,29 +50,34 @@ async def _succeeded(stack: Stack, occurrence_id: str) -> ledger.OccurrenceView:
     return found
 
 
+async def _start_yearly(stack: Stack, now: datetime) -> Any:
+    """Start the schedule (once a year, far from now: no calendar occurrence runs in a test)."""
+    spec = stack.spec(
+        {
+            "schema": "scheduleSpec.v1",
+            "scheduleId": SCHEDULE_ID,
+            "revision": 1,
+            "timeZone": "Europe/Paris",
+            "tzdbVersion": "2026a",
+            "rule": "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1;BYHOUR=3",
+            "cutoverAt": "2026-01-01T00:00:00Z",
+        }
+    )
+    schedule = await stack.start_schedule(
+        spec, simulate_from=now, stop_after=now + timedelta(hours=1)
+    )
+    await eventually(
+        lambda: _gate(stack), lambda gate: gate is not None and gate.active_revision == 1
+    )
+    return schedule
+
+
 async def test_trigger_runs_once_per_request_id_in_its_own_namespace(
     dev_env: WorkflowEnvironment, tmp_path: Path, task_queue: str
 ) -> None:
     async with running_stack(dev_env, tmp_path, task_queue) as stack:
         now = await dev_env.get_current_time()
-        spec = stack.spec(
-            {
-                "schema": "scheduleSpec.v1",
-                "scheduleId": SCHEDULE_ID,
-                "revision": 1,
-                "timeZone": "Europe/Paris",
-                "tzdbVersion": "2026a",
-                # Once a year, far from now: no calendar occurrence runs during the test.
-                "rule": "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1;BYHOUR=3",
-                "cutoverAt": "2026-01-01T00:00:00Z",
-            }
-        )
-        schedule = await stack.start_schedule(
-            spec, simulate_from=now, stop_after=now + timedelta(hours=1)
-        )
-        await eventually(
-            lambda: _gate(stack), lambda gate: gate is not None and gate.active_revision == 1
-        )
+        schedule = await _start_yearly(stack, now)
         client = _client(stack, tmp_path)
 
         first = await client.trigger(
@@ -142,23 +148,7 @@ async def test_a_repeated_request_id_reports_the_existing_occurrences_outcome(
     # result (the trial saw "already triggered" with no outcome and "state": null).
     async with running_stack(dev_env, tmp_path, task_queue) as stack:
         now = await dev_env.get_current_time()
-        spec = stack.spec(
-            {
-                "schema": "scheduleSpec.v1",
-                "scheduleId": SCHEDULE_ID,
-                "revision": 1,
-                "timeZone": "Europe/Paris",
-                "tzdbVersion": "2026a",
-                "rule": "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1;BYHOUR=3",
-                "cutoverAt": "2026-01-01T00:00:00Z",
-            }
-        )
-        schedule = await stack.start_schedule(
-            spec, simulate_from=now, stop_after=now + timedelta(hours=1)
-        )
-        await eventually(
-            lambda: _gate(stack), lambda gate: gate is not None and gate.active_revision == 1
-        )
+        schedule = await _start_yearly(stack, now)
         settings = AlmanacSettings(
             data_dir=tmp_path, temporal=TemporalSettings(task_queue=stack.task_queue)
         )
