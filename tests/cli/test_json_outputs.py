@@ -71,7 +71,7 @@ def test_validate_names_a_bad_reference_by_its_path_and_the_schedule_it_belongs_
     )
     assert [(p["field"], p["value"]) for p in report["problems"]] == [
         (env, "MY_TOKEN_ENV"),
-        ("action.parameters.headers.Authorization.secretRef.extra", 1),
+        ("action.parameters.headers.Authorization.secretRef.extra", "<redacted>"),
     ]
     human = run("validate", str(bad))
     assert human.exit_code == 2
