@@ -41,19 +41,22 @@ def resolve_reconciliation(
         occurrence_id: the UNKNOWN_EFFECT occurrence.
         resolution: the decision.
         now_utc: when (aware UTC).
-        by: who (a reconciler component or a person).
+        by: who (a reconciler component or a person); never blank, it is the decision's record.
         note: evidence (e.g. the downstream's answer).
 
     Returns:
         The case afterwards.
 
     Raises:
+        ValueError: ``by`` is empty or only whitespace (nothing is written).
         CaseNotFound: no open case for the occurrence.
         ClaimLost: a concurrent resolution won.
         IllegalTransition: the occurrence is not UNKNOWN_EFFECT.
 
     """
     require_aware("now_utc", now_utc)
+    if not by.strip():
+        raise ValueError(f"by={by!r}: name who resolves the case (it is stored as resolvedBy)")
 
     def work(connection: Connection) -> CaseView:
         case_row = connection.execute(

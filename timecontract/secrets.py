@@ -14,13 +14,15 @@ The rule for what counts as secret-bearing, checked on every mapping key inside
 ``action.parameters`` (header names included): the key, lowercased with ``-``, ``_`` and spaces
 removed, is ``authorization``, ``proxyauthorization`` or ``cookie``, or contains one of
 ``token``, ``secret``, ``password``, ``passwd``, ``apikey``, ``accesskey``, ``privatekey``,
-``credential``. Such a key holding a literal string is refused, naming the field; its value is
-never repeated in the error (it shows as ``<redacted>``).
+``credential``. Every string or number at or below such a key — directly, in a list, in a nested
+mapping — is a literal secret and refused, naming its field, unless it is inside a reference;
+its value is never repeated in the error (it shows as ``<redacted>``). Booleans and ``null`` are
+no secrets.
 
-What an error may repeat (:func:`redact_at`): every string at or below a secret-bearing key is
-``<redacted>`` (``secretRef`` is such a key), except the ``env`` or ``file`` of a reference — the
-name of where the secret is, not the secret; an ``env`` string only when it is written like a
-variable's name — and no URL's ``user:password@`` is ever repeated.
+What an error may repeat (:func:`redact_at`): every string or number at or below a
+secret-bearing key is ``<redacted>`` (``secretRef`` is such a key), except the ``env`` or
+``file`` of a reference — the name of where the secret is, not the secret; an ``env`` string only
+when it is written like a variable's name — and no URL's ``user:password@`` is ever repeated.
 """
 
 from __future__ import annotations
@@ -57,33 +59,54 @@ def is_secret_ref(value: Any) -> bool:
     return isinstance(value, Mapping) and set(value) == {SECRET_REF_KEY}
 
 
-def literal_secret_problems(value: Any, where: str) -> list[SpecError]:
-    """Every secret-bearing key under ``value`` that holds a literal string instead of a reference.
+def is_literal_scalar(value: Any) -> bool:
+    """Whether ``value`` is a scalar that could be a secret: a string or a number (not a bool).
+
+    ``true``/``false`` and ``null`` carry no secret (``passwordless: true``); a token pasted
+    without quotes is a number in YAML (``apiToken: 1234567890``), so numbers count.
+    """
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def literal_secret_problems(
+    value: Any, where: str, *, under_secret: bool = False
+) -> list[SpecError]:
+    """Every literal scalar at or below a secret-bearing key under ``value``, one problem each.
+
+    A string or number (:func:`is_literal_scalar`) directly under a secret-bearing key, or at
+    any depth below one (in a list, a nested mapping), is a literal secret unless it is inside
+    a reference (:func:`is_secret_ref`). The problem names the scalar's dotted path; its value is
+    always ``<redacted>``.
 
     Args:
         value: JSON data (an action's parameters).
         where: the dotted path of ``value`` in the spec (``action.parameters``).
+        under_secret: ``value`` is itself at or below a secret-bearing key.
     """
     problems: list[SpecError] = []
     if isinstance(value, Mapping):
         if is_secret_ref(value):
             return problems
         for key, item in value.items():
-            path = f"{where}.{key}"
-            if is_secret_name(str(key)) and isinstance(item, str):
-                problems.append(
-                    SpecError(
-                        path,
-                        REDACTED,
-                        "holds a literal secret; name it instead: "
-                        "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}",
-                    )
+            problems.extend(
+                literal_secret_problems(
+                    item, f"{where}.{key}", under_secret=under_secret or is_secret_name(str(key))
                 )
-            else:
-                problems.extend(literal_secret_problems(item, path))
+            )
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            problems.extend(literal_secret_problems(item, f"{where}.{index}"))
+            problems.extend(
+                literal_secret_problems(item, f"{where}.{index}", under_secret=under_secret)
+            )
+    elif under_secret and is_literal_scalar(value):
+        problems.append(
+            SpecError(
+                where,
+                REDACTED,
+                "holds a literal secret; name it instead: "
+                "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}",
+            )
+        )
     return problems
 
 
@@ -98,10 +121,10 @@ _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
 def redact(value: Any, *, under_secret: bool = False) -> Any:
     """``value`` with every literal secret it holds replaced by ``<redacted>``.
 
-    Every string at or below a secret-bearing key (or anywhere, with ``under_secret``) except a
-    reference's ``env``/``file`` name, and the credentials of a URL in any string
-    (``https://user:pw@host``). For error messages that repeat what was given (a problem's value
-    may be a whole mapping).
+    Every string or number at or below a secret-bearing key (or anywhere, with
+    ``under_secret``) except a reference's ``env``/``file`` name, and the credentials of a URL in
+    any string (``https://user:pw@host``). For error messages that repeat what was given (a
+    problem's value may be a whole mapping).
     """
     if isinstance(value, Mapping):
         return {
@@ -109,8 +132,10 @@ def redact(value: Any, *, under_secret: bool = False) -> Any:
         }
     if isinstance(value, list):
         return [redact(item, under_secret=under_secret) for item in value]
+    if under_secret and is_literal_scalar(value):
+        return REDACTED
     if isinstance(value, str):
-        return REDACTED if under_secret else _URL_CREDENTIALS.sub("://<redacted>@", value)
+        return _URL_CREDENTIALS.sub("://<redacted>@", value)
     return value
 
 

@@ -468,6 +468,33 @@ class InvalidSpec(AlmanacError, ValueError):
         super().__init__(f"{where}invalid scheduleSpec ({count}):\n{lines}")
 
 
+class SpecFileUnreadable(InvalidSpec):
+    """A spec file that cannot be read at all: missing, a directory, not permitted.
+
+    Not a spec with problems, so its message is the one line ``<path>: <reason>`` (``no such
+    file``), not "invalid scheduleSpec"; it is still an :class:`InvalidSpec` (bad input, exit 2)
+    with one problem (field ``file``, the path as value, the reason) for a ``--json`` report.
+
+    Attributes:
+        reason: what is wrong (``no such file``, ``is a directory``, ``permission denied``).
+    """
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__([SpecError("file", str(path), reason)], str(path))
+        self.reason = reason
+        self.args = (f"{path}: {reason}",)
+
+
+def _unreadable_reason(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "is a directory, not a spec file"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return (exc.strerror or type(exc).__name__).lower()
+
+
 class _RuleOrInterval(ValueError):
     """``rule``/``interval`` are both given or both missing; carries the :class:`SpecError`."""
 
@@ -625,13 +652,17 @@ def read_spec_data(path: Path) -> Any:
     """Read a spec file (``.json``, else YAML) into plain data.
 
     Raises:
-        InvalidSpec: the file is not readable, larger than :data:`MAX_SPEC_BYTES`, not valid
-            YAML/JSON, or uses more than :data:`MAX_YAML_ALIASES` YAML aliases.
+        SpecFileUnreadable: the file is missing, a directory or not readable (one line).
+        InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not valid YAML/JSON, or
+            uses more than :data:`MAX_YAML_ALIASES` YAML aliases.
 
     """
     try:
         with path.open("rb") as file:
             raw = file.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        raise SpecFileUnreadable(path, _unreadable_reason(exc)) from exc
+    try:
         if len(raw) > MAX_SPEC_BYTES:
             problem = f"larger than {MAX_SPEC_BYTES} bytes, the most a spec file may hold"
             raise InvalidSpec([SpecError("file", str(path), problem)], str(path))

@@ -65,14 +65,19 @@ def apply(
     """
 
     async def work() -> None:
-        from almanac.cli.spec import print_warnings
+        from almanac.cli.spec import print_warnings, validation_json
         from almanac.client import check_action, check_applicable
         from timecontract import load_spec, spec_warnings
 
         store = _settings().tzdb_store
-        spec = load_spec(spec_file, store)
+        try:
+            spec = load_spec(spec_file, store)
+            check_action(spec)
+        except ValueError:  # InvalidSpec, or the action's SpecError: invalid input, exit 2
+            if as_json:  # the object `validate --json` prints for this file; the line on stderr
+                print_json(validation_json(spec_file, store))
+            raise
         check_applicable(spec)
-        check_action(spec)
         # Printed once the spec is applied: a failure stays the one line on stderr.
         warnings = spec_warnings(spec, tzdb_store=store)
         client = await _connect()

@@ -413,7 +413,7 @@ def resolve_command(
             help="SUCCEEDED (the downstream has the effect) or NOT_APPLIED (it has not).",
         ),
     ],
-    by: Annotated[str, typer.Option("--by", help="Who decides (stored on the case).")],
+    by: Annotated[str, typer.Option("--by", help="Who decides (stored on the case; not blank).")],
     note: Annotated[str | None, typer.Option("--note", help="Evidence.")] = None,
     as_json: JsonOption = False,
     url: UrlOption = None,
@@ -432,6 +432,8 @@ def resolve_command(
         fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
     if resolution is ReconciliationResolution.HUMAN:
         fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
+    if not by.strip():
+        fail(f"--by={by!r}: name who decides (it is stored on the case as resolvedBy)")
     with _ledger(url) as handle:
         case = resolve_reconciliation(
             handle, occurrence_id, resolution, datetime.now(UTC), by=by, note=note

@@ -51,20 +51,21 @@ def validate(
     field, value, message). Warnings (a valid spec that would surprise on a DST night:
     ``timecontract.spec_warnings``) go to stderr too and never change the exit code.
     """
-    from timecontract import InvalidSpec, load_spec, spec_warnings
+    from timecontract import InvalidSpec, SpecFileUnreadable, spec_warnings
 
     store = _tzdb_store()
     bad = 0
     results: list[dict[str, Any]] = []
     for path in files:
         try:
-            spec = load_spec(path, store)
-            _check_action(spec, path)
+            spec = load_checked_spec(path, store)
         except InvalidSpec as exc:
             bad += 1
-            results.append(_invalid_json(path, exc))
+            results.append(invalid_spec_json(path, exc))
             if not as_json:
-                say(str(exc), mark="✗", color="red", stderr=True)
+                # A file that cannot be read is no spec with problems: one error line.
+                unreadable = isinstance(exc, SpecFileUnreadable)
+                say(str(exc), mark="error:" if unreadable else "✗", color="red", stderr=True)
             continue
         warnings = spec_warnings(spec, tzdb_store=store)
         results.append(
@@ -88,6 +89,42 @@ def validate(
         raise typer.Exit(EXIT_INVALID)
 
 
+def load_checked_spec(path: Path, store: Path) -> ScheduleSpecV1:
+    """Load a spec file and check its action, as ``validate`` does (``apply`` too).
+
+    Raises:
+        InvalidSpec: every problem of the file (:class:`timecontract.SpecFileUnreadable` when it
+            cannot be read at all), or of its action's parameters.
+    """
+    from timecontract import load_spec
+
+    spec = load_spec(path, store)
+    _check_action(spec, path)
+    return spec
+
+
+def validation_json(path: Path, store: Path) -> dict[str, Any]:
+    """The object ``validate --json`` prints for the spec file ``path`` (without warnings).
+
+    For a command that refuses a spec (``apply --json``): the same report, from the same check.
+    """
+    from timecontract import InvalidSpec
+
+    try:
+        spec = load_checked_spec(path, store)
+    except InvalidSpec as exc:
+        return invalid_spec_json(path, exc)
+    return {
+        "file": str(path),
+        "valid": True,
+        "scheduleId": spec.schedule_id,
+        "revision": spec.revision,
+        "applicable": spec.action is not None,
+        "problems": [],
+        "warnings": [],
+    }
+
+
 def _check_action(spec: ScheduleSpecV1, path: Path) -> None:
     """Check the spec's action against the built-in adapters' parameter models (no worker).
 
@@ -109,7 +146,8 @@ def _check_action(spec: ScheduleSpecV1, path: Path) -> None:
         )
 
 
-def _invalid_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
+def invalid_spec_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
+    """The ``--json`` object of an invalid spec file (an element of ``validate --json``)."""
     return {
         "file": str(path),
         "valid": False,

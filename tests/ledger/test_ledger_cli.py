@@ -101,6 +101,13 @@ def test_ledger_cli_unknown_effect_queue_and_resolution_by_hand(run, tmp_path: P
     listed = json.loads(run("ledger", "unknown", "--now", past, "--json").output)
     assert [(c["occurrenceId"], c["humanQueue"]) for c in listed] == [(occurrence_id, True)]
     assert run("ledger", "resolve", occurrence_id, "--outcome", "MAYBE", "--by", "a").exit_code == 2
+    for blank in ("", "   "):  # who decided is the case's record: a blank --by is refused
+        refused = run("ledger", "resolve", occurrence_id, "--outcome", "SUCCEEDED", "--by", blank)
+        assert refused.exit_code == 2, refused.output
+        assert "--by" in refused.output and len(refused.output.strip().splitlines()) == 1
+    untouched = json.loads(run("ledger", "show", occurrence_id, "--json").output)
+    assert untouched["occurrence"]["state"] == "UNKNOWN_EFFECT"
+    assert untouched["reconciliationCase"]["resolvedBy"] is None
     resolved = run(
         "ledger", "resolve", occurrence_id, "--outcome", "SUCCEEDED", "--by", "alice", "--json"
     )

@@ -199,6 +199,12 @@ def test_unknown_effect_reconciled_not_applied_becomes_failed(ledger: Ledger) ->
     with pytest.raises(IllegalTransition):
         failed(ledger, occurrence_id, 1, now, by="w", error_class="X", error_message="")
     assert [c.occurrence_id for c in open_cases(ledger, "daily-ops-summary")] == [occurrence_id]
+    for blank in ("", "  \t"):  # who decided is the case's record: never blank, nothing written
+        with pytest.raises(ValueError, match="by"):
+            resolve_reconciliation(
+                ledger, occurrence_id, ReconciliationResolution.NOT_APPLIED, now, by=blank
+            )
+    assert [c.resolved_by for c in open_cases(ledger)] == [None]
     resolve_reconciliation(
         ledger, occurrence_id, ReconciliationResolution.NOT_APPLIED, now, by="reconciler"
     )

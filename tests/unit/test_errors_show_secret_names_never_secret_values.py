@@ -40,8 +40,15 @@ REF_NAME = {"secretRef": {"env": "MY_TOKEN_ENV"}}
             {"secretRef": {"env": "MY_TOKEN_ENV", "value": REDACTED}, "other": {"deep": REDACTED}},
         ),
         (("data",), {"note": "ok", "apiKey": CANARY}, {"note": "ok", "apiKey": REDACTED}),
-        # Numbers are not secrets (``tokenCount: 3``); harmless names are shown as given.
-        (("data", "tokenCount"), 3, 3),
+        # A number below a secret-bearing key is a secret too (a token YAML read as a number);
+        # booleans and null are not; harmless names are shown as given.
+        (("headers", "X-Api-Key"), 839201938, REDACTED),
+        (
+            ("data", "apiToken"),
+            {"n": 12.5, "on": True, "off": None},
+            {"n": REDACTED, "on": True, "off": None},
+        ),
+        (("data", "count"), 3, 3),
         (("headers", "X-Team"), "ops", "ops"),
         # A URL's credentials, wherever it is.
         (("url",), f"https://ops:{CANARY}@example.com/h", "https://<redacted>@example.com/h"),

@@ -18,6 +18,8 @@ from timecontract import InvalidSpec, load_spec
 from timecontract.spec import MAX_SPEC_BYTES, MAX_SPEC_VALUES, MAX_YAML_ALIASES
 
 CANARY = "canary-4e1b9c"
+NUMBER = 839201938
+"""A token pasted without quotes: YAML reads it as a number, still a secret."""
 SEED_YAML = yaml.safe_dump(SEED_SPEC, sort_keys=False)
 
 
@@ -85,6 +87,14 @@ def test_spec_data_expanding_past_the_value_limit_names_where_it_ran_out() -> No
         ({"password": CANARY}, "password"),
         ({"signingSecret": CANARY}, "signingSecret"),
         ({"data": {"nested": [{"clientSecret": CANARY}]}}, "data.nested.0.clientSecret"),
+        # A scalar at any depth below a secret-bearing key, and numbers too.
+        ({"data": {"password": [CANARY]}}, "data.password.0"),
+        ({"data": {"apiToken": NUMBER}}, "data.apiToken"),
+        (
+            {"data": {"auth": {"credentials": {"deep": [NUMBER / 7]}}}},
+            "data.auth.credentials.deep.0",
+        ),
+        ({"headers": {"X-Api-Key": NUMBER}}, "headers.X-Api-Key"),
     ],
 )
 def test_a_literal_secret_is_refused_naming_the_field_never_the_value(
@@ -98,6 +108,17 @@ def test_a_literal_secret_is_refused_naming_the_field_never_the_value(
     assert problem.value == "<redacted>"
     assert "secretRef" in problem.problem
     assert CANARY not in str(raised.value)
+    assert str(NUMBER) not in str(raised.value) and str(NUMBER // 7)[:6] not in str(raised.value)
+
+
+def test_a_number_in_a_secret_header_is_refused_by_the_adapter_too_never_repeated() -> None:
+    from activities.actions import ActionRegistry
+
+    parameters = {"url": "https://example.com/hook", "headers": {"X-Api-Key": NUMBER}}
+    [problem] = ActionRegistry.default().problems("http", parameters)
+    assert problem.field == "action.parameters.headers"
+    assert "holds a literal secret" in str(problem)
+    assert str(NUMBER) not in str(problem)
 
 
 def test_secret_references_and_harmless_names_are_accepted() -> None:
@@ -107,7 +128,7 @@ def test_secret_references_and_harmless_names_are_accepted() -> None:
             "X-Team": "ops",
         },
         "signingSecret": {"secretRef": {"file": "ops.key"}},
-        "data": {"tokenCount": 3, "author": "ops"},
+        "data": {"count": 3, "author": "ops", "passwordless": True, "apiKey": None},
     }
     spec = load_spec({**SEED_SPEC, "action": {"name": "http", "parameters": parameters}})
     assert spec.action is not None and spec.action.parameters == parameters
