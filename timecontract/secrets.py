@@ -17,7 +17,9 @@ removed, is ``authorization``, ``proxyauthorization`` or ``cookie``, or contains
 ``credential``. Every string or number at or below such a key — directly, in a list, in a nested
 mapping — is a literal secret and refused, naming its field, unless it is inside a reference;
 its value is never repeated in the error (it shows as ``<redacted>``). Booleans and ``null`` are
-no secrets.
+no secrets, nor is a number whose own key names a quantity (``maxTokens: 500``, ``tokenCount``,
+``passwordMinLength``: it contains ``count``, ``max``, ``min``, ``limit``, ``length``, ``size``,
+``ttl``, ``expir`` or ``timeout``).
 
 What an error may repeat (:func:`redact_at`): every string or number at or below a
 secret-bearing key is ``<redacted>`` (``secretRef`` is such a key), except the ``env`` or
@@ -68,37 +70,59 @@ def is_literal_scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
+_QUANTITY_PARTS = ("count", "max", "min", "limit", "length", "size", "ttl", "expir", "timeout")
+
+
+def could_be_secret(key: str, value: Any) -> bool:
+    """Whether ``value``, found under ``key`` at or below a secret-bearing key, is refused.
+
+    Any string; any number (a numeric key or PIN pasted without quotes, ``apiToken: 1234567890``)
+    unless ``key`` itself names a quantity (``maxTokens``, ``tokenCount``: counts, not keys).
+    Booleans and ``null`` never.
+    """
+    if isinstance(value, str):
+        return True
+    folded = key.lower()
+    return is_literal_scalar(value) and not any(part in folded for part in _QUANTITY_PARTS)
+
+
 def literal_secret_problems(
-    value: Any, where: str, *, under_secret: bool = False
+    value: Any, where: str, *, under_secret: bool = False, key: str = ""
 ) -> list[SpecError]:
     """Every literal scalar at or below a secret-bearing key under ``value``, one problem each.
 
-    A string or number (:func:`is_literal_scalar`) directly under a secret-bearing key, or at
-    any depth below one (in a list, a nested mapping), is a literal secret unless it is inside
-    a reference (:func:`is_secret_ref`). The problem names the scalar's dotted path; its value is
+    A string or number (:func:`could_be_secret`) directly under a secret-bearing key, or at any
+    depth below one (in a list, a nested mapping), is a literal secret unless it is inside a
+    reference (:func:`is_secret_ref`). The problem names the scalar's dotted path; its value is
     always ``<redacted>``.
 
     Args:
         value: JSON data (an action's parameters).
         where: the dotted path of ``value`` in the spec (``action.parameters``).
         under_secret: ``value`` is itself at or below a secret-bearing key.
+        key: the mapping key ``value`` sits under (a list item keeps its list's key).
     """
     problems: list[SpecError] = []
     if isinstance(value, Mapping):
         if is_secret_ref(value):
             return problems
-        for key, item in value.items():
+        for name, item in value.items():
             problems.extend(
                 literal_secret_problems(
-                    item, f"{where}.{key}", under_secret=under_secret or is_secret_name(str(key))
+                    item,
+                    f"{where}.{name}",
+                    under_secret=under_secret or is_secret_name(str(name)),
+                    key=str(name),
                 )
             )
     elif isinstance(value, list):
         for index, item in enumerate(value):
             problems.extend(
-                literal_secret_problems(item, f"{where}.{index}", under_secret=under_secret)
+                literal_secret_problems(
+                    item, f"{where}.{index}", under_secret=under_secret, key=key
+                )
             )
-    elif under_secret and is_literal_scalar(value):
+    elif under_secret and could_be_secret(key, value):
         problems.append(
             SpecError(
                 where,

@@ -32,7 +32,7 @@ from pydantic import (
 )
 
 from activities.actions.base import branch_tag
-from timecontract.secrets import is_literal_scalar, is_secret_name
+from timecontract.secrets import could_be_secret, is_secret_name
 from timecontract.spec import build_without_plugins
 
 SECRET_ENV_PATTERN = r"^ALMANAC_SECRET_[A-Z0-9_]{1,100}$"
@@ -161,7 +161,7 @@ class HttpParameters(BaseModel):
                 raise ValueError(f"{IDEMPOTENCY_HEADER} is set by Almanac (the occurrenceId)")
             if lowered.startswith("webhook-"):
                 raise ValueError(f"{name} is set by Almanac (use signingSecret to sign)")
-            if is_secret_name(name) and is_literal_scalar(item):
+            if is_secret_name(name) and could_be_secret(name, item):
                 raise ValueError(
                     f"header {name} holds a literal secret; name it instead: "
                     "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}"

@@ -95,6 +95,7 @@ def test_spec_data_expanding_past_the_value_limit_names_where_it_ran_out() -> No
             "data.auth.credentials.deep.0",
         ),
         ({"headers": {"X-Api-Key": NUMBER}}, "headers.X-Api-Key"),
+        ({"data": {"credentials": {"pin": 1234}}}, "data.credentials.pin"),
     ],
 )
 def test_a_literal_secret_is_refused_naming_the_field_never_the_value(
@@ -128,7 +129,14 @@ def test_secret_references_and_harmless_names_are_accepted() -> None:
             "X-Team": "ops",
         },
         "signingSecret": {"secretRef": {"file": "ops.key"}},
-        "data": {"count": 3, "author": "ops", "passwordless": True, "apiKey": None},
+        "data": {
+            "tokenCount": 3,
+            "maxTokens": 500,
+            "tokenTtl": 3600,
+            "author": "ops",
+            "passwordless": True,
+            "apiKey": None,
+        },
     }
     spec = load_spec({**SEED_SPEC, "action": {"name": "http", "parameters": parameters}})
     assert spec.action is not None and spec.action.parameters == parameters
