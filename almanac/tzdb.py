@@ -90,7 +90,13 @@ class MalformedRelease(TzdbError, ValueError):
 
 
 class ReleaseNotPublished(TzdbError, LookupError):
-    """The package index has no ``tzdata`` version for the release."""
+    """The package index has no ``tzdata`` version for the release: bad input (exit 2).
+
+    The index answered, so nothing failed: the release named does not exist there (before 2020a,
+    or a typo). An index that cannot be reached is :class:`DownloadFailed` (exit 1).
+    """
+
+    exit_code = 2
 
 
 class DownloadFailed(TzdbError):

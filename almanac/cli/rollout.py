@@ -131,9 +131,10 @@ def _render(
     console = out(markup=False)
     verb = "would move" if results is None else "moved"
     moving = {g.schedule_id for g in selection.moving}
+    colon = ":" if selection.selected else ""
     console.print(
         f"{plural(len(selection.selected), 'schedule')} selected; {len(moving)} {verb} to "
-        f"{selection.alias}:"
+        f"{selection.alias}{colon}"
     )
     for gate in selection.selected:
         mark = (

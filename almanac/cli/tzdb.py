@@ -1,8 +1,8 @@
 """``almanac tzdb``: the pinned tz database releases (list, add, diff).
 
 Exit codes as in ``almanac.cli.output``: 0 success; 2 invalid input (a malformed release name, a
-bad spec or option, a release that is not available); 1 an operational failure (download or
-verification).
+bad spec or option, a release that is not available or not published on the package index); 1 an
+operational failure (the index unreachable, a download or verification failed).
 """
 
 from __future__ import annotations

@@ -235,9 +235,9 @@ def test_add_downloads_verifies_and_stores_2022b(store: Path) -> None:
     assert source["wheel"].startswith("tzdata-2022.2")
 
 
-def test_add_release_not_on_the_index_exits_1() -> None:
+def test_add_release_not_on_the_index_is_bad_input_exit_2() -> None:
     result = run("tzdb", "add", "2022z")  # there were 7 releases in 2022 (a–g)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "2022z is not published" in result.stderr
     assert result.stderr.count("\n") == 1
 

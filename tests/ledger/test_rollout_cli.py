@@ -109,3 +109,13 @@ def test_shadow_report_without_a_shadow_run_is_an_error_naming_the_alias(
     )
     assert result.exit_code == 2
     assert "--alias='nosuch': no shadow run" in result.output
+
+
+def test_a_dry_run_that_selects_nothing_says_so_without_a_dangling_colon(
+    ledger: Ledger, database_url: str
+) -> None:
+    result = CliRunner().invoke(
+        app, ["rollout", "v2", "--percent", "5", "--dry-run", "--url", database_url]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output == "0 schedules selected; 0 would move to v2\n"
