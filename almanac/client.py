@@ -83,7 +83,7 @@ from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 from activities import io
 from almanac import manual, readings
 from almanac.settings import AlmanacSettings
-from timecontract import AlmanacError, ScheduleSpecV1
+from timecontract import AlmanacError, ScheduleSpecV1, format_instant
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 from workflows.schedule import (
     ENDING,
@@ -139,12 +139,33 @@ class ApplyRefused(ChangeRejected):
 
 
 class ScheduleNotRunning(AlmanacError, LookupError):
-    """No schedule workflow runs for this scheduleId (apply its spec first)."""
+    """No schedule workflow runs for this scheduleId: never applied, or deleted.
 
-    def __init__(self, schedule_id: str) -> None:
-        """Name the schedule in the message."""
-        super().__init__(f"schedule {schedule_id!r} is not running (apply its spec first)")
+    ``deleted_at_utc`` (aware UTC) and ``deleted_reason`` are set when the ledger, read here,
+    says the schedule was deleted; the message then says so instead of "apply its spec first".
+    """
+
+    def __init__(
+        self,
+        schedule_id: str,
+        *,
+        deleted_at_utc: datetime | None = None,
+        deleted_reason: str | None = None,
+    ) -> None:
+        """Name the schedule in the message (and when and why it was deleted, if known)."""
+        if deleted_at_utc is None:
+            message = f"schedule {schedule_id!r} is not running (apply its spec first)"
+        else:
+            why = f" ({deleted_reason})" if deleted_reason else ""
+            message = (
+                f"schedule {schedule_id!r} was deleted at {format_instant(deleted_at_utc)}{why}: "
+                "every fact is kept in the ledger (almanac ledger list); re-apply its spec with a "
+                "higher revision to revive it"
+            )
+        super().__init__(message)
         self.schedule_id = schedule_id
+        self.deleted_at_utc = deleted_at_utc
+        self.deleted_reason = deleted_reason
 
 
 class TriggerRefused(AlmanacError, ValueError):
@@ -642,6 +663,8 @@ class AlmanacClient:
             )
         except NoWorkerAnswered as exc:
             return await self._ledger_status(schedule_id, exc)
+        except ScheduleNotRunning:
+            raise await self._not_running(schedule_id) from None
         live = LiveStatus(**dataclasses.asdict(workflow_status))
         # asdict turned the gate into a dict: put the dataclass back.
         live.gate = workflow_status.gate
@@ -660,6 +683,18 @@ class AlmanacClient:
         live.next_instant_utc = reading.next_instant_utc
         live.source, live.read_at_utc = "ledger", reading.read_at_utc
         return live
+
+    async def _not_running(self, schedule_id: str) -> ScheduleNotRunning:
+        """The error for a schedule with no running workflow, saying when it was deleted if so."""
+        gate = await self._ledger_gate(schedule_id)
+        if gate is None or gate.deleted_at_utc is None:
+            return ScheduleNotRunning(schedule_id)
+        reason = gate.disabled_reason or ""
+        return ScheduleNotRunning(
+            schedule_id,
+            deleted_at_utc=gate.deleted_at_utc,
+            deleted_reason=reason.removeprefix("deleted: ") or None,
+        )
 
     async def _ledger_gate(self, schedule_id: str) -> io.GateSnapshot | None:
         """The ledger's gate of ``schedule_id`` where the ledger can be read here, else ``None``."""
@@ -711,7 +746,7 @@ class AlmanacClient:
         handle, _ = await self._reading_ledger()
         if handle is not None:
             if not await self.is_running(schedule_id):
-                raise ScheduleNotRunning(schedule_id)
+                raise await self._not_running(schedule_id)
             now = self._clock()
             try:
                 return await asyncio.to_thread(
