@@ -451,7 +451,7 @@ class AlmanacClient:
         except TimeoutError as exc:
             raise NoVerdict(f"schedule {schedule_id!r} is ending but has not closed") from exc
         except RPCError as exc:
-            raise self._translate(schedule_id, exc) from exc
+            raise await self._translate(schedule_id, exc) from exc
         except Exception:
             return
 
@@ -641,7 +641,7 @@ class AlmanacClient:
                 "it again if it is not there"
             ) from exc
         except RPCError as exc:
-            raise self._translate(schedule_id, exc) from exc
+            raise await self._translate(schedule_id, exc) from exc
 
     async def status(self, schedule_id: str) -> LiveStatus:
         """Gate, next instant and counts by state as the ledger says them now (module docstring).
@@ -663,8 +663,6 @@ class AlmanacClient:
             )
         except NoWorkerAnswered as exc:
             return await self._ledger_status(schedule_id, exc)
-        except ScheduleNotRunning:
-            raise await self._not_running(schedule_id) from None
         live = LiveStatus(**dataclasses.asdict(workflow_status))
         # asdict turned the gate into a dict: put the dataclass back.
         live.gate = workflow_status.gate
@@ -715,7 +713,7 @@ class AlmanacClient:
         if handle is None:
             raise unanswered
         if not await self.is_running(schedule_id):
-            raise ScheduleNotRunning(schedule_id)
+            raise await self._not_running(schedule_id)
         try:
             reading = await asyncio.to_thread(
                 readings.read_status, handle, schedule_id, self._clock()
@@ -792,7 +790,7 @@ class AlmanacClient:
         """
         manual.check_request(schedule_id, reason, request_id)  # bad input first: nothing sent
         if not await self.is_running(schedule_id):
-            raise ScheduleNotRunning(schedule_id)
+            raise await self._not_running(schedule_id)
         _refuse_closed_gate(schedule_id, await self._ledger_gate(schedule_id))
         try:
             report = await manual.trigger(
@@ -879,11 +877,11 @@ class AlmanacClient:
         except WorkflowQueryFailedError as exc:
             raise TemporalUnavailable(f"query on {schedule_id!r} failed: {exc}") from exc
         except RPCError as exc:
-            raise self._translate(schedule_id, exc) from exc
+            raise await self._translate(schedule_id, exc) from exc
 
-    def _translate(self, schedule_id: str, exc: RPCError) -> Exception:
+    async def _translate(self, schedule_id: str, exc: RPCError) -> Exception:
         if exc.status == RPCStatusCode.NOT_FOUND:
-            return ScheduleNotRunning(schedule_id)
+            return await self._not_running(schedule_id)
         # The call's own deadline passed: DEADLINE_EXCEEDED, or CANCELLED as the SDK core reports
         # its client-side timeout ("timeout", or "h2 protocol error" seen on this machine). The
         # server answers a query on a queue nobody polled lately with FAILED_PRECONDITION.

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
 import fcntl
 import os
 import signal
@@ -289,6 +290,11 @@ def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
             try:
                 probe.bind((host, port))
             except OSError as exc:
+                if exc.errno == errno.EADDRNOTAVAIL:
+                    raise DevError(
+                        f"--host={host!r}: not an address of this machine ({exc.strerror})",
+                        exit_code=2,
+                    ) from exc
                 raise DevError(
                     f"port {port} ({name}) is in use: is another `almanac dev` or Temporal "
                     f"server running? Stop it, or choose another port ({exc.strerror})"
@@ -578,6 +584,12 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
     say("")
     for name, value in rows:
         say(f"  [bold]{name:<18}[/bold] {escape(value)}")
+    if options.host != "127.0.0.1":
+        say(
+            f"  [bold yellow]listening on {escape(options.host)}[/bold yellow]: the Temporal "
+            "server (no authentication), its Web UI, the sink and the metrics are reachable by "
+            "whoever reaches that address"
+        )
     say("  Ctrl-C stops everything; run it again to resume. Occurrences as they change:\n")
 
 

@@ -62,7 +62,10 @@ def dev(
     try:
         ipaddress.IPv4Address(host)
     except ValueError:
-        fail(f"--host={host!r}: not an IPv4 address (e.g. 127.0.0.1, or 0.0.0.0 for all)")
+        fail(
+            f"--host (ALMANAC_DEV_HOST)={host!r}: not an IPv4 address (e.g. 127.0.0.1, or 0.0.0.0 "
+            "for every interface)"
+        )
     settings = AlmanacSettings()
     options = DevOptions(
         data_dir=(data_dir or settings.data_dir).expanduser().absolute(),

@@ -62,11 +62,13 @@ def test_delete_then_only_a_higher_revision_comes_back(control: Control) -> None
     again = control.run("delete", sid, "--reason", "again")
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith(f"{sid}: already deleted; re-applying it needs revision 2")
-    # upcoming of a deleted schedule says so (the trial saw "not running (apply its spec first)").
-    ahead = control.run("upcoming", sid)
-    assert ahead.returncode == 2, ahead.stdout
-    assert f"schedule '{sid}' was deleted at " in ahead.stderr and "(retired)" in ahead.stderr
-    assert "higher revision to revive it" in ahead.stderr
+    # Every command that needs the running workflow says the schedule was deleted (the trials
+    # saw "not running (apply its spec first)", which applying then refuses).
+    for command in (["upcoming", sid], ["disable", sid, "--reason", "x"], ["enable", sid]):
+        refused = control.run(*command)
+        assert refused.returncode == 2, (command, refused.stdout)
+        assert f"schedule '{sid}' was deleted at " in refused.stderr, (command, refused.stderr)
+        assert "(retired)" in refused.stderr and "higher revision to revive it" in refused.stderr
 
     same = control.run("apply", str(spec))
     assert same.returncode == 2 and "needs a higher revision" in same.stderr

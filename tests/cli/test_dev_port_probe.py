@@ -82,3 +82,13 @@ def test_a_port_a_wildcard_listener_holds_is_reported_in_use() -> None:
         port = listener.getsockname()[1]
         with pytest.raises(DevError, match="is in use"):
             check_ports({"Temporal frontend": port})
+
+
+def test_an_address_this_machine_does_not_have_is_bad_input_not_a_busy_port() -> None:
+    # 192.0.2.1 is TEST-NET-1 (RFC 5737): never assigned to a host, so binding it fails with
+    # EADDRNOTAVAIL (the trial saw "port … is in use" for such a --host).
+    with pytest.raises(
+        DevError, match=r"--host='192\.0\.2\.1': not an address of this machine"
+    ) as e:
+        check_ports({"Temporal frontend": 7233}, "192.0.2.1")
+    assert e.value.exit_code == 2

@@ -202,4 +202,4 @@ def test_dev_host_must_be_an_ipv4_address() -> None:
 
     result = CliRunner().invoke(app, ["dev", "--host", "example.org"])
     assert result.exit_code == 2
-    assert "--host='example.org': not an IPv4 address" in result.output
+    assert "--host (ALMANAC_DEV_HOST)='example.org': not an IPv4 address" in result.output
