@@ -57,9 +57,9 @@ def default_request_id(schedule_id: str, reason: str, by: str, requested_at_utc:
 
     ``m`` + the first 16 hex digits of the sha256 of scheduleId, ``by``, ``reason`` and the
     request's UTC minute (``YYYYMMDDTHHMMZ``) joined by newlines (UTF-8). The same trigger sent
-    twice within one UTC minute (a double submit, a retried command) runs once; the same trigger next
-    week runs again, as ``temporal schedule trigger`` and Airflow's manual runs do. For exactly
-    once across minutes, give an explicit ``--request-id``.
+    twice within one UTC minute (a double submit, a retried command) runs once; the same trigger
+    next week runs again, as ``temporal schedule trigger`` and Airflow's manual runs do. For
+    exactly once across minutes, give an explicit ``--request-id``.
 
     Raises:
         ValueError: ``requested_at_utc`` is naive.
