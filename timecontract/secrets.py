@@ -131,11 +131,41 @@ def literal_secret_problems(
                 "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}",
             )
         )
+    elif isinstance(value, str) and "://" in value and (names := secret_query_names(value)):
+        problems.append(
+            SpecError(
+                where,
+                redact_url(value),
+                f"query parameter {names[0]!r} holds a literal secret; send it in a header "
+                "with a secretRef instead",
+            )
+        )
     return problems
 
 
 _URL_CREDENTIALS = re.compile(r"://[^/@\s]+@")
 """The ``user:password@`` of a URL (RFC 3986 userinfo), which a message must never repeat."""
+
+_QUERY_PARAMETER = re.compile(r"([?&;])([^=&;#\s]+)=([^&;#\s]*)")
+"""A URL query's ``name=value`` pair (RFC 3986 §3.4, as forms write it)."""
+
+
+def secret_query_names(url: str) -> list[str]:
+    """The query parameters of ``url`` whose names are secret-bearing (``?token=…``, ``api_key``).
+
+    A literal secret in a URL is a literal secret in the spec, and it would travel in access logs.
+    """
+    return [m.group(2) for m in _QUERY_PARAMETER.finditer(url) if is_secret_name(m.group(2))]
+
+
+def redact_url(text: str) -> str:
+    """``text`` with every URL's ``user:password@`` and secret-bearing query values hidden."""
+
+    def hide(match: re.Match[str]) -> str:
+        lead, name, value = match.groups()
+        return f"{lead}{name}={REDACTED}" if is_secret_name(name) and value else match.group(0)
+
+    return _QUERY_PARAMETER.sub(hide, _URL_CREDENTIALS.sub("://<redacted>@", text))
 
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
@@ -159,7 +189,7 @@ def redact(value: Any, *, under_secret: bool = False) -> Any:
     if under_secret and is_literal_scalar(value):
         return REDACTED
     if isinstance(value, str):
-        return _URL_CREDENTIALS.sub("://<redacted>@", value)
+        return redact_url(value)
     return value
 
 

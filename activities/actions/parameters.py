@@ -32,7 +32,7 @@ from pydantic import (
 )
 
 from activities.actions.base import branch_tag
-from timecontract.secrets import could_be_secret, is_secret_name
+from timecontract.secrets import could_be_secret, is_secret_name, secret_query_names
 from timecontract.spec import build_without_plugins
 
 SECRET_ENV_PATTERN = r"^ALMANAC_SECRET_[A-Z0-9_]{1,100}$"
@@ -100,10 +100,19 @@ so a bad reference is told what is wrong with it, not also that it is not a stri
 
 
 def _no_credentials(url: AnyHttpUrl) -> AnyHttpUrl:
-    """Refuse ``user:password@`` in a URL: a literal secret in a spec (use a header's secretRef)."""
+    """Refuse ``user:password@`` or a secret-bearing query parameter (``?token=…``) in a URL.
+
+    Either is a literal secret in a spec (and in every access log); send it in a header with a
+    secretRef instead.
+    """
     if url.username or url.password:
         raise ValueError(
             "holds credentials (user:password@); send them in a header with a secretRef instead"
+        )
+    if names := secret_query_names(str(url)):
+        raise ValueError(
+            f"query parameter {names[0]!r} holds a literal secret; send it in a header with a "
+            "secretRef instead"
         )
     return url
 

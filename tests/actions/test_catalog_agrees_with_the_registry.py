@@ -25,6 +25,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("http", {"url": "http://x.test/e"}),
     ("http", {"url": "not a url", "timeoutSeconds": 0}),
     ("http", {"url": "https://user:pw@x.test/e"}),
+    ("http", {"url": "https://x.test/e?page=2&access_token=abcdefgh123"}),
+    ("http", {"url": "https://x.test/e?page=2"}),
     ("http", {"url": "http://x.test/e", "resultUrl": "http://x.test/{occurrenceId}"}),
     ("http", {"url": "http://x.test/e", "headers": {"Authorization": "Bearer abcdefgh123"}}),
     ("http", {"url": "http://x.test/e", "headers": {"Authorization": REF}}),

@@ -52,6 +52,12 @@ REF_NAME = {"secretRef": {"env": "MY_TOKEN_ENV"}}
         (("headers", "X-Team"), "ops", "ops"),
         # A URL's credentials, wherever it is.
         (("url",), f"https://ops:{CANARY}@example.com/h", "https://<redacted>@example.com/h"),
+        # A secret-bearing query parameter's value; other parameters are shown.
+        (
+            ("resultUrl",),
+            f"https://example.com/r?page=2&api_key={CANARY}&token=",
+            "https://example.com/r?page=2&api_key=<redacted>&token=",
+        ),
     ],
 )
 def test_an_error_value_hides_secret_values_and_shows_secret_names(

@@ -152,3 +152,21 @@ def test_credentials_in_a_url_are_refused_and_never_repeated(field: str) -> None
     assert [p.field for p in problems] == [f"action.parameters.{field}"]
     assert "hunter2-canary" not in str(problems[0])
     assert "holds credentials" in str(problems[0])
+
+
+@pytest.mark.parametrize(
+    ("field", "url"),
+    [
+        ("url", f"https://example.com/hook?token={CANARY}"),
+        ("url", f"https://example.com/hook?page=1&api_key={CANARY}#top"),
+        ("resultUrl", f"https://example.com/r/{{idempotencyKey}}?sig=1&password={CANARY}"),
+    ],
+)
+def test_a_secret_in_a_url_query_is_refused_never_repeated(field: str, url: str) -> None:
+    parameters = {"url": "https://example.com/hook", field: url}
+    with pytest.raises(InvalidSpec) as raised:
+        load_spec({**SEED_SPEC, "action": {"name": "http", "parameters": parameters}})
+    [problem] = raised.value.problems
+    assert problem.field == f"action.parameters.{field}"
+    assert "holds a literal secret" in problem.problem
+    assert CANARY not in str(raised.value)
