@@ -326,7 +326,13 @@ class LedgerCollector(Collector):
         if snapshot is not None:
             for (schedule_id, state), count in sorted(snapshot.counts.items()):
                 occurrences.add_metric([schedule_id, state], count)
-            for schedule_id, (count, oldest_age) in sorted(snapshot.open_unknown.items()):
+            # Every schedule the ledger knows reads 0 when nothing is open, so a resolve takes
+            # the series to 0 instead of removing it (an alert on it then resolves too).
+            schedules = {schedule_id for schedule_id, _ in snapshot.counts} | set(
+                snapshot.open_unknown
+            )
+            for schedule_id in sorted(schedules):
+                count, oldest_age = snapshot.open_unknown.get(schedule_id, (0, 0.0))
                 unknown_open.add_metric([schedule_id], count)
                 unknown_age.add_metric([schedule_id], max(oldest_age, 0.0) if count else 0.0)
             for alias, mismatches in sorted(snapshot.shadow_mismatches.items()):
