@@ -68,17 +68,7 @@ def validate(
                 say(str(exc), mark="error:" if unreadable else "✗", color="red", stderr=True)
             continue
         warnings = spec_warnings(spec, tzdb_store=store)
-        results.append(
-            {
-                "file": str(path),
-                "valid": True,
-                "scheduleId": spec.schedule_id,
-                "revision": spec.revision,
-                "applicable": spec.action is not None,
-                "problems": [],
-                "warnings": [w.to_json() for w in warnings],
-            }
-        )
+        results.append(_valid_json(path, spec, [w.to_json() for w in warnings]))
         if not as_json:
             note = "" if spec.action else " (no action: can be previewed, not applied)"
             say(f"{path}: {spec.schedule_id} r{spec.revision}{note}", mark="✓")
@@ -114,6 +104,10 @@ def validation_json(path: Path, store: Path) -> dict[str, Any]:
         spec = load_checked_spec(path, store)
     except InvalidSpec as exc:
         return invalid_spec_json(path, exc)
+    return _valid_json(path, spec, [])
+
+
+def _valid_json(path: Path, spec: ScheduleSpecV1, warnings: list[Any]) -> dict[str, Any]:
     return {
         "file": str(path),
         "valid": True,
@@ -121,7 +115,7 @@ def validation_json(path: Path, store: Path) -> dict[str, Any]:
         "revision": spec.revision,
         "applicable": spec.action is not None,
         "problems": [],
-        "warnings": [],
+        "warnings": warnings,
     }
 
 
