@@ -10,9 +10,11 @@ schedule workflows are started (what ``almanac apply`` does): each materializes 
 high-water mark to now + 14 days and releases its 7 overdue days (2 run through the ``http``
 action to the sink, 5 expire).
 
-Recovered means: no occurrence whose instant passed is PLANNED, DUE, DISPATCHING, RUNNING or
-RETRY_WAIT (each decided: SUCCEEDED or MISFIRE_EXPIRED), and every schedule's last materialized
-instant is at least now + 13 days.
+Two milestones are timed. **Materialized** (the seed's gate: "completion of materialization
+within five minutes after fault recovery"): every schedule's last materialized instant is at least
+now + 13 days and no occurrence whose instant passed is still PLANNED (each is decided: released to
+run within the catch-up bound, or MISFIRE_EXPIRED). **Recovered** (end to end, stricter): also none
+is DUE, DISPATCHING, RUNNING or RETRY_WAIT — every caught-up occurrence has run (SUCCEEDED).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 
@@ -75,15 +77,40 @@ def spec_data(schedule_id: str, sink_url: str, t0: datetime) -> dict[str, Any]:
     }
 
 
-def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> tuple[int, int]:
-    """(occurrences passed but not decided, schedules whose horizon reaches now + 13 days)."""
+class Progress(NamedTuple):
+    """One reading of the ledger during a recovery (counts over the fleet's schedules)."""
+
+    planned_overdue: int
+    """Occurrences whose instant passed still PLANNED: not yet decided (run or expire)."""
+    open_overdue: int
+    """Occurrences whose instant passed not yet final: PLANNED, DUE, DISPATCHING, RUNNING or
+    RETRY_WAIT (``planned_overdue`` included)."""
+    horizons: int
+    """Schedules whose last materialized instant is at least now + 13 days."""
+
+    def materialized(self, schedules: int) -> bool:
+        """The seed's milestone: every horizon re-materialized and every overdue one decided."""
+        return self.planned_overdue == 0 and self.horizons == schedules
+
+    def recovered(self, schedules: int) -> bool:
+        """End to end: materialized, and every caught-up occurrence has run."""
+        return self.open_overdue == 0 and self.horizons == schedules
+
+
+def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> Progress:
+    """Read the recovery's progress for the schedules whose IDs start with ``ids_prefix``.
+
+    ``now`` (UTC): the instant the recovery began; "overdue" means an instant before it.
+    """
     o = OCCURRENCES.c
     with store.engine.connect() as c:
-        open_ = c.execute(
-            select(func.count()).where(
-                o.schedule_id.startswith(ids_prefix), o.instant_utc < now, o.state.in_(OPEN)
-            )
-        ).scalar_one()
+        by_state = dict(
+            c.execute(
+                select(o.state, func.count())
+                .where(o.schedule_id.startswith(ids_prefix), o.instant_utc < now, o.state.in_(OPEN))
+                .group_by(o.state)
+            ).all()
+        )
         tops = (
             select(func.max(o.instant_utc).label("top"))
             .where(o.schedule_id.startswith(ids_prefix))
@@ -93,7 +120,7 @@ def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> tuple[int,
         reached = c.execute(
             select(func.count()).where(tops.c.top >= now + HORIZON - timedelta(days=1))
         ).scalar_one()
-    return int(open_), int(reached)
+    return Progress(int(by_state.get("PLANNED", 0)), int(sum(by_state.values())), int(reached))
 
 
 @dataclass(frozen=True)
@@ -103,6 +130,8 @@ class FleetResult:
     schedules: int
     seconds: float
     """From the worker's launch (the scheduler coming back) until recovered, or the timeout."""
+    materialized_seconds: float | None
+    """From the worker's launch until materialized (module docstring), None if never."""
     recovered: bool
     open_overdue: int
     """Occurrences whose instant passed still undecided when the run stopped (0 if recovered)."""
@@ -238,14 +267,21 @@ async def recover(
                             )
                         )
                     last = 0.0
+                    materialized: float | None = None
                     while True:
-                        open_, reached = progress(store, prefix, now)
+                        reading = progress(store, prefix, now)
                         elapsed = time.monotonic() - began
-                        done = open_ == 0 and reached == schedules
+                        if materialized is None and reading.materialized(schedules):
+                            materialized = elapsed
+                            say(f"  {elapsed:.0f} s: materialized (every overdue one decided)")
+                        done = reading.recovered(schedules)
                         if done or elapsed > timeout or worker.poll() is not None:
                             break
                         if elapsed - last >= 10:
-                            say(f"  {elapsed:.0f} s: {open_} overdue undecided, {reached} horizons")
+                            say(
+                                f"  {elapsed:.0f} s: {reading.planned_overdue} overdue undecided, "
+                                f"{reading.open_overdue} not final, {reading.horizons} horizons"
+                            )
                             last = elapsed
                         await asyncio.sleep(0.5)
                     cpu = _cpu_seconds(worker.pid) if worker.poll() is None else float("nan")
@@ -260,7 +296,9 @@ async def recover(
                             worker.wait()
     finally:
         store.dispose()
-    return FleetResult(schedules, elapsed, done, open_, reached, cpu, rss)
+    return FleetResult(
+        schedules, elapsed, materialized, done, reading.open_overdue, reading.horizons, cpu, rss
+    )
 
 
-__all__ = ["FleetResult", "dev_server", "progress", "recover", "spec_data"]
+__all__ = ["FleetResult", "Progress", "dev_server", "progress", "recover", "spec_data"]

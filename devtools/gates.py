@@ -580,6 +580,11 @@ def fleet_recovery(
     )
     seconds = round(result.seconds, 1)
     notes = []
+    if result.materialized_seconds is not None:
+        notes.append(
+            f"  fleet-recovery: materialized (every horizon, every overdue occurrence decided) "
+            f"after {result.materialized_seconds:.1f} s"
+        )
     if not result.recovered:
         notes.append(
             f"  fleet-recovery: after {seconds} s, {result.open_overdue} overdue occurrences "

@@ -39,6 +39,7 @@ from typing import Any, NoReturn
 
 from temporalio import workflow
 from temporalio.common import (
+    Priority,
     SearchAttributePair,
     TypedSearchAttributes,
     WorkflowIDReusePolicy,
@@ -64,6 +65,17 @@ RELEASE_AND_MATERIALIZE = "almanac-release-and-materialize"
 read after the release decided anything) instead of the loop scheduling a second activity after
 the child starts: one activity and one workflow task fewer per deciding wake-up. Histories
 recorded before it replay on the two-activity path."""
+OCCURRENCE_PRIORITY_PATCH = "almanac-occurrence-priority"
+"""Patch: occurrence children are started at :data:`OCCURRENCE_PRIORITY`. Histories recorded
+before it replay without a priority (the server's default, 3)."""
+OCCURRENCE_PRIORITY = Priority(priority_key=4)
+"""Task-queue priority of an occurrence workflow and its activities (Temporal: 1 first … 5 last,
+default 3; children and activities inherit). Below the schedule workflows' default, so in a
+backlog (a catch-up after an outage) the matching service hands out every schedule's pending
+work — materializing its horizon, deciding its missed occurrences, a disable or a revision —
+before the occurrences' own tasks: the seed's materialization bound does not wait for the
+catch-up's executions, and an operator's change is not queued behind them. Without a backlog
+the order changes nothing."""
 CHILD_START_BATCH = 100
 """Child starts issued in one workflow task at most (bounds the task's commands)."""
 FIRST_COMMAND_WAIT = timedelta(minutes=1)
@@ -685,12 +697,16 @@ class ScheduleWorkflow:
             "almanac-alias-task-queue"
         ):
             task_queue = io.alias_task_queue(task_queue or workflow.info().task_queue, alias)
+        priority = Priority.default
+        if workflow.patched(OCCURRENCE_PRIORITY_PATCH):
+            priority = OCCURRENCE_PRIORITY
         try:
             child = await workflow.start_child_workflow(
                 OccurrenceWorkflow.run,
                 self._occurrence_input(occurrence, gate),
                 id=occurrence.occurrence_id,
                 task_queue=task_queue,
+                priority=priority,
                 # Children outlive this run's continue-as-new; a completed occurrence is never
                 # started again (REJECT_DUPLICATE refuses a closed ID, running or not).
                 parent_close_policy=workflow.ParentClosePolicy.ABANDON,

@@ -22,6 +22,9 @@ def test_fleet_recovery_gate_passes_on_the_production_worker(tmp_path: Path) -> 
     assert gate.passed, gate.notes
     assert gate.name.startswith("8 schedules recovered")
     assert 0 < gate.figure <= 120
+    # The seed's milestone (every horizon, every overdue one decided) comes first, and is shown.
+    (note,) = [n for n in gate.notes if "materialized" in n]
+    assert 0 < float(note.rsplit("after ", 1)[1].removesuffix(" s")) <= gate.figure
 
 
 def test_fleet_recovery_gate_fails_when_nothing_overdue_is_released(tmp_path: Path) -> None:
