@@ -125,6 +125,14 @@ class ReleaseDueInput:
     the same activity afterwards and return the reading in ``ReleaseDueResult.materialized``:
     the follow-up materialization a wake-up used to schedule as a second activity (runs past
     the ``almanac-release-and-materialize`` patch ask for it; ``None``: release only)."""
+    materialize_first: MaterializeOccurrencesInput | None = None
+    """Materialize this window *before* releasing, in the same activity: a refresh's or a
+    change's materialization, which the loop used to schedule as an activity of its own before
+    the release (runs past the ``almanac-materialize-in-release`` patch ask for it). A
+    deterministic error fails the activity before anything is released, as the separate
+    activity's failure skipped that wake-up's release. The reading taken after the release is
+    returned in ``ReleaseDueResult.materialized`` whether or not the release decided anything
+    (``then_materialize`` is then not needed: the window is the same)."""
 
 
 @dataclass(frozen=True)
@@ -140,8 +148,8 @@ class ReleaseDueResult:
     skipped_overlap: int = 0
     """Occurrences this release recorded ``SKIPPED_OVERLAP``."""
     materialized: MaterializeOccurrencesResult | None = None
-    """The follow-up materialization's result, when ``then_materialize`` asked for it and the
-    release decided anything (else ``None``)."""
+    """The reading after the release: when ``materialize_first`` was given, or when
+    ``then_materialize`` asked for it and the release decided anything (else ``None``)."""
     materialize_error: str | None = None
     """Why the follow-up materialization was refused (a deterministic error, recorded on the
     schedule as the materialize activity's): the release stands and its children still start."""

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +186,11 @@ class AlmanacActivities:
     ) -> io.MaterializeOccurrencesResult:
         """The materialize activity's work (also the follow-up of ``release_due``)."""
         started = time.monotonic()
+        until, inserted = self._write_window(params)
+        return self._reading(params, until, inserted, started)
+
+    def _write_window(self, params: io.MaterializeOccurrencesInput) -> tuple[datetime, int]:
+        """Materialize ``[from, now + horizon)``: (the window's end, UTC; rows inserted)."""
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
         specs = ledger.published_specs(self._ledger, params.schedule_id)
@@ -205,6 +211,12 @@ class AlmanacActivities:
                 tzdb_store=self._tzdb_store,
             )
             inserted += len(result.created)
+        return until, inserted
+
+    def _reading(
+        self, params: io.MaterializeOccurrencesInput, until: datetime, inserted: int, started: float
+    ) -> io.MaterializeOccurrencesResult:
+        """What the ledger holds after a window was written (``started``: ``time.monotonic``)."""
         upcoming = ledger.list_occurrences(
             self._ledger,
             params.schedule_id,
@@ -241,6 +253,13 @@ class AlmanacActivities:
         ``lateness``): the workflow's, so a release retried later decides as the schedule's
         timer did. Its events are stamped with the clock, when they are written.
         """
+        first, started = params.materialize_first, time.monotonic()
+        if first is not None:
+            # The wake-up's materialization, before the release (one activity, not two). A
+            # deterministic error fails the activity here, before anything is released: as the
+            # loop's own materialize activity failing skipped the wake-up's release.
+            with self._domain_errors(params.schedule_id, io.MATERIALIZE):
+                window = self._write_window(first)
         with self._domain_errors(params.schedule_id, io.RELEASE_DUE):
             released = ledger.release_due(
                 self._ledger,
@@ -261,17 +280,22 @@ class AlmanacActivities:
         if released.expired or caught_up:
             self._metrics.count_misfires(params.schedule_id, len(released.expired), caught_up)
         materialized, materialize_error = None, None
-        if params.then_materialize is not None and (due or released.expired):
-            # The wake-up's follow-up materialization, folded into this activity: one activity
-            # and one workflow task fewer per wake-up that decides anything. A deterministic
-            # error is recorded as the materialize activity's and returned, not raised: the
-            # release stands and its children start, as when this was a second activity. A
-            # transient one fails the activity; its retry releases again (idempotent: nothing
-            # is newly due at the same instant) and materializes again (inserts on conflict do
-            # nothing).
+        follow_up: Callable[[], io.MaterializeOccurrencesResult] | None = None
+        if first is not None:
+            follow_up = partial(self._reading, first, *window, started)
+        elif params.then_materialize is not None and (due or released.expired):
+            follow_up = partial(self._materialize, params.then_materialize)
+        if follow_up is not None:
+            # The wake-up's reading after the release (and, past the older patch alone, its
+            # follow-up materialization), folded into this activity: one activity and one
+            # workflow task fewer per wake-up. A deterministic error is recorded as the
+            # materialize activity's and returned, not raised: the release stands and its
+            # children start, as when this was a second activity. A transient one fails the
+            # activity; its retry releases again (idempotent: nothing is newly due at the same
+            # instant) and materializes again (inserts on conflict do nothing).
             try:
                 with self._domain_errors(params.schedule_id, io.MATERIALIZE):
-                    materialized = self._materialize(params.then_materialize)
+                    materialized = follow_up()
             except ApplicationError as exc:
                 if not exc.non_retryable:
                     raise

@@ -76,6 +76,12 @@ work — materializing its horizon, deciding its missed occurrences, a disable o
 before the occurrences' own tasks: the seed's materialization bound does not wait for the
 catch-up's executions, and an operator's change is not queued behind them. Without a backlog
 the order changes nothing."""
+MATERIALIZE_IN_RELEASE = "almanac-materialize-in-release"
+"""Patch: a refresh's (or a change's) materialization runs inside the wake-up's release activity,
+before the release (``ReleaseDueInput.materialize_first``), instead of as an activity of its own
+scheduled before it: one activity and one workflow task fewer per refresh — every schedule's
+first wake-up after an outage, and every hourly refresh. Histories recorded before it replay on
+the two-activity path."""
 CHILD_START_BATCH = 100
 """Child starts issued in one workflow task at most (bounds the task's commands)."""
 FIRST_COMMAND_WAIT = timedelta(minutes=1)
@@ -414,10 +420,13 @@ class ScheduleWorkflow:
                 changed = await self._apply_commands()
                 if self._ending:
                     continue  # deleted, or a refused first revision: nothing more to run
-                if changed or now >= next_refresh:
+                refreshing = changed or now >= next_refresh
+                if refreshing and not workflow.patched(MATERIALIZE_IN_RELEASE):
                     await self._materialize(now)
+                    next_refresh, refreshing = now + refresh, False
+                await self._release_and_start(now, materialize_first=refreshing)
+                if refreshing:
                     next_refresh = now + refresh
-                await self._release_and_start(now)
             except ActivityError as exc:
                 # The ledger refused (a deterministic error: non-retryable, already recorded on
                 # the schedule by the activity) or stayed unreachable past the bounded retry
@@ -652,15 +661,24 @@ class ScheduleWorkflow:
         self._status.materialized_through_utc = result.materialized_through_utc
         self._state.materialized_through_utc = result.materialized_through_utc
 
-    async def _release_and_start(self, now: datetime) -> None:
-        # Past the patch the release activity also runs the follow-up materialization (below).
+    async def _release_and_start(self, now: datetime, *, materialize_first: bool = False) -> None:
+        """Release at ``now`` and start the released children (one activity, then the starts).
+
+        ``materialize_first`` (a refresh or a change, past ``MATERIALIZE_IN_RELEASE``): the same
+        activity materializes the horizon before releasing. Past ``RELEASE_AND_MATERIALIZE`` it
+        also returns the reading after the release (materializing again only if asked nothing
+        first and it decided anything).
+        """
         folded = workflow.patched(RELEASE_AND_MATERIALIZE)
+        first = self._materialize_input(now) if materialize_first else None
+        follow_up = self._materialize_input(now) if folded and first is None else None
         released = await workflow.execute_activity_method(
             AlmanacActivities.release_due,
             io.ReleaseDueInput(
                 self._params.schedule_id,
                 now,
-                then_materialize=self._materialize_input(now) if folded else None,
+                then_materialize=follow_up,
+                materialize_first=first,
             ),
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,
