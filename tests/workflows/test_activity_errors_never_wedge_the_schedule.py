@@ -72,7 +72,10 @@ def transient() -> Exception:
 #   ``io.CLAIM``;
 # - ``io.CLAIM``: that fallback claim activity, under the ledger's bounded retry policy;
 # - ``io.EXECUTE_ATTEMPT``: the attempt step, inside the combined activity or the fallback
-#   ``execute_attempt`` activity after a fallback claim; both under the action's retry policy.
+#   ``execute_attempt`` activity after a fallback claim; both under the action's retry policy;
+# - ``io.MATERIALIZE``: the window's write, inside ``io.RELEASE_DUE`` before the release (a
+#   refresh, patch ``almanac-materialize-in-release``) or its follow-up, or the materialize
+#   activity of the older paths; all under the ledger's bounded retry policy.
 # Occurrences run one at a time (hourly, each done in minutes), so the plan's order is the order
 # of calls: the first occurrence through ``io.CLAIM`` (the one after the fourth
 # ``io.CLAIM_AND_EXECUTE`` entry) is also the first to reach ``io.EXECUTE_ATTEMPT``.
@@ -184,12 +187,16 @@ class FaultyActivities(AlmanacActivities):
         with self._domain_errors(schedule_id, name):
             raise error
 
-    materialize = faulted(io.MATERIALIZE, AlmanacActivities.materialize)
     release_due = faulted(io.RELEASE_DUE, AlmanacActivities.release_due)
     publish_revision = faulted(io.PUBLISH_REVISION, AlmanacActivities.publish_revision)
     set_gate = faulted(io.SET_GATE, AlmanacActivities.set_gate)
     change_gate = faulted(io.CHANGE_GATE, AlmanacActivities.change_gate)
     delete_schedule = faulted(io.DELETE_SCHEDULE, AlmanacActivities.delete_schedule)
+
+    def _write_window(self, params: io.MaterializeOccurrencesInput) -> tuple[datetime, int]:
+        # The materialize step, wherever it runs (see the plan's comment).
+        self._fault(io.MATERIALIZE, params.schedule_id)
+        return super()._write_window(params)
 
     def _claim(self, params: io.ClaimOccurrenceInput) -> io.ClaimOccurrenceResult:
         # The claim step of almanac.claim and of almanac.claim_and_execute alike.
