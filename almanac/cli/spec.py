@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TextIO
@@ -27,7 +27,7 @@ from almanac.cli.output import (
 )
 
 if TYPE_CHECKING:
-    from timecontract import InvalidSpec, OccurrenceRecord, ScheduleSpecV1, SpecWarning
+    from timecontract import InvalidSpec, OccurrenceRecord, ScheduleSpecV1, SpecError, SpecWarning
 
 PREVIEW_PERIODS = 2000
 
@@ -84,13 +84,53 @@ def load_checked_spec(path: Path, store: Path) -> ScheduleSpecV1:
 
     Raises:
         InvalidSpec: every problem of the file (:class:`timecontract.SpecFileUnreadable` when it
-            cannot be read at all), or of its action's parameters.
+            cannot be read at all) and of its action's parameters, together: a spec refused for
+            its own fields (a literal secret, a bad rule) still reports its action's problems.
     """
-    from timecontract import load_spec
+    from timecontract import InvalidSpec, SpecFileUnreadable, load_spec
 
-    spec = load_spec(path, store)
+    try:
+        spec = load_spec(path, store)
+    except SpecFileUnreadable:
+        raise
+    except InvalidSpec as exc:
+        more = _raw_action_problems(path, {p.field for p in exc.problems})
+        if not more:
+            raise
+        raise InvalidSpec(
+            exc.problems + more, exc.source, schedule_id=exc.schedule_id, revision=exc.revision
+        ) from exc
     _check_action(spec, path)
     return spec
+
+
+def _raw_action_problems(path: Path, reported: set[str]) -> list[SpecError]:
+    """The action's parameter problems in an invalid spec file's data, but for ``reported`` fields.
+
+    A field already reported (or one inside or around it: the adapter's model refuses a literal
+    secret header at ``headers``, the spec at ``headers.<name>``) is not reported twice.
+    """
+    from activities.actions.catalog import action_problems
+    from timecontract import InvalidSpec
+    from timecontract.spec import read_spec_data
+
+    try:
+        data = read_spec_data(path)
+    except InvalidSpec:
+        return []  # not data at all (the spec's problems said why)
+    action = data.get("action") if isinstance(data, Mapping) else None
+    if not isinstance(action, Mapping):
+        return []
+    name, parameters = action.get("name"), action.get("parameters", {})
+    if not isinstance(name, str) or not isinstance(parameters, Mapping):
+        return []
+
+    def said(field: str) -> bool:  # the same field, or one inside or around a reported one
+        return any(
+            f == field or f.startswith(f"{field}.") or field.startswith(f"{f}.") for f in reported
+        )
+
+    return [p for p in action_problems(name, parameters) if not said(p.field)]
 
 
 def validation_json(path: Path, store: Path) -> dict[str, Any]:
