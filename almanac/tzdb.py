@@ -89,6 +89,11 @@ class MalformedRelease(TzdbError, ValueError):
         self.release = release
 
 
+FIRST_INDEXED_RELEASE = "2020a"
+"""The oldest release the package index carries as a ``tzdata`` wheel (2020.1); older ones come
+from IANA's tarballs (``--from-tarball``)."""
+
+
 class ReleaseNotPublished(TzdbError, LookupError):
     """The package index has no ``tzdata`` version for the release: bad input (exit 2).
 
@@ -323,9 +328,17 @@ def _pip(command: list[str], spec: str, release: str) -> None:
         raise DownloadFailed(f"could not run pip for {spec}: {exc}") from exc
     if done.returncode != 0:
         if any(marker in done.stderr for marker in _NO_SUCH_VERSION):
+            older = release < FIRST_INDEXED_RELEASE
             raise ReleaseNotPublished(
                 f"release {release} is not published on the package index "
                 f"(no {DISTRIBUTION} version matching {spec.split('==')[1]})"
+                + (
+                    f"; {DISTRIBUTION} starts at {FIRST_INDEXED_RELEASE}: compile an older one "
+                    f"from IANA's tarball with `almanac tzdb add --from-tarball "
+                    f"tzdata{release}.tar.gz`"
+                    if older
+                    else ""
+                )
             )
         raise DownloadFailed(
             f"pip {command[3]} {spec} failed (exit {done.returncode}): {_last_line(done.stderr)}"

@@ -478,3 +478,11 @@ def test_diff_api_matches_by_nominal_time_and_fold(store: Path, wheels: dict) ->
     assert fold0.to_json()["to"]["instant"] == "2023-09-21T20:00:00Z"  # type: ignore[index]
     assert fold1.after is None
     assert fold1.to_json()["from"]["instant"] == "2023-09-21T20:00:00Z"  # type: ignore[index]
+
+
+def test_add_release_older_than_the_index_points_to_the_tarball() -> None:
+    result = run("tzdb", "add", "2019c")  # tzdata wheels start at 2020.1 (2020a)
+    assert result.exit_code == 2
+    assert "2019c is not published" in result.stderr
+    assert "--from-tarball tzdata2019c.tar.gz" in result.stderr
+    assert result.stderr.count("\n") == 1
