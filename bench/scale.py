@@ -10,7 +10,7 @@ for a SQLite file), the sink, and one ``python -m worker`` process (the producti
 
 How time is moved (no clock is faked inside Temporal or the worker): the outage is placed in the
 past through the ledger's injected clock. At ``T0 = now − 7 days`` (the ``now_utc`` argument of
-every ledger call) the bench publishes N daily schedules (``FREQ=DAILY``, first instant T0 + 5 min,
+every ledger call) the bench publishes N daily schedules (``FREQ=DAILY``, first instant T0 + 12 h,
 ``CATCH_UP_BOUNDED`` with ``maxCatchUp`` 2, cutover T0) and materializes each one's 14-day horizon
 — the state a ledger is in when its workers stopped at T0. Then the production worker starts, on
 the real clock, and the N schedule workflows are started (what ``almanac apply`` does): each

@@ -3,7 +3,7 @@
 The scenario behind ``almanac gates fleet-recovery`` and ``bench/scale.py``. **How time is
 moved**: nothing is faked inside Temporal or the worker; the outage is put in the past through the
 ledger's injected clock. At ``T0 = now − 7 days`` (the ``now_utc`` of every ledger call) N daily
-schedules are published (first instant T0 + 5 min, ``CATCH_UP_BOUNDED``, ``maxCatchUp`` 2, cutover
+schedules are published (first instant T0 + 12 h, ``CATCH_UP_BOUNDED``, ``maxCatchUp`` 2, cutover
 T0) and each one's 14-day horizon is materialized — the ledger as its workers left it at T0. Then
 the production worker (``python -m worker``, a child process) runs on the real clock and the N
 schedule workflows are started (what ``almanac apply`` does): each materializes from its
@@ -53,8 +53,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def spec_data(schedule_id: str, sink_url: str, t0: datetime) -> dict[str, Any]:
-    """Daily from T0 + 5 min, the 2 most recent missed days caught up, the http action."""
-    first = t0 + timedelta(minutes=5)
+    """Daily from T0 + 12 h, the 2 most recent missed days caught up, the http action.
+
+    Seven instants fall in the outage, the next one 12 hours after it: none passes while a
+    recovery is measured (with T0 + 5 min, as before 2026-12-01, every schedule's next instant
+    came due 5 minutes into the run, adding N executions to any recovery longer than that).
+    """
+    first = t0 + timedelta(hours=12)
     return {
         "schema": "scheduleSpec.v1",
         "scheduleId": schedule_id,
@@ -104,7 +109,7 @@ def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> Progress:
     """
     o = OCCURRENCES.c
     with store.engine.connect() as c:
-        by_state = dict(
+        by_state: dict[str, int] = dict(
             c.execute(
                 select(o.state, func.count())
                 .where(o.schedule_id.startswith(ids_prefix), o.instant_utc < now, o.state.in_(OPEN))

@@ -687,8 +687,8 @@ class ScheduleWorkflow:
         self._held = released.held
         if workflow.patched(CONCURRENT_CHILD_STARTS):
             new = [o for o in released.due if o.occurrence_id not in self._started]
-            for first in range(0, len(new), CHILD_START_BATCH):
-                batch = new[first : first + CHILD_START_BATCH]
+            for at in range(0, len(new), CHILD_START_BATCH):
+                batch = new[at : at + CHILD_START_BATCH]
                 await asyncio.gather(*(self._start_child(o, released.gate) for o in batch))
         else:
             for occurrence in released.due:
