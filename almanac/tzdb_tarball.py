@@ -76,6 +76,12 @@ as in the default IANA build."""
 ZIC_CANDIDATES = ("/usr/sbin/zic", "/usr/bin/zic", "/usr/local/sbin/zic", "/usr/local/bin/zic")
 
 
+class TarballUnreadable(VerificationFailed, ValueError):
+    """The file given is missing, unreadable or no tar archive at all: bad input (exit 2)."""
+
+    exit_code = 2
+
+
 class ZicNotFound(TzdbError):
     """No ``zic`` (the tz compiler; Debian ships it in libc-bin) was found."""
 
@@ -105,6 +111,7 @@ def add_release_from_tarball(
 
     Raises:
         MalformedRelease: ``release`` is not ``YYYYx``.
+        TarballUnreadable: the file is missing, unreadable or no tar archive (exit 2).
         VerificationFailed: the tarball breaks a check above, or ``zic`` refuses it.
         ZicNotFound: no ``zic``.
         StoreConflict: the store's folder for the release holds something else.
@@ -144,8 +151,12 @@ def _read_bounded(tarball: Path) -> bytes:
     try:
         with tarball.open("rb") as handle:
             raw = handle.read(MAX_TARBALL_BYTES + 1)
+    except FileNotFoundError as exc:
+        raise TarballUnreadable(f"{tarball}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise TarballUnreadable(f"{tarball}: is a directory, not a tarball") from exc
     except OSError as exc:
-        raise VerificationFailed(f"{tarball}: cannot read it ({exc.strerror})") from exc
+        raise TarballUnreadable(f"{tarball}: cannot read it ({exc.strerror})") from exc
     if len(raw) > MAX_TARBALL_BYTES:
         raise VerificationFailed(f"{tarball.name}: larger than {MAX_TARBALL_BYTES} bytes")
     return raw
@@ -158,7 +169,10 @@ def _unpack(name: str, raw: bytes, dest: Path) -> None:
         with tarfile.open(fileobj=io.BytesIO(raw), mode="r:*") as archive:
             _read_members(name, archive, dest)
     except (tarfile.TarError, EOFError) as exc:
-        raise VerificationFailed(f"{name}: not a readable tar archive ({exc})") from exc
+        # tarfile's message lists every method it tried, one per line: the line says it all.
+        raise TarballUnreadable(
+            f"{name}: not a readable tar archive (gzip, bzip2, xz or uncompressed)"
+        ) from exc
 
 
 def _read_members(name: str, archive: tarfile.TarFile, dest: Path) -> None:

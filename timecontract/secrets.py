@@ -24,7 +24,9 @@ no secrets, nor is a number whose own key names a quantity (``maxTokens: 500``, 
 What an error may repeat (:func:`redact_at`): every string or number at or below a
 secret-bearing key is ``<redacted>`` (``secretRef`` is such a key), except the ``env`` or
 ``file`` of a reference — the name of where the secret is, not the secret; an ``env`` string only
-when it is written like a variable's name — and no URL's ``user:password@`` is ever repeated.
+when it is written like a variable's name — and no URL's ``user:password@`` is ever repeated. A
+``headers`` value that is not a mapping (header lines pasted as a string or a list) is never
+repeated either.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from typing import Any
 from timecontract.errors import SpecError
 
 SECRET_REF_KEY = "secretRef"
+HEADERS_KEY = "headers"
+"""A header bag's key: its value must be a mapping; anything else is redacted whole in errors."""
 REDACTED = "<redacted>"
 _SECRET_NAMES = frozenset({"authorization", "proxyauthorization", "cookie"})
 _SECRET_PARTS = (
@@ -216,9 +220,13 @@ def redact_at(path: Iterable[Any], value: Any) -> Any:
     """:func:`redact` for a value found at ``path`` (its keys from the top of the data).
 
     A value at or below a secret-bearing key is redacted through and through, except where
-    ``path`` ends at a reference's location (``….secretRef.env``): a string there is a name.
+    ``path`` ends at a reference's location (``….secretRef.env``): a string there is a name. A
+    ``headers`` value that is not a mapping (a string or a list: header lines such as
+    ``Authorization: Bearer …`` pasted from ``curl -H``) is redacted whole (second trial).
     """
     parts = [str(part) for part in path]
     if len(parts) >= 2 and parts[-2] == SECRET_REF_KEY:
         return _redact_location(parts[-1], value)
+    if parts and parts[-1] == HEADERS_KEY and not isinstance(value, Mapping):
+        return REDACTED  # header lines pasted as text (`curl -H 'Authorization: Bearer …'`)
     return redact(value, under_secret=any(is_secret_name(part) for part in parts))

@@ -65,15 +65,15 @@ def apply(
     """
 
     async def work() -> None:
-        from almanac.cli.spec import print_warnings, validation_json
-        from almanac.client import check_action, check_applicable
-        from timecontract import load_spec, spec_warnings
+        from almanac.cli.spec import load_checked_spec, print_warnings, validation_json
+        from almanac.client import check_applicable
+        from timecontract import spec_warnings
 
         store = _settings().tzdb_store
         try:
-            spec = load_spec(spec_file, store)
-            check_action(spec)
-        except ValueError:  # InvalidSpec, or the action's SpecError: invalid input, exit 2
+            # The check `validate` makes: every problem of the spec and of its action at once.
+            spec = load_checked_spec(spec_file, store)
+        except ValueError:  # InvalidSpec: invalid input, exit 2
             if as_json:  # the object `validate --json` prints for this file; the line on stderr
                 print_json(validation_json(spec_file, store))
             raise

@@ -77,3 +77,11 @@ def test_strings_and_references_still_validate_to_their_own_types() -> None:
         by_alias=True, exclude_none=True
     )
     assert dumped["headers"] == headers
+
+
+def test_header_lines_pasted_as_text_are_refused_and_never_repeated() -> None:
+    # Second trial: `curl -H` lines pasted as the bag itself, a string or a list of strings.
+    for bag in (f"Authorization: Bearer {CANARY}", [f"Authorization: Bearer {CANARY}"]):
+        found = action_problems("http", {"url": URL, "headers": bag})
+        assert [(p.field, p.value) for p in found] == [(HEADERS, "<redacted>")]
+        assert CANARY not in "".join(str(p) for p in found)

@@ -186,3 +186,19 @@ def test_not_a_tarball_is_refused(tmp_path: Path, store: Path) -> None:
     junk = tmp_path / "junk.tar.gz"
     junk.write_bytes(b"not a tarball at all")
     _refused(junk, store, "not a readable tar archive")
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("junk.tar.gz", "not a readable tar archive"), ("missing.tar.gz", "no such file")],
+)
+def test_a_file_that_is_no_tarball_is_one_line_exit_2(
+    tmp_path: Path, store: Path, name: str, reason: str
+) -> None:
+    # Third trial: tarfile's five-line message and exit 1 for what is bad input.
+    source = tmp_path / name
+    if name.startswith("junk"):
+        source.write_bytes(b"not a tarball at all")
+    result = CliRunner().invoke(app, ["tzdb", "add", "--from-tarball", str(source)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and reason in result.stderr

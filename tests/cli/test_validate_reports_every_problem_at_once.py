@@ -1,4 +1,4 @@
-"""``validate`` reports a spec's own problems and its action's parameter problems together.
+"""``validate`` and ``apply`` report a spec's own problems and its action's problems together.
 
 Trial finding: a literal secret (a problem of the spec itself) hid the action's other problems, so
 a user fixed one, ran ``validate`` again and met the next. DESIGN: every problem reported at once,
@@ -38,6 +38,7 @@ action:
 @pytest.fixture
 def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.setenv("ALMANAC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ALMANAC_TEMPORAL_ADDRESS", "127.0.0.1:1")  # never reached
     runner = CliRunner()
     return lambda *args: runner.invoke(app, list(args))
 
@@ -70,3 +71,16 @@ def test_an_unknown_action_beside_a_spec_problem_is_reported_too(  # type: ignor
     path.write_text(SPEC.format(rule="FREQ=NEVER").replace("name: http", "name: carrier-pigeon"))
     [report] = json.loads(run("validate", "--json", str(path)).stdout)
     assert {p["field"] for p in report["problems"]} >= {"rule", "action.name"}
+
+
+def test_apply_refuses_with_the_same_problems_validate_reports(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path
+) -> None:
+    # Third trial: `apply` (text) checked the action only once the spec itself was valid.
+    path = tmp_path / "spec.yaml"
+    path.write_text(SPEC.format(rule="FREQ=DAILY"))
+    result = run("apply", str(path))
+    assert result.exit_code == 2, result.output
+    assert "invalid scheduleSpec (2 problems)" in result.stderr
+    assert "timeoutSeconds=-5" in result.stderr and "headers.Authorization" in result.stderr
+    assert "do-not-echo-me" not in result.output
