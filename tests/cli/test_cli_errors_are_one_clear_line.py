@@ -15,22 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from almanac.cli import app
 
 SEED = Path(__file__).parents[2] / "examples" / "daily-ops-summary.yaml"
 STATES = (
     "PLANNED, DUE, DISPATCHING, RUNNING, SUCCEEDED, RETRY_WAIT, UNKNOWN_EFFECT, FAILED, "
     "SKIPPED_GAP, MISFIRE_EXPIRED, CANCELLED, SKIPPED_OVERLAP"
 )
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ALMANAC_DATA_DIR", str(tmp_path / "data"))
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, list(args))
 
 
 def test_brackets_in_values_and_paths_are_printed_verbatim(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

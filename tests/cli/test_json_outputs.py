@@ -5,21 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
-
-from almanac.cli import app
 from timecontract.zones import INSTALLED_RELEASE
 
 SEED = Path(__file__).parents[2] / "examples" / "daily-ops-summary.yaml"
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ALMANAC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("ALMANAC_LEDGER_URL", raising=False)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, list(args))
 
 
 def test_validate_json_lists_each_file_with_its_problems_and_exits_2(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -11,19 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from almanac.cli import app
 
 SEED = Path(__file__).parents[2] / "examples" / "every-10-seconds.yaml"  # has an action
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ALMANAC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("ALMANAC_TEMPORAL_ADDRESS", "127.0.0.1:1")  # never reached
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, list(args))
 
 
 @pytest.mark.parametrize("command", ["validate", "preview", "apply"])

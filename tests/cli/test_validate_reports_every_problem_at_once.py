@@ -13,9 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from almanac.cli import app
 
 SPEC = """\
 schema: scheduleSpec.v1
@@ -33,14 +30,6 @@ action:
     headers:
       Authorization: Bearer do-not-echo-me
 """
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ALMANAC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("ALMANAC_TEMPORAL_ADDRESS", "127.0.0.1:1")  # never reached
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, list(args))
 
 
 @pytest.mark.parametrize("rule", ["FREQ=DAILY", "FREQ=NEVER"])
