@@ -328,17 +328,16 @@ def _pip(command: list[str], spec: str, release: str) -> None:
         raise DownloadFailed(f"could not run pip for {spec}: {exc}") from exc
     if done.returncode != 0:
         if any(marker in done.stderr for marker in _NO_SUCH_VERSION):
-            older = release < FIRST_INDEXED_RELEASE
-            raise ReleaseNotPublished(
-                f"release {release} is not published on the package index "
-                f"(no {DISTRIBUTION} version matching {spec.split('==')[1]})"
-                + (
+            hint = ""
+            if release < FIRST_INDEXED_RELEASE:
+                hint = (
                     f"; {DISTRIBUTION} starts at {FIRST_INDEXED_RELEASE}: compile an older one "
                     f"from IANA's tarball with `almanac tzdb add --from-tarball "
                     f"tzdata{release}.tar.gz`"
-                    if older
-                    else ""
                 )
+            raise ReleaseNotPublished(
+                f"release {release} is not published on the package index "
+                f"(no {DISTRIBUTION} version matching {spec.split('==')[1]}){hint}"
             )
         raise DownloadFailed(
             f"pip {command[3]} {spec} failed (exit {done.returncode}): {_last_line(done.stderr)}"

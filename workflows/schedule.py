@@ -421,10 +421,10 @@ class ScheduleWorkflow:
                 if self._ending:
                     continue  # deleted, or a refused first revision: nothing more to run
                 refreshing = changed or now >= next_refresh
-                if refreshing and not workflow.patched(MATERIALIZE_IN_RELEASE):
+                folded = refreshing and workflow.patched(MATERIALIZE_IN_RELEASE)
+                if refreshing and not folded:
                     await self._materialize(now)
-                    next_refresh, refreshing = now + refresh, False
-                await self._release_and_start(now, materialize_first=refreshing)
+                await self._release_and_start(now, materialize_first=folded)
                 if refreshing:
                     next_refresh = now + refresh
             except ActivityError as exc:

@@ -87,37 +87,29 @@ def load_checked_spec(path: Path, store: Path) -> ScheduleSpecV1:
             cannot be read at all) and of its action's parameters, together: a spec refused for
             its own fields (a literal secret, a bad rule) still reports its action's problems.
     """
-    from timecontract import InvalidSpec, SpecFileUnreadable, load_spec
+    from timecontract import InvalidSpec, load_spec
+    from timecontract.spec import read_spec_data
 
+    data = read_spec_data(path)  # SpecFileUnreadable, or InvalidSpec for data that is no spec
     try:
-        spec = load_spec(path, store)
-    except SpecFileUnreadable:
-        raise
+        spec = load_spec(data, store)
     except InvalidSpec as exc:
-        more = _raw_action_problems(path, {p.field for p in exc.problems})
-        if not more:
-            raise
+        more = _raw_action_problems(data, {p.field for p in exc.problems})
         raise InvalidSpec(
-            exc.problems + more, exc.source, schedule_id=exc.schedule_id, revision=exc.revision
+            exc.problems + more, str(path), schedule_id=exc.schedule_id, revision=exc.revision
         ) from exc
     _check_action(spec, path)
     return spec
 
 
-def _raw_action_problems(path: Path, reported: set[str]) -> list[SpecError]:
-    """The action's parameter problems in an invalid spec file's data, but for ``reported`` fields.
+def _raw_action_problems(data: Any, reported: set[str]) -> list[SpecError]:
+    """The action's parameter problems in an invalid spec's data, but for ``reported`` fields.
 
     A field already reported (or one inside or around it: the adapter's model refuses a literal
     secret header at ``headers``, the spec at ``headers.<name>``) is not reported twice.
     """
     from activities.actions.catalog import action_problems
-    from timecontract import InvalidSpec
-    from timecontract.spec import read_spec_data
 
-    try:
-        data = read_spec_data(path)
-    except InvalidSpec:
-        return []  # not data at all (the spec's problems said why)
     action = data.get("action") if isinstance(data, Mapping) else None
     if not isinstance(action, Mapping):
         return []
