@@ -9,7 +9,16 @@ from datetime import datetime
 from sqlalchemy import Connection, func, select
 
 from ledger.db import Ledger
-from ledger.events import ATTEMPTS, CASES, EVENTS, OCCURRENCES, REVISIONS, load_occurrence
+from ledger.events import (
+    ATTEMPTS,
+    CASES,
+    EVENTS,
+    GATES,
+    OCCURRENCES,
+    REVISIONS,
+    load_occurrence,
+    require_aware,
+)
 from ledger.states import OccurrenceState
 from ledger.views import AttemptView, CaseView, EventView, OccurrenceDetail, OccurrenceView
 from timecontract import ScheduleSpecV1, parse_spec
@@ -125,6 +134,40 @@ def next_due(ledger: Ledger, schedule_id: str) -> OccurrenceView | None:
             .limit(1)
         ).one_or_none()
         return None if row is None else OccurrenceView.from_row(row)
+
+    return ledger.read(work)
+
+
+def missed_schedules(ledger: Ledger, now_utc: datetime) -> list[tuple[str, datetime]]:
+    """Schedules with a missed occurrence: an enabled schedule's ``PLANNED`` one due by now.
+
+    What a scheduler coming back after downtime has to decide first (seed: "after the platform
+    recovers, first calculate the set of missed occurrences and then apply the misfire policy").
+    A disabled schedule (a deleted one is disabled too) is left out: nothing of it is released.
+
+    Args:
+        ledger: the ledger.
+        now_utc: the instant (aware UTC): an occurrence is missed if ``instant_utc <= now_utc``.
+
+    Returns:
+        ``(schedule_id, earliest missed instant_utc)`` per schedule, by schedule ID.
+
+    Raises:
+        ValueError: a naive ``now_utc``.
+    """
+    require_aware("now_utc", now_utc)
+    o = OCCURRENCES.c
+
+    def work(connection: Connection) -> list[tuple[str, datetime]]:
+        rows = connection.execute(
+            select(o.schedule_id, func.min(o.instant_utc))
+            .join(GATES, GATES.c.schedule_id == o.schedule_id)
+            .where(o.state == OccurrenceState.PLANNED.value, o.instant_utc <= now_utc)
+            .where(GATES.c.disabled.is_(False))
+            .group_by(o.schedule_id)
+            .order_by(o.schedule_id)
+        )
+        return [(schedule_id, earliest) for schedule_id, earliest in rows]
 
     return ledger.read(work)
 

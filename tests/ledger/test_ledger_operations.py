@@ -27,6 +27,7 @@ from ledger import (
     list_occurrences,
     mark_running,
     materialize,
+    missed_schedules,
     next_due,
     open_cases,
     publish_revision,
@@ -137,6 +138,25 @@ def test_release_due_applies_the_catch_up_bound_after_downtime(ledger: Ledger) -
     assert release_due(ledger, spec.schedule_id, now) == type(result)((), ())
     states = [r.state for r in list_occurrences(ledger, spec.schedule_id, T0, now)]
     assert states == [S.MISFIRE_EXPIRED] * 4 + [S.DUE] * 2
+
+
+def test_missed_schedules_names_enabled_ones_with_a_planned_occurrence_due_by_now(
+    ledger: Ledger,
+) -> None:
+    # Daily 02:30 New York (EDT until 11-01 06:00Z): 10-01 … 10-07 at 06:30Z.
+    for schedule_id in ("b-missed", "a-missed", "c-disabled", "d-decided", "e-ahead"):
+        spec = make_spec(scheduleId=schedule_id)
+        publish_revision(ledger, spec, T0 - timedelta(days=31), by="t")
+        # e-ahead's window is after T0: nothing of it has come due.
+        start = T0 if schedule_id == "e-ahead" else T0 - timedelta(days=31)
+        materialize(ledger, spec, start, start + timedelta(days=7), T0)
+    first_missed = T0 - timedelta(days=31) + timedelta(hours=6, minutes=30)
+    disable(ledger, "c-disabled", T0, by="op", reason="maintenance")
+    release_due(ledger, "d-decided", T0)
+    assert missed_schedules(ledger, T0) == [("a-missed", first_missed), ("b-missed", first_missed)]
+    # Before the first instant nothing is missed; at the instant it is (instant <= now).
+    assert missed_schedules(ledger, first_missed - timedelta(microseconds=1)) == []
+    assert [s for s, _ in missed_schedules(ledger, first_missed)] == ["a-missed", "b-missed"]
 
 
 def test_disable_cancels_due_keeps_planned_and_blocks_release(ledger: Ledger) -> None:
