@@ -70,6 +70,8 @@ from timecontract import (
     occurrence_schedule_id,
 )
 
+DEFAULT_HORIZON = timedelta(days=14)
+"""How far ahead a schedule materializes (seed: "a finite horizon, such as 14 days")."""
 HORIZON_PERIODS = 2000
 MIN_HORIZON = timedelta(hours=1)
 FIRST_RETRY_DELAY = timedelta(seconds=10)
@@ -261,24 +263,8 @@ class AlmanacActivities:
             with self._domain_errors(params.schedule_id, io.MATERIALIZE):
                 window = self._write_window(first)
         with self._domain_errors(params.schedule_id, io.RELEASE_DUE):
-            released = ledger.release_due(
-                self._ledger,
-                params.schedule_id,
-                params.now_utc,
-                by=self._identity,
-                recorded_at_utc=self._clock.now(),
-            )
-            listed = ledger.list_occurrences(
-                self._ledger, params.schedule_id, states=[OccurrenceState.DUE]
-            )
+            released, due = self._release(params.schedule_id, params.now_utc)
             gate = ledger.get_gate(self._ledger, params.schedule_id)
-        # Buffered behind an older in-flight occurrence (overlapPolicy BUFFER_*): not started yet.
-        held = set(released.held)
-        due = [o for o in listed if o.occurrence_id not in held]
-        late = [o for o in due if o.occurrence_id in set(released.released)]
-        caught_up = sum(1 for o in late if _lateness_exceeded(o, params.now_utc, self._spec(o)))
-        if released.expired or caught_up:
-            self._metrics.count_misfires(params.schedule_id, len(released.expired), caught_up)
         materialized, materialize_error = None, None
         follow_up: Callable[[], io.MaterializeOccurrencesResult] | None = None
         if first is not None:
@@ -304,11 +290,63 @@ class AlmanacActivities:
             gate=gate_payload(gate),
             due=[_upcoming(o) for o in due],
             expired=len(released.expired),
-            held=len(held),
+            held=len(released.held),
             skipped_overlap=len(released.skipped),
             materialized=materialized,
             materialize_error=materialize_error,
         )
+
+    def _release(
+        self, schedule_id: str, now_utc: datetime
+    ) -> tuple[ledger.ReleaseResult, list[OccurrenceView]]:
+        """Misfire planning at ``now_utc`` (``ledger.release_due``), counted in the metrics.
+
+        Returns the ledger's result and every DUE occurrence not held back behind an older
+        in-flight one (overlapPolicy BUFFER_*), oldest first: what the schedule starts.
+        """
+        released = ledger.release_due(
+            self._ledger, schedule_id, now_utc, by=self._identity, recorded_at_utc=self._clock.now()
+        )
+        listed = ledger.list_occurrences(self._ledger, schedule_id, states=[OccurrenceState.DUE])
+        held = set(released.held)
+        due = [o for o in listed if o.occurrence_id not in held]
+        late = [o for o in due if o.occurrence_id in set(released.released)]
+        caught_up = sum(1 for o in late if _lateness_exceeded(o, now_utc, self._spec(o)))
+        if released.expired or caught_up:
+            self._metrics.count_misfires(schedule_id, len(released.expired), caught_up)
+        return released, due
+
+    def catch_up(
+        self, schedule_id: str, since_utc: datetime, now_utc: datetime, horizon: timedelta
+    ) -> ledger.ReleaseResult:
+        """A schedule's recovery in the ledger: its wake-up's work, without its workflow.
+
+        Materializes ``[since_utc, now_utc + horizon)`` (as ``release_due`` with
+        ``materialize_first`` does) and then decides what is overdue at ``now_utc`` by the misfire
+        policy. The same ledger calls as the schedule workflow's own wake-up, which may run at the
+        same time: both are idempotent and serialized by the gate lock, so whichever comes second
+        finds the window written and the misfires decided, and the workflow starts what is DUE.
+
+        Args:
+            schedule_id: the schedule.
+            since_utc: window start (aware UTC): at or before its earliest missed occurrence.
+            now_utc: the decision instant (aware UTC), the clock's.
+            horizon: the look-ahead (``horizon_for`` shortens it for a high-frequency rule).
+
+        Returns:
+            What the release decided (released, expired, held, skipped by overlap).
+
+        Raises:
+            LedgerUnavailable: the database is unreachable.
+            Any of :data:`DETERMINISTIC_ERRORS`: as the schedule's own wake-up would raise.
+        """
+        started = time.monotonic()
+        window = io.MaterializeOccurrencesInput(
+            schedule_id, now_utc, horizon.total_seconds(), from_utc=since_utc
+        )
+        inserted = self._write_window(window)[1]
+        self._metrics.observe_materialization(schedule_id, time.monotonic() - started, inserted)
+        return self._release(schedule_id, now_utc)[0]
 
     @activity.defn(name=io.PUBLISH_REVISION)
     def publish_revision(self, params: io.PublishRevisionInput) -> io.PublishRevisionResult:

@@ -51,10 +51,9 @@ from workflows.occurrence import LEDGER_RETRY, LEDGER_TIMEOUT, OccurrenceInput, 
 
 with workflow.unsafe.imports_passed_through():
     from activities import io
-    from activities.ledger_activities import AlmanacActivities
+    from activities.ledger_activities import DEFAULT_HORIZON, AlmanacActivities
 
 WORKFLOW_ID_PREFIX = "almanac-schedule-"
-DEFAULT_HORIZON = timedelta(days=14)
 DEFAULT_REFRESH = timedelta(hours=1)
 CONCURRENT_CHILD_STARTS = "almanac-concurrent-child-starts"
 """Patch: a wake-up's children are started together (one workflow task for a batch, not one per
