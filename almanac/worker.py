@@ -1,7 +1,7 @@
 """The Almanac worker: runs the schedule and occurrence workflows and their activities.
 
     almanac worker [--identity NAME] [--metrics-port 9464] [--sdk-metrics-port 9465]
-                   [--metrics-host 127.0.0.1]
+                   [--metrics-host 127.0.0.1] [--no-catch-up]
     python -m worker   (the same command: ``almanac.cli.worker``)
 
 Configuration comes from the environment (``ALMANAC_*``, see ``almanac.settings``): the Temporal
@@ -9,9 +9,12 @@ address, namespace, TLS (mTLS certificate, key, CA) and API key; the egress allo
 (``ALMANAC_EGRESS_ALLOW``) and where secret references resolve; the ledger URL (a SQLite file in
 the data directory by default, migrated on start; PostgreSQL is migrated with ``almanac db
 upgrade``); the implementation alias this worker runs (claims check it against the schedule gate).
-On SIGTERM or SIGINT the worker stops polling, lets running activities finish (up to the grace
-period) and returns; the command then exits 0. Its metrics endpoints listen on 127.0.0.1 unless
-``--metrics-host`` (or ``ALMANAC_METRICS_HOST``) says otherwise.
+Before it polls, a worker that serves schedules decides every missed occurrence in the ledger
+(``almanac.catch_up``: after downtime, fleet-wide, without waiting for each schedule's workflow;
+``--no-catch-up`` turns it off). On SIGTERM or SIGINT the worker stops polling, lets running
+activities finish (up to the grace period) and returns; the command then exits 0. Its metrics
+endpoints listen on 127.0.0.1 unless ``--metrics-host`` (or ``ALMANAC_METRICS_HOST``) says
+otherwise.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from activities.io import alias_task_queue
 from activities.ledger_activities import AlmanacActivities
 from activities.metrics import DEFAULT_REGISTRY, LedgerCollector, start_metrics_server
 from activities.snapshot import ledger_snapshot
+from almanac.catch_up import catch_up
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings
 from ledger import migrate
@@ -69,6 +73,9 @@ class WorkerOptions:
     """Poll the settings' task queue (schedule workflows: materialize, release, publish) as well
     as this alias's occurrence queue. A candidate pool (canary) runs with ``False``: it claims and
     dispatches only the occurrences of the schedules rolled out to its alias."""
+    catch_up: bool = True
+    """Before polling, decide every schedule's missed occurrences in the ledger
+    (``almanac.catch_up``); only a worker that serves schedules does."""
 
 
 def task_queues(settings: AlmanacSettings, options: WorkerOptions) -> list[str]:
@@ -121,6 +128,28 @@ def open_ledger(settings: AlmanacSettings) -> ledger.Ledger:
     return ledger.Ledger.from_url(url)
 
 
+def new_activities(
+    client: Client,
+    settings: AlmanacSettings,
+    ledger_: ledger.Ledger,
+    options: WorkerOptions,
+    clock: Clock | None = None,
+) -> AlmanacActivities:
+    """The worker's activities: its ledger, action adapters, identity, alias and clock."""
+    return AlmanacActivities(
+        ledger_,
+        ActionRegistry.default(
+            temporal_client=client,
+            egress=settings.egress_policy,
+            secrets=settings.secret_resolver,
+        ),
+        identity=options.identity,
+        clock=SystemClock() if clock is None else clock,
+        implementation_alias=settings.implementation_alias,
+        tzdb_store=settings.tzdb_store,
+    )
+
+
 def build_worker(
     client: Client,
     settings: AlmanacSettings,
@@ -140,18 +169,7 @@ def build_worker(
     edge where production reads the time); ``interceptors``: worker interceptors. A simulation
     passes ``devtools.simulated_clock.SimulatedClock`` as both (``activities.clock`` says why).
     """
-    activities = AlmanacActivities(
-        ledger_,
-        ActionRegistry.default(
-            temporal_client=client,
-            egress=settings.egress_policy,
-            secrets=settings.secret_resolver,
-        ),
-        identity=options.identity,
-        clock=SystemClock() if clock is None else clock,
-        implementation_alias=settings.implementation_alias,
-        tzdb_store=settings.tzdb_store,
-    )
+    activities = new_activities(client, settings, ledger_, options, clock)
     return Worker(
         client,
         task_queue=task_queue or settings.temporal.task_queue,
@@ -199,12 +217,13 @@ async def run(
             raise OSError(
                 exc.errno, f"metrics on {host}:{options.metrics_port}: {exc.strerror}"
             ) from exc
+    work_clock = SystemClock() if clock is None else clock
     # The worker's start registers the ID formats its alias recognises (an instant of work).
     ledger.register_implementation(
         ledger_,
         settings.implementation_alias,
         [ID_FORMAT_VERSION],
-        (SystemClock() if clock is None else clock).now(),
+        work_clock.now(),
         by=options.identity,
     )
     client = await connect(settings, options.sdk_metrics_port, options.metrics_host)
@@ -222,6 +241,16 @@ async def run(
         ledger_.dialect,
     )
     try:
+        if options.serve_schedules and options.catch_up:
+            await asyncio.to_thread(
+                catch_up,
+                new_activities(client, settings, ledger_, options, clock),
+                ledger_,
+                work_clock,
+                should_stop=stop.is_set,
+            )
+            if stop.is_set():
+                return
         with ThreadPoolExecutor(max_workers=options.max_concurrent_activities) as executor:
             async with contextlib.AsyncExitStack() as running:
                 for queue in queues:

@@ -26,7 +26,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--identity", default=None, help="Worker identity (default: host:pid).")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    options = worker.WorkerOptions(identity=args.identity or worker.default_identity())
+    # No start-up catch-up: the simulated calendar has no "now" outside a workflow's call (the
+    # clock would read the host's and decide the simulated schedules' occurrences by it).
+    options = worker.WorkerOptions(
+        identity=args.identity or worker.default_identity(), catch_up=False
+    )
     clock = SimulatedClock()
     asyncio.run(
         worker.run(

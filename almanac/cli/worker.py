@@ -38,6 +38,14 @@ def worker(
             "implementation alias runs with --no-schedules: it serves only its alias's queue."
         ),
     ] = True,
+    catch_up: Annotated[
+        bool,
+        typer.Option(
+            help="Before polling, decide every schedule's missed occurrences in the ledger (a "
+            "fast fleet-wide catch-up after downtime; the schedule workflows then start what is "
+            "DUE). --no-catch-up leaves it to each schedule's workflow."
+        ),
+    ] = True,
 ) -> None:
     """Run a worker (schedule and occurrence workflows, activities) until SIGTERM or SIGINT."""
     import logging
@@ -53,6 +61,7 @@ def worker(
         metrics_host=metrics_host,
         max_cached_workflows=max_cached_workflows,
         serve_schedules=schedules,
+        catch_up=catch_up,
     )
     run_async(worker_process.run(AlmanacSettings(), options))
 

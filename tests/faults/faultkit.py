@@ -23,6 +23,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -309,6 +312,25 @@ def spawn_worker(
     if process.poll() is not None:
         raise AssertionError(f"worker {identity} exited {process.returncode}:\n{log.read_text()}")
     return spawned
+
+
+async def first_poll(client: Client, task_queue: str, identity: str) -> float:
+    """``time.monotonic()`` when the server first lists ``identity`` polling the workflow queue."""
+    request = DescribeTaskQueueRequest(
+        namespace=client.namespace,
+        task_queue=TaskQueue(name=task_queue),
+        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    )
+
+    async def pollers() -> list[str]:
+        response = await client.workflow_service.describe_task_queue(request)
+        return [p.identity for p in response.pollers]
+
+    def listed(seen: list[str]) -> bool:
+        return identity in seen
+
+    await await_until(pollers, listed, timeout=60, what=f"{identity} polls")
+    return time.monotonic()
 
 
 @asynccontextmanager

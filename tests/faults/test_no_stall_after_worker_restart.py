@@ -31,31 +31,26 @@ clock, which is the host's).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from faultkit import (
-    REPO,
     TZDB,
     WorkerProcess,
     await_until,
+    first_poll,
     running_sink,
     server_address,
+    spawn_worker,
     sqlite_ledger,
-    wait_until,
     worker_env,
 )
 from temporal_env import start_dev_server
-from temporalio.api.enums.v1 import TaskQueueType
-from temporalio.api.taskqueue.v1 import TaskQueue
-from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
-from temporalio.client import Client
 
 import ledger
 from ledger import Ledger, OccurrenceState
@@ -101,54 +96,6 @@ def minutely_spec(schedule_id: str, sink_url: str, first: datetime, count: int) 
             },
         },
     }
-
-
-def spawn_production_worker(env: dict[str, str], log: Path, identity: str) -> WorkerProcess:
-    """``python -m worker --identity IDENTITY``; returns once it logs its task queues."""
-    handle = log.open("ab")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "worker", "--identity", identity],
-        cwd=REPO,
-        env=env,
-        stdout=handle,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    handle.close()
-    spawned = WorkerProcess(process, log)
-    marker = f"worker {identity} "
-    try:
-        wait_until(
-            lambda: (process.poll(), marker in log.read_text(errors="replace")),
-            lambda v: v[0] is not None or v[1],
-            timeout=60,
-            what=f"worker {identity} starts",
-        )
-    except AssertionError:
-        spawned.kill()
-        raise
-    if process.poll() is not None:
-        raise AssertionError(f"worker {identity} exited {process.returncode}:\n{log.read_text()}")
-    return spawned
-
-
-async def first_poll(client: Client, task_queue: str, identity: str) -> float:
-    """``time.monotonic()`` when the server first lists ``identity`` polling the workflow queue."""
-    request = DescribeTaskQueueRequest(
-        namespace=client.namespace,
-        task_queue=TaskQueue(name=task_queue),
-        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    )
-
-    async def pollers() -> list[str]:
-        response = await client.workflow_service.describe_task_queue(request)
-        return [p.identity for p in response.pollers]
-
-    def listed(seen: list[str]) -> bool:
-        return identity in seen
-
-    await await_until(pollers, listed, timeout=60, what=f"{identity} polls")
-    return time.monotonic()
 
 
 def all_states(store: Ledger, ids: list[str]) -> dict[str, int]:
@@ -214,7 +161,9 @@ async def test_every_schedule_progresses_soon_after_a_worker_restart(
                 ledger.materialize(store, spec, first, now, first, by="test")
                 datas.append(data)
             wenv = worker_env(server_address(env.client), task_queue, url, tmp_path)
-            current = await anyio.to_thread.run_sync(spawn_production_worker, wenv, log, "old")
+            current = await anyio.to_thread.run_sync(
+                partial(spawn_worker, wenv, log, "old", module="worker")
+            )
             for schedule_id, data in zip(ids, datas, strict=True):
                 await env.client.start_workflow(
                     "AlmanacSchedule",
@@ -235,7 +184,9 @@ async def test_every_schedule_progresses_soon_after_a_worker_restart(
             before = succeeded(store, ids)
             pending = [s for s in ids if before[s] < per_schedule]
             assert pending, f"the old worker finished everything before the restart: {before}"
-            current = await anyio.to_thread.run_sync(spawn_production_worker, wenv, log, "new")
+            current = await anyio.to_thread.run_sync(
+                partial(spawn_worker, wenv, log, "new", module="worker")
+            )
             polling = await first_poll(env.client, task_queue, "new")
             print(f"{stop}: states at the restart {all_states(store, ids)}")
             progressed: dict[str, float] = {}

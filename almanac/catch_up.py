@@ -1,0 +1,147 @@
+"""The worker's start-up catch-up: every missed occurrence decided in the ledger, fleet-wide.
+
+After downtime every schedule workflow wakes up to do the same two things first: materialize its
+horizon and decide its missed occurrences by the misfire policy. Through Temporal that costs a
+workflow task, an activity and another workflow task per schedule before anything is decided (at
+10,000 schedules on 2 cores, twenty minutes: ``bench/README.md``, Scale). A worker that serves
+schedules therefore first runs that ledger work itself, schedule after schedule, before it polls:
+the same calls (``AlmanacActivities.catch_up``), idempotent and serialized per schedule by the gate
+lock, so a schedule workflow waking up at the same time (on another worker) or later finds the
+window written and the misfires decided, and starts what is DUE. The ledger stays the one record
+of each decision; only who makes it first changes (seed: "completion of materialization within
+five minutes after fault recovery").
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import ledger
+from activities.clock import Clock
+from activities.ledger_activities import DEFAULT_HORIZON, DETERMINISTIC_ERRORS, AlmanacActivities
+
+log = logging.getLogger("almanac.catch_up")
+PROGRESS_EVERY = 1000
+"""Schedules between two progress lines in the log."""
+THREADS = 4
+"""Schedules caught up at once: the database works on one while Python prepares another (on
+PostgreSQL about 1.5× the speed of one at a time on 2 cores; ``bench/README.md``, Scale)."""
+
+
+@dataclass(frozen=True)
+class CatchUpReport:
+    """What a start-up catch-up did (counts of schedules and occurrences; seconds of work)."""
+
+    schedules: int
+    """Schedules that had a missed occurrence when the catch-up began."""
+    caught_up: int
+    """Schedules whose missed occurrences were decided (the rest failed or were not reached)."""
+    released: int
+    """Occurrences released to run (DUE), within the catch-up bound."""
+    expired: int
+    """Occurrences recorded MISFIRE_EXPIRED."""
+    failed: int
+    """Schedules whose catch-up raised a deterministic error (left to their workflows, which
+    record it as a rejection)."""
+    seconds: float
+    """Duration of the catch-up (monotonic clock)."""
+    stopped: bool
+    """Stopped before the end: asked to, or the ledger became unreachable."""
+
+
+def catch_up(
+    activities: AlmanacActivities,
+    ledger_: ledger.Ledger,
+    clock: Clock,
+    *,
+    horizon: timedelta = DEFAULT_HORIZON,
+    should_stop: Callable[[], bool] = lambda: False,
+    threads: int = THREADS,
+) -> CatchUpReport:
+    """Decide every enabled schedule's missed occurrences and materialize its horizon.
+
+    Args:
+        activities: the worker's activities (their ledger calls, metrics and identity).
+        ledger_: the ledger (``ledger.missed_schedules`` chooses the schedules).
+        clock: the worker's clock: its now (UTC) chooses the schedules, and is read again as
+            each schedule's decision instant (what is overdue, what is later than lateness).
+        horizon: each schedule's look-ahead (the schedule workflow's default).
+        should_stop: polled before each schedule (a SIGTERM during the catch-up).
+        threads: schedules caught up at once (each on its own ledger connection; a schedule's
+            own calls are serialized by its gate lock, so different schedules do not contend).
+
+    Returns:
+        The counts. Never raises: a schedule's deterministic error is logged and counted (its
+        workflow meets it again and records it); ``ledger.LedgerUnavailable`` or an unexpected
+        error (logged with its traceback) stops the catch-up, and the worker starts all the same.
+    """
+    began = time.monotonic()
+    now = clock.now()
+    try:
+        missed = ledger.missed_schedules(ledger_, now)
+    except ledger.LedgerUnavailable as exc:
+        log.warning("catch-up skipped: the ledger is unreachable: %s", exc)
+        return CatchUpReport(0, 0, 0, 0, 0, time.monotonic() - began, stopped=True)
+    except Exception:
+        log.exception("catch-up skipped: the missed occurrences could not be read")
+        return CatchUpReport(0, 0, 0, 0, 0, time.monotonic() - began, stopped=True)
+    if missed:
+        log.info("catch-up: %d schedules have missed occurrences as of %s", len(missed), now)
+    halt = threading.Event()
+
+    def one(item: tuple[str, datetime]) -> ledger.ReleaseResult | Exception | None:
+        """One schedule's catch-up: its result, its deterministic error, or None (not done)."""
+        schedule_id, since = item
+        if halt.is_set() or should_stop():
+            halt.set()
+            return None
+        try:
+            return activities.catch_up(schedule_id, since, clock.now(), horizon)
+        except ledger.LedgerUnavailable as exc:
+            log.warning("catch-up stopped at %s: the ledger is unreachable: %s", schedule_id, exc)
+        except DETERMINISTIC_ERRORS as exc:
+            log.warning("catch-up of %s failed: %s: %s", schedule_id, type(exc).__name__, exc)
+            return exc
+        except Exception:
+            # A defect, not a verdict: it would repeat for every schedule. The worker still
+            # starts; the schedule workflows catch up as they would without this.
+            log.exception("catch-up stopped at %s by an unexpected error", schedule_id)
+        halt.set()
+        return None
+
+    caught_up = released = expired = failed = 0
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="catch-up") as pool:
+        for number, outcome in enumerate(pool.map(one, missed), 1):
+            if isinstance(outcome, Exception):
+                failed += 1
+            elif outcome is not None:
+                caught_up += 1
+                released += len(outcome.released)
+                expired += len(outcome.expired)
+            if number % PROGRESS_EVERY == 0:
+                log.info("catch-up: %d of %d schedules", number, len(missed))
+    stopped = halt.is_set()
+    report = CatchUpReport(
+        len(missed), caught_up, released, expired, failed, time.monotonic() - began, stopped
+    )
+    if missed:
+        log.info(
+            "catch-up: %d of %d schedules in %.1f s: %d released, %d MISFIRE_EXPIRED, %d failed%s",
+            caught_up,
+            len(missed),
+            report.seconds,
+            released,
+            expired,
+            failed,
+            " (stopped)" if stopped else "",
+        )
+    return report
+
+
+__all__ = ["CatchUpReport", "catch_up"]
