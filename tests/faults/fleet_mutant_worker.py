@@ -2,8 +2,8 @@
 
 The fleet-recovery gate's mutant (``test_fleet_recovery_gate.py``): ``ledger.release_due`` decides
 nothing (an empty result), so no overdue occurrence is ever decided — neither by the worker's
-start-up catch-up nor by the schedule workflows, which both release through it. Everything else is the
-production worker, run as ``python -m worker`` runs it.
+start-up catch-up nor by the schedule workflows, which both release through it. Everything else
+is the production worker, run as ``python -m worker`` runs it.
 """
 
 import ledger
