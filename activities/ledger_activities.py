@@ -73,6 +73,8 @@ from timecontract import (
 DEFAULT_HORIZON = timedelta(days=14)
 """How far ahead a schedule materializes (seed: "a finite horizon, such as 14 days")."""
 HORIZON_PERIODS = 2000
+CATCH_UP_SUFFIX = " (catch-up)"
+"""Appended to the worker's identity on the events of a start-up catch-up (``almanac.catch_up``)."""
 MIN_HORIZON = timedelta(hours=1)
 FIRST_RETRY_DELAY = timedelta(seconds=10)
 MAX_RETRY_DELAY = timedelta(minutes=10)
@@ -191,8 +193,13 @@ class AlmanacActivities:
         until, inserted = self._write_window(params)
         return self._reading(params, until, inserted, started)
 
-    def _write_window(self, params: io.MaterializeOccurrencesInput) -> tuple[datetime, int]:
-        """Materialize ``[from, now + horizon)``: (the window's end, UTC; rows inserted)."""
+    def _write_window(
+        self, params: io.MaterializeOccurrencesInput, by: str | None = None
+    ) -> tuple[datetime, int]:
+        """Materialize ``[from, now + horizon)``: (the window's end, UTC; rows inserted).
+
+        ``by``: who, on the event rows (default: this worker's identity).
+        """
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
         specs = ledger.published_specs(self._ledger, params.schedule_id)
@@ -209,7 +216,7 @@ class AlmanacActivities:
                 since,
                 until,
                 self._clock.now(),
-                by=self._identity,
+                by=by or self._identity,
                 tzdb_store=self._tzdb_store,
             )
             inserted += len(result.created)
@@ -297,15 +304,20 @@ class AlmanacActivities:
         )
 
     def _release(
-        self, schedule_id: str, now_utc: datetime
+        self, schedule_id: str, now_utc: datetime, by: str | None = None
     ) -> tuple[ledger.ReleaseResult, list[OccurrenceView]]:
         """Misfire planning at ``now_utc`` (``ledger.release_due``), counted in the metrics.
 
         Returns the ledger's result and every DUE occurrence not held back behind an older
-        in-flight one (overlapPolicy BUFFER_*), oldest first: what the schedule starts.
+        in-flight one (overlapPolicy BUFFER_*), oldest first: what the schedule starts. ``by``:
+        who, on the event rows (default: this worker's identity).
         """
         released = ledger.release_due(
-            self._ledger, schedule_id, now_utc, by=self._identity, recorded_at_utc=self._clock.now()
+            self._ledger,
+            schedule_id,
+            now_utc,
+            by=by or self._identity,
+            recorded_at_utc=self._clock.now(),
         )
         listed = ledger.list_occurrences(self._ledger, schedule_id, states=[OccurrenceState.DUE])
         held = set(released.held)
@@ -326,6 +338,7 @@ class AlmanacActivities:
         policy. The same ledger calls as the schedule workflow's own wake-up, which may run at the
         same time: both are idempotent and serialized by the gate lock, so whichever comes second
         finds the window written and the misfires decided, and the workflow starts what is DUE.
+        The event rows name the worker with :data:`CATCH_UP_SUFFIX` (who decided is on record).
 
         Args:
             schedule_id: the schedule.
@@ -344,9 +357,10 @@ class AlmanacActivities:
         window = io.MaterializeOccurrencesInput(
             schedule_id, now_utc, horizon.total_seconds(), from_utc=since_utc
         )
-        inserted = self._write_window(window)[1]
+        by = self._identity + CATCH_UP_SUFFIX
+        inserted = self._write_window(window, by)[1]
         self._metrics.observe_materialization(schedule_id, time.monotonic() - started, inserted)
-        return self._release(schedule_id, now_utc)[0]
+        return self._release(schedule_id, now_utc, by)[0]
 
     @activity.defn(name=io.PUBLISH_REVISION)
     def publish_revision(self, params: io.PublishRevisionInput) -> io.PublishRevisionResult:

@@ -8,8 +8,11 @@ schedules therefore first runs that ledger work itself, schedule after schedule,
 the same calls (``AlmanacActivities.catch_up``), idempotent and serialized per schedule by the gate
 lock, so a schedule workflow waking up at the same time (on another worker) or later finds the
 window written and the misfires decided, and starts what is DUE. The ledger stays the one record
-of each decision; only who makes it first changes (seed: "completion of materialization within
-five minutes after fault recovery").
+of each decision; only who makes it first changes, and the events say so (their ``by`` ends in
+``activities.ledger_activities.CATCH_UP_SUFFIX``). Each schedule is looked ahead no further than
+its own workflow does (``ledger.MissedSchedule.lookahead``), and decided by the gate as the ledger
+holds it: a change admitted while no worker ran is applied by the workflow afterwards (seed:
+"completion of materialization within five minutes after fault recovery").
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import ledger
 from activities.clock import Clock
@@ -71,7 +74,8 @@ def catch_up(
         ledger_: the ledger (``ledger.missed_schedules`` chooses the schedules).
         clock: the worker's clock: its now (UTC) chooses the schedules, and is read again as
             each schedule's decision instant (what is overdue, what is later than lateness).
-        horizon: each schedule's look-ahead (the schedule workflow's default).
+        horizon: the longest look-ahead (the schedule workflow's default); a schedule whose
+            ledger shows a shorter one (``MissedSchedule.lookahead``) gets that.
         should_stop: polled before each schedule (a SIGTERM during the catch-up).
         threads: schedules caught up at once (each on its own ledger connection; a schedule's
             own calls are serialized by its gate lock, so different schedules do not contend).
@@ -92,17 +96,20 @@ def catch_up(
         log.exception("catch-up skipped: the missed occurrences could not be read")
         return CatchUpReport(0, 0, 0, 0, 0, time.monotonic() - began, stopped=True)
     if missed:
-        log.info("catch-up: %d schedules have missed occurrences as of %s", len(missed), now)
+        log.info("catch-up: %d schedule(s) with missed occurrences as of %s", len(missed), now)
     halt = threading.Event()
 
-    def one(item: tuple[str, datetime]) -> ledger.ReleaseResult | Exception | None:
+    def one(item: ledger.MissedSchedule) -> ledger.ReleaseResult | Exception | None:
         """One schedule's catch-up: its result, its deterministic error, or None (not done)."""
-        schedule_id, since = item
+        schedule_id = item.schedule_id
         if halt.is_set() or should_stop():
             halt.set()
             return None
+        # Never further ahead than the schedule's own workflow looks (``almanac apply
+        # --horizon-hours``): the look-ahead its last materialization used, at most ``horizon``.
+        ahead = min(horizon, item.lookahead)
         try:
-            return activities.catch_up(schedule_id, since, clock.now(), horizon)
+            return activities.catch_up(schedule_id, item.earliest_missed_utc, clock.now(), ahead)
         except ledger.LedgerUnavailable as exc:
             log.warning("catch-up stopped at %s: the ledger is unreachable: %s", schedule_id, exc)
         except DETERMINISTIC_ERRORS as exc:
@@ -125,23 +132,30 @@ def catch_up(
                 released += len(outcome.released)
                 expired += len(outcome.expired)
             if number % PROGRESS_EVERY == 0:
-                log.info("catch-up: %d of %d schedules", number, len(missed))
+                log.info("catch-up: %d of %d schedule(s)", number, len(missed))
     stopped = halt.is_set()
     report = CatchUpReport(
         len(missed), caught_up, released, expired, failed, time.monotonic() - began, stopped
     )
     if missed:
         log.info(
-            "catch-up: %d of %d schedules in %.1f s: %d released, %d MISFIRE_EXPIRED, %d failed%s",
+            "catch-up: %d of %d schedule(s) in %.1f s: "
+            "%d released, %d MISFIRE_EXPIRED, %d failed%s",
             caught_up,
             len(missed),
             report.seconds,
             released,
             expired,
             failed,
-            " (stopped)" if stopped else "",
+            _stop_note(stopped, should_stop),
         )
     return report
+
+
+def _stop_note(stopped: bool, should_stop: Callable[[], bool]) -> str:
+    if not stopped:
+        return ""
+    return " (stopped: the worker is stopping)" if should_stop() else " (stopped)"
 
 
 __all__ = ["CatchUpReport", "catch_up"]

@@ -251,6 +251,10 @@ async def run(
             )
             if stop.is_set():
                 return
+        elif options.serve_schedules:
+            log.info(
+                "catch-up off (--no-catch-up): each schedule's workflow decides what it missed"
+            )
         with ThreadPoolExecutor(max_workers=options.max_concurrent_activities) as executor:
             async with contextlib.AsyncExitStack() as running:
                 for queue in queues:

@@ -54,6 +54,7 @@ from ledger.occurrences import (
 )
 from ledger.overlap import cancel_superseded
 from ledger.queries import (
+    MissedSchedule,
     counts_by_schedule_and_state,
     counts_by_state,
     events_after,
@@ -129,6 +130,7 @@ __all__ = [
     "LedgerIntegrityError",
     "LedgerUnavailable",
     "MaterializeResult",
+    "MissedSchedule",
     "NotRequeued",
     "OccurrenceDetail",
     "OccurrenceNotFound",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, func, select
 
@@ -138,7 +139,20 @@ def next_due(ledger: Ledger, schedule_id: str) -> OccurrenceView | None:
     return ledger.read(work)
 
 
-def missed_schedules(ledger: Ledger, now_utc: datetime) -> list[tuple[str, datetime]]:
+@dataclass(frozen=True, slots=True)
+class MissedSchedule:
+    """A schedule with missed occurrences (:func:`missed_schedules`); instants are UTC."""
+
+    schedule_id: str
+    earliest_missed_utc: datetime
+    """The earliest ``PLANNED`` instant that is due."""
+    lookahead: timedelta
+    """How far ahead its materialization looked, as the ledger shows it: its furthest
+    occurrence's instant minus that row's creation time (within one refresh or one rule period
+    short of the schedule workflow's horizon, never beyond it)."""
+
+
+def missed_schedules(ledger: Ledger, now_utc: datetime) -> list[MissedSchedule]:
     """Schedules with a missed occurrence: an enabled schedule's ``PLANNED`` one due by now.
 
     What a scheduler coming back after downtime has to decide first (seed: "after the platform
@@ -150,7 +164,7 @@ def missed_schedules(ledger: Ledger, now_utc: datetime) -> list[tuple[str, datet
         now_utc: the instant (aware UTC): an occurrence is missed if ``instant_utc <= now_utc``.
 
     Returns:
-        ``(schedule_id, earliest missed instant_utc)`` per schedule, by schedule ID.
+        One :class:`MissedSchedule` per schedule, by schedule ID.
 
     Raises:
         ValueError: a naive ``now_utc``.
@@ -158,16 +172,34 @@ def missed_schedules(ledger: Ledger, now_utc: datetime) -> list[tuple[str, datet
     require_aware("now_utc", now_utc)
     o = OCCURRENCES.c
 
-    def work(connection: Connection) -> list[tuple[str, datetime]]:
-        rows = connection.execute(
-            select(o.schedule_id, func.min(o.instant_utc))
+    def work(connection: Connection) -> list[MissedSchedule]:
+        missed = (
+            select(o.schedule_id, func.min(o.instant_utc).label("earliest"))
             .join(GATES, GATES.c.schedule_id == o.schedule_id)
             .where(o.state == OccurrenceState.PLANNED.value, o.instant_utc <= now_utc)
             .where(GATES.c.disabled.is_(False))
             .group_by(o.schedule_id)
-            .order_by(o.schedule_id)
+            .subquery()
         )
-        return [(schedule_id, earliest) for schedule_id, earliest in rows]
+        tops = (
+            select(o.schedule_id, func.max(o.instant_utc).label("top"))
+            .where(o.schedule_id.in_(select(missed.c.schedule_id)))
+            .group_by(o.schedule_id)
+            .subquery()
+        )
+        rows = connection.execute(
+            select(missed.c.schedule_id, missed.c.earliest, tops.c.top, func.max(o.created_at_utc))
+            .join(tops, tops.c.schedule_id == missed.c.schedule_id)
+            .join(
+                OCCURRENCES, (o.schedule_id == tops.c.schedule_id) & (o.instant_utc == tops.c.top)
+            )
+            .group_by(missed.c.schedule_id, missed.c.earliest, tops.c.top)
+            .order_by(missed.c.schedule_id)
+        )
+        return [
+            MissedSchedule(schedule_id, earliest, top - created)
+            for schedule_id, earliest, top, created in rows
+        ]
 
     return ledger.read(work)
 

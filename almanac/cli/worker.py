@@ -41,9 +41,11 @@ def worker(
     catch_up: Annotated[
         bool,
         typer.Option(
-            help="Before polling, decide every schedule's missed occurrences in the ledger (a "
-            "fast fleet-wide catch-up after downtime; the schedule workflows then start what is "
-            "DUE). --no-catch-up leaves it to each schedule's workflow."
+            help="Before polling, decide every enabled schedule's missed occurrences in the "
+            "ledger by its misfire policy and materialize its horizon (a fast fleet-wide catch-up "
+            "after downtime; the schedule workflows then start what is DUE). A change sent while "
+            "no worker ran is applied after it. --no-catch-up leaves it all to each schedule's "
+            "workflow; a --no-schedules worker never catches up."
         ),
     ] = True,
 ) -> None:

@@ -3,8 +3,8 @@
 A headless dev server (the pip ``temporal`` binary), ``python -m worker`` as a subprocess on a
 SQLite ledger, and the sink. Each schedule is daily from 5 days minus 1 hour ago (UTC, placed
 relative to the host's clock, which the server shares), ``CATCH_UP_BOUNDED`` with ``maxCatchUp``
-2 (the fleet scenario's spec), and the ledger was left with only its first day materialized: 5
-instants passed while nothing ran. By the rule, the 2 latest are released and run, the 3 earlier
+2 (the fleet scenario's spec), and the ledger was left as a worker leaves it, 14 days materialized
+at T0 (12 hours before the first instant): 5 instants passed while nothing ran. By the rule, the 2 latest are released and run, the 3 earlier
 ones expire, and the next one (in 1 hour) waits.
 
 With the catch-up (the default), the ledger holds those decisions as soon as the worker polls,
@@ -49,7 +49,7 @@ IDS = ("missed-a", "missed-b")
 
 
 def left_down(store: Ledger, sink_url: str) -> tuple[datetime, dict[str, dict[str, Any]]]:
-    """Publish both schedules and materialize their first day; (first instant, spec data).
+    """Publish both schedules and materialize 14 days at T0; (first instant, spec data).
 
     The specs are the fleet scenario's (``devtools.fleet.spec_data``: daily from T0 + 12 h,
     ``CATCH_UP_BOUNDED``, ``maxCatchUp`` 2, cutover T0), with T0 so that the first instant is
@@ -62,7 +62,7 @@ def left_down(store: Ledger, sink_url: str) -> tuple[datetime, dict[str, dict[st
         data = spec_data(schedule_id, sink_url, t0)
         spec = load_spec(data)
         ledger.publish_revision(store, spec, t0, by="test")
-        ledger.materialize(store, spec, t0, first + timedelta(days=1), t0, by="test")
+        ledger.materialize(store, spec, t0, t0 + timedelta(days=14), t0, by="test")
         datas[schedule_id] = data
     return first, datas
 
@@ -111,8 +111,9 @@ async def test_missed_occurrences_are_decided_before_the_worker_polls_and_run_on
         for schedule_id in IDS:
             decided = by_day(store, schedule_id, first)
             assert {d: decided[d] for d in range(5)} == expected, schedule_id
-            # The horizon too: 14 days ahead of now, every day after the 5th PLANNED.
-            assert max(decided) >= 5 + 13
+            # The horizon too, as far ahead as the schedule's last materialization looked (its
+            # furthest instant, day 13, was written 13.5 days ahead): now + 13.5 days = day 18.
+            assert max(decided) == 18
             assert {decided[d] for d in range(5, max(decided) + 1)} == {OccurrenceState.PLANNED}
         for schedule_id in IDS:
             await client.start_workflow(

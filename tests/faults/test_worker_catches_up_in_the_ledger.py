@@ -4,8 +4,11 @@ A worker that serves schedules first decides, in the ledger, every enabled sched
 occurrences by its misfire policy and materializes its horizon, with the same calls as each
 schedule workflow's wake-up. Expected values come from the specs' arithmetic (daily 09:00 UTC,
 ``CATCH_UP_BOUNDED`` with ``maxCatchUp`` 2, published on 2027-01-01, horizon 3 days), not from the
-code under test: at 2027-01-05 09:30 five instants passed (01-01 … 01-05), the two latest run, the
-three others expire, and the window reaches 01-08 09:30.
+code under test. The ledger was left with three days materialized on 01-01 at 00:00 (its furthest
+occurrence, 01-03 09:00, written 2 days 9 hours ahead: the schedule's look-ahead). At 2027-01-05
+09:30 five instants passed (01-01 … 01-05; the last two were never materialized): the two latest
+run, the three others expire, and the window reaches 01-07 18:30 (now + 2 days 9 hours: never
+further than the schedule's own look-ahead, although the catch-up's longest is 3 days).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ NOW = day(5, 9, 30)
 HORIZON = timedelta(days=3)
 RUN = {"20270104T090000", "20270105T090000"}
 EXPIRED = {"20270101T090000", "20270102T090000", "20270103T090000"}
-PLANNED = {"20270106T090000", "20270107T090000", "20270108T090000"}
+PLANNED = {"20270106T090000", "20270107T090000"}
 
 
 def activities(store: Ledger) -> AlmanacActivities:
@@ -37,10 +40,10 @@ def activities(store: Ledger) -> AlmanacActivities:
 
 
 def down_since_new_year(store: Ledger, *schedule_ids: str) -> None:
-    """Each schedule published at 01-01 00:00 with one day materialized, then nothing ran."""
+    """Each schedule published at 01-01 00:00 with 3 days materialized, then nothing ran."""
     for schedule_id in schedule_ids:
         spec = publish(store, spec_data(schedule_id), day(1, 0))
-        ledger.materialize(store, spec, day(1, 0), day(2, 0), day(1, 0))
+        ledger.materialize(store, spec, day(1, 0), day(4, 0), day(1, 0))
 
 
 def by_instant(store: Ledger, schedule_id: str) -> dict[str, set[str]]:
@@ -68,6 +71,20 @@ def test_every_missed_occurrence_is_decided_by_its_policy_and_the_horizon_writte
             "MISFIRE_EXPIRED": EXPIRED,
             "PLANNED": PLANNED,
         }
+        # Who decided is on record: the worker's identity, marked as its catch-up.
+        events = ledger.show_occurrence(store, f"{schedule_id}.r1.20270105T090000.f0").events
+        assert [(e.to_state, e.by) for e in events] == [
+            ("PLANNED", "test (catch-up)"),
+            ("DUE", "test (catch-up)"),
+        ]
+
+
+def test_a_longer_look_ahead_is_capped_at_the_catch_up_s_horizon(store: Ledger) -> None:
+    spec = publish(store, spec_data("far"), day(1, 0))
+    ledger.materialize(store, spec, day(1, 0), day(8, 0), day(1, 0))  # 01-07 09:00: 6 d 9 h ahead
+    run_catch_up(store)
+    # NOW + 3 days = 01-08 09:30: 01-08 09:00 is written, nothing after it.
+    assert by_instant(store, "far")["PLANNED"] == PLANNED | {"20270108T090000"}
 
 
 def test_a_disabled_schedule_is_left_as_it_is(store: Ledger) -> None:
@@ -75,7 +92,7 @@ def test_a_disabled_schedule_is_left_as_it_is(store: Ledger) -> None:
     ledger.disable(store, "off", day(1, 12), by="test", reason="maintenance")
     report = run_catch_up(store)
     assert (report.schedules, report.caught_up) == (1, 1)
-    assert by_instant(store, "off") == {"PLANNED": {"20270101T090000"}}
+    assert by_instant(store, "off") == {"PLANNED": EXPIRED}  # 01-01 … 01-03, undecided
 
 
 def test_the_schedule_wake_up_afterwards_starts_what_is_due_and_decides_nothing_again(
@@ -100,15 +117,9 @@ def test_after_the_schedule_woke_first_the_catch_up_changes_nothing(store: Ledge
     before = by_instant(store, "a")
     report = run_catch_up(store)
     assert report.schedules == 0
-    assert (
-        by_instant(store, "a")
-        == before
-        == {
-            "DUE": RUN,
-            "MISFIRE_EXPIRED": EXPIRED,
-            "PLANNED": PLANNED,
-        }
-    )
+    # The workflow's own 3-day horizon: through 01-08 09:30.
+    expected = {"DUE": RUN, "MISFIRE_EXPIRED": EXPIRED, "PLANNED": PLANNED | {"20270108T090000"}}
+    assert by_instant(store, "a") == before == expected
 
 
 def test_one_schedule_s_deterministic_error_leaves_the_others_caught_up(

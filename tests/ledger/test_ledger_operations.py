@@ -13,6 +13,7 @@ from ledger import (
     ClaimRefusal,
     IllegalTransition,
     Ledger,
+    MissedSchedule,
     OccurrenceNotFound,
     OccurrenceState,
     ReconciliationResolution,
@@ -153,10 +154,16 @@ def test_missed_schedules_names_enabled_ones_with_a_planned_occurrence_due_by_no
     first_missed = T0 - timedelta(days=31) + timedelta(hours=6, minutes=30)
     disable(ledger, "c-disabled", T0, by="op", reason="maintenance")
     release_due(ledger, "d-decided", T0)
-    assert missed_schedules(ledger, T0) == [("a-missed", first_missed), ("b-missed", first_missed)]
+    # The look-ahead: the furthest occurrence (10-07 06:30Z) minus its creation time (T0).
+    lookahead = first_missed + timedelta(days=6) - T0
+    assert missed_schedules(ledger, T0) == [
+        MissedSchedule("a-missed", first_missed, lookahead),
+        MissedSchedule("b-missed", first_missed, lookahead),
+    ]
     # Before the first instant nothing is missed; at the instant it is (instant <= now).
     assert missed_schedules(ledger, first_missed - timedelta(microseconds=1)) == []
-    assert [s for s, _ in missed_schedules(ledger, first_missed)] == ["a-missed", "b-missed"]
+    missed = missed_schedules(ledger, first_missed)
+    assert [m.schedule_id for m in missed] == ["a-missed", "b-missed"]
 
 
 def test_disable_cancels_due_keeps_planned_and_blocks_release(ledger: Ledger) -> None:
