@@ -4,8 +4,8 @@ A headless dev server (the pip ``temporal`` binary), ``python -m worker`` as a s
 SQLite ledger, and the sink. Each schedule is daily from 5 days minus 1 hour ago (UTC, placed
 relative to the host's clock, which the server shares), ``CATCH_UP_BOUNDED`` with ``maxCatchUp``
 2 (the fleet scenario's spec), and the ledger was left as a worker leaves it, 14 days materialized
-at T0 (12 hours before the first instant): 5 instants passed while nothing ran. By the rule, the 2 latest are released and run, the 3 earlier
-ones expire, and the next one (in 1 hour) waits.
+at T0 (12 hours before the first instant): 5 instants passed while nothing ran. By the rule, the
+2 latest are released and run, the 3 earlier ones expire, and the next one (in 1 hour) waits.
 
 With the catch-up (the default), the ledger holds those decisions as soon as the worker polls,
 although no schedule workflow has started yet; the schedule workflow started afterwards runs the
