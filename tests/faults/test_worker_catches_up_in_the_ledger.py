@@ -87,6 +87,33 @@ def test_a_longer_look_ahead_is_capped_at_the_catch_up_s_horizon(store: Ledger) 
     assert by_instant(store, "far")["PLANNED"] == PLANNED | {"20270108T090000"}
 
 
+def test_the_summary_counts_every_decision_overlap_included(store: Ledger) -> None:
+    # overlapPolicy SKIP, and the 01-01 occurrence claimed (in flight) since 01-01 09:00.
+    spec = publish(store, spec_data("busy", overlapPolicy="SKIP"), day(1, 0))
+    ledger.materialize(store, spec, day(1, 0), day(4, 0), day(1, 0))
+    ledger.release_due(store, "busy", day(1, 9))
+    occurrence_id = "busy.r1.20270101T090000.f0"
+    gate = ledger.get_gate(store, "busy")
+    claimed = ledger.claim(
+        store,
+        occurrence_id,
+        gate,
+        worker_identity="w",
+        implementation_alias="default",
+        input_digest="sha256:input",
+        now_utc=day(1, 9),
+    )
+    assert claimed.won, claimed.detail
+    report = run_catch_up(store)
+    # Missed: 01-02 … 01-05. 01-02 and 01-03 expire (beyond maxCatchUp 2); 01-04 and 01-05 are
+    # within the bound, but SKIP records them SKIPPED_OVERLAP while 01-01 is in flight.
+    counted = (report.released, report.expired, report.skipped_overlap, report.held)
+    assert counted == (0, 2, 2, 0)
+    assert report.summary().endswith(
+        "0 released, 2 MISFIRE_EXPIRED, 2 SKIPPED_OVERLAP, 0 failed"
+    ), report.summary()
+
+
 def test_a_disabled_schedule_is_left_as_it_is(store: Ledger) -> None:
     down_since_new_year(store, "on", "off")
     ledger.disable(store, "off", day(1, 12), by="test", reason="maintenance")
