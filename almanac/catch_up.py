@@ -61,7 +61,7 @@ class CatchUpReport:
     seconds: float
     """Duration of the catch-up (monotonic clock)."""
     stopped: bool
-    """Stopped before the end: asked to, or the ledger became unreachable."""
+    """Stopped before the end: asked to, the ledger became unreachable, or an unexpected error."""
 
     def summary(self) -> str:
         """The log's summary line (``catch-up: 2 of 2 schedule(s) in 0.9 s: 4 released, …``)."""

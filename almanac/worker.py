@@ -244,7 +244,7 @@ async def run(
         if options.serve_schedules and options.catch_up:
             await asyncio.to_thread(
                 catch_up,
-                new_activities(client, settings, ledger_, options, clock),
+                new_activities(client, settings, ledger_, options, work_clock),
                 ledger_,
                 work_clock,
                 should_stop=stop.is_set,

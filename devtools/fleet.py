@@ -7,10 +7,11 @@ schedules are published (first instant T0 + 12 h, ``CATCH_UP_BOUNDED``, ``maxCat
 T0) and each one's 14-day horizon is materialized — the ledger as its workers left it at T0. Then
 the production worker (``python -m worker``, a child process) runs on the real clock and the N
 schedule workflows are started (what ``almanac apply`` does). The worker first catches up in the
-ledger (``almanac.catch_up``: every schedule materialized to now + 14 days and its 7 overdue days
-decided, 2 released and 5 expired), then polls; each schedule workflow finds its window written
-and starts its 2 released occurrences (the ``http`` action to the sink). A worker without the
-catch-up leaves all of it to each schedule workflow's first wake-up.
+ledger (``almanac.catch_up``: every schedule materialized as far ahead as it was at T0, 13.5
+days, and its 7 overdue days decided, 2 released and 5 expired), then polls; each schedule
+workflow finds its window written and starts its 2 released occurrences (the ``http`` action to
+the sink). A worker without the catch-up leaves all of it to each schedule workflow's first
+wake-up.
 
 Two milestones are timed. **Materialized** (the seed's gate: "completion of materialization
 within five minutes after fault recovery"): every schedule's last materialized instant is at least
