@@ -20,7 +20,7 @@ the domain error's class name (STYLE: "Activities map domain errors to Applicati
 is recorded as a rejection on the schedule first: a ``schedule_events`` row
 (``ACTIVITY_REJECTED``) and ``almanac_schedule_rejections_total``. Only
 ``ledger.LedgerUnavailable`` (the database unreachable) is retried, and the workflows bound those
-retries (``workflows.occurrence.LEDGER_RETRY``).
+retries (``workflows.contracts.LEDGER_RETRY``).
 """
 
 from __future__ import annotations
@@ -218,6 +218,7 @@ class AlmanacActivities:
                 self._clock.now(),
                 by=by or self._identity,
                 tzdb_store=self._tzdb_store,
+                rows=False,
             )
             inserted += len(result.created)
         return until, inserted

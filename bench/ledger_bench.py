@@ -6,19 +6,21 @@ Run::
                                            [--claimers 16] [--claims 400]
 
 Both backends in one run: a SQLite file and a throwaway PostgreSQL cluster (local server binaries,
-as in the tests). For each, the same occurrence rows are written twice in the same database:
+as in the tests). For each, the same occurrence rows are written by each arm, in the same database:
 
 - ``materialize``: ``ledger.materialize`` — occurrences, slot claims and creation events, with
-  ``ON CONFLICT DO NOTHING`` on every unique key, in one transaction;
+  ``ON CONFLICT DO NOTHING`` on every unique key, in one transaction — as the workflows' activity
+  calls it (``rows=False``);
+- ``materialize + rows``: the same, also returning the window's rows (as the CLI calls it);
 - ``plain 1-table``: one batched ``INSERT`` of the same occurrence rows, as text, into one table
   with no constraints (the original baseline);
 - ``plain all-rows``: one batched ``INSERT`` per table of *every* row materialize writes
   (occurrence, slot, event) into unconstrained copies of those three tables (same column
   types; no key, index, constraint or default), in one transaction.
 
-The three arms alternate over ``--rounds`` rounds in one process (``bench/_pairs.py``); ratios
+The four arms alternate over ``--rounds`` rounds in one process (``bench/_pairs.py``); ratios
 are the median of per-round materialize occurrences/s over each baseline's (aim ≥ 0.5), with the
-load average before each round. ``--before REF`` adds a fourth arm, ``before``: ``materialize`` of
+load average before each round. ``--before REF`` adds a fifth arm, ``before``: ``materialize`` of
 the code at git ``REF`` (``git archive``), in a child process on its own database of the same
 server (migrated by that code), timed inside the child, alternating with the others.
 Claim latency: ``--claimers``
@@ -250,15 +252,17 @@ def _timed_insert(
 def materialize_arms(
     ledger: Ledger, rows: int, server_cpu: ServerCpu = no_server
 ) -> list[_pairs.Arm]:
-    """Three arms writing the same ``rows`` occurrences into the same database, one per round.
+    """Four arms writing the same ``rows`` occurrences into the same database, one per round.
 
     ``materialize`` publishes a fresh schedule each round (so every row is new) and times
-    ``ledger.materialize`` (``resolve s``: the time contract's part, timed separately on the same
-    window). The two baselines (re)create their unconstrained tables outside the timing.
+    ``ledger.materialize`` as the workflows' activity and the catch-up call it (``rows=False``);
+    ``materialize + rows`` as the CLI calls it, also returning the window's rows (``resolve s``:
+    the time contract's part, timed separately on the same window). The two baselines (re)create
+    their unconstrained tables outside the timing.
     """
 
-    def run_materialize(round_index: int) -> dict[str, float]:
-        s = spec(f"bench-materialize-{round_index}")
+    def run_materialize(round_index: int, rows_wanted: bool) -> dict[str, float]:
+        s = spec(f"bench-materialize-{'rows-' if rows_wanted else ''}{round_index}")
         publish_revision(ledger, s, T0, by="bench")
         end = T0 + timedelta(minutes=rows)
         started = time.perf_counter()
@@ -266,7 +270,7 @@ def materialize_arms(
         resolve_s = time.perf_counter() - started
         cpu, server = time.process_time(), server_cpu()
         started = time.perf_counter()
-        result = materialize(ledger, s, T0, end, T0)
+        result = materialize(ledger, s, T0, end, T0, rows=rows_wanted)
         materialize_s = time.perf_counter() - started
         cpu_figures = _cpu_figures(time.process_time() - cpu, server_cpu() - server, rows)
         assert len(result.created) == rows
@@ -299,7 +303,8 @@ def materialize_arms(
     return [
         _pairs.Arm("plain 1-table", lambda _round: run_plain({one: payload})),
         _pairs.Arm("plain all-rows", lambda _round: run_plain(every)),
-        _pairs.Arm("materialize", run_materialize),
+        _pairs.Arm("materialize", lambda round_index: run_materialize(round_index, False)),
+        _pairs.Arm("materialize + rows", lambda round_index: run_materialize(round_index, True)),
     ]
 
 
@@ -364,7 +369,7 @@ def report(
         for r in result.rounds
     )
     print(f"materialize vs plain all-rows: median per-round ratio {every:.2f}")
-    for name in ["materialize", *(a.name for a in extra or [])]:
+    for name in ["materialize", "materialize + rows", *(a.name for a in extra or [])]:
         cpu = statistics.median(
             r.figures[name]["occ_per_cpu_s"] / r.figures["plain 1-table"]["occ_per_cpu_s"]
             for r in result.rounds

@@ -248,7 +248,7 @@ def recovery(
     ledger.materialize(store, parsed, first, down, first, by="gate")
     recovered = down + downtime
     started = time.monotonic()
-    ledger.materialize(store, parsed, down, recovered + horizon, recovered, by="gate")
+    ledger.materialize(store, parsed, down, recovered + horizon, recovered, by="gate", rows=False)
     ledger.release_due(store, parsed.schedule_id, recovered, by="gate")
     seconds = time.monotonic() - started
     rows = sum(ledger.counts_by_state(store, parsed.schedule_id).values())

@@ -84,7 +84,7 @@ class Written:
     """What :func:`insert_created` wrote, known without reading it back.
 
     The IDs it created, the planned ones it had to cancel (a live occurrence holds their slot),
-    and the created rows as views, as they were committed.
+    and (when asked for) the created rows as views, as they were committed.
     """
 
     created: tuple[str, ...]
@@ -176,7 +176,12 @@ def _view(record: OccurrenceRecord, now_utc: datetime, cancelled_why: str | None
 
 
 def insert_created(
-    connection: Connection, owned: Sequence[OccurrenceRecord], now_utc: datetime, by: str
+    connection: Connection,
+    owned: Sequence[OccurrenceRecord],
+    now_utc: datetime,
+    by: str,
+    *,
+    views: bool = False,
 ) -> Written:
     """Write ``owned`` (records one revision owns) idempotently, in the caller's transaction.
 
@@ -190,9 +195,11 @@ def insert_created(
         owned: records of one schedule revision (``timecontract.occurrences``).
         now_utc: creation time of the rows (aware).
         by: who materializes (event rows).
+        views: also return the created rows as views (built from the records, not read back;
+            False: ``Written.views`` is empty).
 
     Returns:
-        The created IDs, the cancelled ones and the created rows as committed.
+        The created IDs, the cancelled ones and, with ``views``, the created rows as committed.
 
     Raises:
         ValueError: a value a column refuses; on PostgreSQL also records of more than one
@@ -209,8 +216,8 @@ def insert_created(
     taken = _take_released(connection, unclaimed, now)
     conflicts = [r.occurrence_id for r in unclaimed if r.occurrence_id not in taken]
     cancelled = dict(_cancel_conflicts(connection, conflicts, now, by))
-    views = [_view(r, now, cancelled.get(r.occurrence_id)) for r in new]
-    return Written(tuple(r.occurrence_id for r in new), tuple(conflicts), views)
+    built = [_view(r, now, cancelled.get(r.occurrence_id)) for r in new] if views else []
+    return Written(tuple(r.occurrence_id for r in new), tuple(conflicts), built)
 
 
 _Inserted = tuple[list[OccurrenceRecord], list[OccurrenceRecord]]

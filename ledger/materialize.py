@@ -50,6 +50,7 @@ def materialize(
     *,
     by: str = MATERIALIZER,
     tzdb_store: Path | None = None,
+    rows: bool = True,
 ) -> MaterializeResult:
     """Record the occurrences a published revision owns in ``[from_utc, to_utc)``.
 
@@ -73,9 +74,13 @@ def materialize(
         now_utc: when (aware UTC): creation time of the rows; not used to clamp the window.
         by: who materializes (event rows).
         tzdb_store: the local tz release store (``timecontract.zones``).
+        rows: also return the revision's rows in the window (False: ``rows`` is empty, and
+            neither the written rows' views nor the others are built; the workflows' activity
+            and the catch-up read only ``created``).
 
     Returns:
-        The effective window, the IDs this call created, and the revision's rows in the window.
+        The effective window, the IDs this call created, and (with ``rows``) the revision's rows
+        in the window.
 
     Raises:
         RevisionNotFound: the revision is not published.
@@ -102,11 +107,14 @@ def materialize(
         lock_gate(connection, spec.schedule_id)
         low, high = _owned_window(connection, spec, from_utc, to_utc)
         owned = [r for r in records if low <= r.placed_at_utc < high]
-        written = _insert(connection, owned, now_utc, by)
+        written = _insert(connection, owned, now_utc, by, views=rows)
+        created, conflicts = written.created, written.conflicts
+        if not rows:
+            return MaterializeResult(low, max(low, high), created, conflicts)
         # Only the window's rows this call did not write are read back (earlier or concurrent
         # materializations); the ones it wrote are already known, as committed.
         placed = func.coalesce(OCCURRENCES.c.instant_utc, OCCURRENCES.c.gap_at_utc)
-        rows = connection.execute(
+        others = connection.execute(
             select(OCCURRENCES)
             .where(OCCURRENCES.c.schedule_id == spec.schedule_id)
             .where(OCCURRENCES.c.revision == spec.revision)
@@ -115,10 +123,9 @@ def materialize(
             .where(not_in_values(connection, OCCURRENCES.c.occurrence_id, written.created))
         ).all()
         views = sorted(
-            [*written.views, *(OccurrenceView.from_row(row) for row in rows)],
+            [*written.views, *(OccurrenceView.from_row(row) for row in others)],
             key=lambda v: (v.placed_at_utc, v.nominal_local, v.fold),
         )
-        created, conflicts = written.created, written.conflicts
         return MaterializeResult(low, max(low, high), created, conflicts, tuple(views))
 
     return ledger.write(work)

@@ -67,14 +67,18 @@ def _contents(ledger: Ledger) -> dict[str, list[tuple[Any, ...]]]:
     return dict(ledger.read(read))
 
 
-def _scenario(ledger: Ledger) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Folds (BOTH) and a gap (SKIP) in New York, jitter, repeats, overlaps and a supersede."""
+def _scenario(ledger: Ledger, rows: bool = True) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Folds (BOTH) and a gap (SKIP) in New York, jitter, repeats, overlaps and a supersede.
+
+    ``rows``: ask each ``materialize`` for the window's rows (False: as the workflows' activity).
+    """
     r1 = make_spec(rule="FREQ=HOURLY;BYMINUTE=30", foldPolicy="BOTH", jitter="PT30S")
     publish_revision(ledger, r1, T0, by="t")
+    days = timedelta(days=1)
     results = [
-        materialize(ledger, r1, T0, T0 + timedelta(days=2), T0),  # the fall-back fold
-        materialize(ledger, r1, T0, T0 + timedelta(days=2), T0),  # nothing new
-        materialize(ledger, r1, T0 + timedelta(days=1), T0 + timedelta(days=4), T0),  # overlap
+        materialize(ledger, r1, T0, T0 + 2 * days, T0, rows=rows),  # the fall-back fold
+        materialize(ledger, r1, T0, T0 + 2 * days, T0, rows=rows),  # nothing new
+        materialize(ledger, r1, T0 + days, T0 + 4 * days, T0, rows=rows),  # overlap
     ]
     release_due(ledger, r1.schedule_id, T0 + timedelta(hours=3))
     r2 = make_spec(
@@ -85,11 +89,13 @@ def _scenario(ledger: Ledger) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     )
     later = T0 + timedelta(hours=4)
     publish_revision(ledger, r2, later, by="t")  # releases r1's slots from the cutover on
-    results.append(materialize(ledger, r2, T0, T0 + timedelta(days=5), later))  # takes them
+    results.append(materialize(ledger, r2, T0, T0 + 5 * days, later, rows=rows))  # takes them
     gap = make_spec(scheduleId="gap", rule="FREQ=DAILY;BYHOUR=2;BYMINUTE=30")
     publish_revision(ledger, gap, T0, by="t")
     spring = gap.cutover_at.replace(year=2027, month=3, day=12)
-    results.append(materialize(ledger, gap, spring, spring + timedelta(days=4), T0))
+    results.append(materialize(ledger, gap, spring, spring + 4 * days, T0, rows=rows))
+    # Each window holds rows (the repeat's and the overlap's written earlier): returned or not.
+    assert all(bool(r.rows) is rows for r in results)
     return [(r.created, r.slot_conflicts) for r in results]
 
 
@@ -107,6 +113,23 @@ def test_both_dialects_write_the_same_ledger(both: tuple[Ledger, Ledger]) -> Non
     assert len({row[jitter] for row in written["occurrences"]}) > 10  # r1's, in whole ms
     # r2 took the slots r1 released at its cutover (compare-and-set), and claimed the new ones.
     assert {row[4] for row in written["logical_slots"] if row[0] == "daily-ops-summary"} == {1, 2}
+
+
+@pytest.mark.postgres
+def test_materializing_without_the_rows_writes_the_same_ledger(
+    both: tuple[Ledger, Ledger], sqlite_template: Path, tmp_path: Path
+) -> None:
+    # rows=False (the workflows' activity, the catch-up) builds no views and reads nothing back;
+    # what it writes, and the IDs it reports, are those of a call that returns the rows.
+    lite, pg = both
+    shutil.copyfile(sqlite_template, tmp_path / "reference.sqlite3")
+    reference = Ledger.from_url(f"sqlite:///{tmp_path / 'reference.sqlite3'}")
+    try:
+        expected = _scenario(reference)
+        assert _scenario(lite, rows=False) == expected == _scenario(pg, rows=False)
+        assert _contents(lite) == _contents(reference) == _contents(pg)
+    finally:
+        reference.dispose()
 
 
 def test_a_multi_row_event_insert_is_checked_row_by_row(ledger: Ledger) -> None:
