@@ -85,14 +85,8 @@ from almanac import manual, readings
 from almanac.settings import AlmanacSettings
 from timecontract import AlmanacError, ScheduleSpecV1, format_instant
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
-from workflows.schedule import (
-    ENDING,
-    NOT_APPLIED,
-    WORKFLOW_ID_PREFIX,
-    BackfillRequest,
-    DeleteInput,
-    DisableInput,
-)
+from workflows.contracts import DeleteInput, DisableInput
+from workflows.schedule import ENDING, NOT_APPLIED, WORKFLOW_ID_PREFIX, BackfillRequest
 
 SCHEDULE_WORKFLOW_TYPE = "AlmanacSchedule"
 """The schedule workflow's type name (``WorkflowType="AlmanacSchedule"`` in list queries)."""

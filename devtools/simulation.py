@@ -26,11 +26,12 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 
 from workflows.manual import ManualRunWorkflow
-from workflows.occurrence import OccurrenceInput, OccurrenceOutcome, OccurrenceWorkflow
-from workflows.schedule import ScheduleInput, ScheduleWorkflow
+from workflows.occurrence import OccurrenceWorkflow
+from workflows.schedule import ScheduleWorkflow
 
 with workflow.unsafe.imports_passed_through():
     from activities import io
+    from workflows.contracts import OccurrenceInput, OccurrenceOutcome, ScheduleInput
 
 
 @dataclass(frozen=True)

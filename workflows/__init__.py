@@ -3,7 +3,8 @@
 Workflow code never computes zones or RRULEs and never reads the wall clock; occurrences reach it
 as activity results. Workflows call the activities by method reference on
 ``activities.ledger_activities.AlmanacActivities`` (imported passed through the sandbox, never
-run in it) with the payload dataclasses of ``activities.io``.
+run in it) with the payload dataclasses of ``activities.io``; the workflows' own inputs, results and
+shared activity options are in ``workflows.contracts`` (also passed through).
 """
 
 from __future__ import annotations
@@ -12,30 +13,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workflows.manual import (
+    from workflows.contracts import (
         ManualRunInput,
         ManualRunResult,
-        ManualRunWorkflow,
-        manual_workflow_id,
-    )
-    from workflows.occurrence import OccurrenceInput, OccurrenceOutcome, OccurrenceWorkflow
-    from workflows.schedule import (
+        OccurrenceInput,
+        OccurrenceOutcome,
         ScheduleInput,
         ScheduleState,
-        ScheduleWorkflow,
-        schedule_workflow_id,
     )
+    from workflows.manual import ManualRunWorkflow, manual_workflow_id
+    from workflows.occurrence import OccurrenceWorkflow
+    from workflows.schedule import ScheduleWorkflow, schedule_workflow_id
 
 _HOMES = {
-    "ManualRunInput": "workflows.manual",
-    "ManualRunResult": "workflows.manual",
+    "ManualRunInput": "workflows.contracts",
+    "ManualRunResult": "workflows.contracts",
     "ManualRunWorkflow": "workflows.manual",
     "manual_workflow_id": "workflows.manual",
-    "OccurrenceInput": "workflows.occurrence",
-    "OccurrenceOutcome": "workflows.occurrence",
+    "OccurrenceInput": "workflows.contracts",
+    "OccurrenceOutcome": "workflows.contracts",
     "OccurrenceWorkflow": "workflows.occurrence",
-    "ScheduleInput": "workflows.schedule",
-    "ScheduleState": "workflows.schedule",
+    "ScheduleInput": "workflows.contracts",
+    "ScheduleState": "workflows.contracts",
     "ScheduleWorkflow": "workflows.schedule",
     "schedule_workflow_id": "workflows.schedule",
 }

@@ -11,23 +11,22 @@ runs once, and this workflow then reports no outcome (the ledger has it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from temporalio import workflow
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from workflows.occurrence import (
-    LEDGER_RETRY,
-    LEDGER_TIMEOUT,
-    OccurrenceInput,
-    OccurrenceOutcome,
-    OccurrenceWorkflow,
-)
-
 with workflow.unsafe.imports_passed_through():
     from activities import io
     from activities.ledger_activities import AlmanacActivities
+    from workflows.contracts import (
+        LEDGER_RETRY,
+        LEDGER_TIMEOUT,
+        OCCURRENCE_WORKFLOW,
+        ManualRunInput,
+        ManualRunResult,
+        OccurrenceInput,
+        OccurrenceOutcome,
+    )
 
 WORKFLOW_ID_PREFIX = "almanac-manual-"
 
@@ -35,31 +34,6 @@ WORKFLOW_ID_PREFIX = "almanac-manual-"
 def manual_workflow_id(occurrence_id: str) -> str:
     """The manual run's workflow ID: ``almanac-manual-<occurrenceId>``."""
     return WORKFLOW_ID_PREFIX + occurrence_id
-
-
-@dataclass(frozen=True)
-class ManualRunInput:
-    """Who asks for which manual run, and why; the occurrence's limits as a schedule sets them."""
-
-    schedule_id: str
-    request_id: str
-    reason: str
-    by: str
-    occurrence_task_queue: str | None = None
-    """Where the occurrence runs (default: this workflow's queue; an alias routes it further)."""
-    max_attempts: int = 3
-    action_timeout_seconds: float = 120.0
-    first_retry_delay_seconds: float = 10.0
-
-
-@dataclass(frozen=True)
-class ManualRunResult:
-    """The manual occurrence, whether this run recorded it, and how it ended (if it ran here)."""
-
-    occurrence_id: str
-    created: bool
-    outcome: OccurrenceOutcome | None
-    """``None`` when the occurrence's workflow was started elsewhere (a repeat request)."""
 
 
 @workflow.defn(name="AlmanacManualRun")
@@ -80,7 +54,7 @@ class ManualRunWorkflow:
         task_queue = io.alias_task_queue(task_queue, recorded.gate.implementation_alias)
         try:
             outcome = await workflow.execute_child_workflow(
-                OccurrenceWorkflow.run,
+                OCCURRENCE_WORKFLOW,
                 OccurrenceInput(
                     occurrence=occurrence,
                     gate=recorded.gate,
@@ -92,6 +66,7 @@ class ManualRunWorkflow:
                 task_queue=task_queue,
                 parent_close_policy=workflow.ParentClosePolicy.ABANDON,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                result_type=OccurrenceOutcome,
             )
         except WorkflowAlreadyStartedError:
             return ManualRunResult(occurrence.occurrence_id, recorded.created, None)

@@ -15,7 +15,6 @@ the same calendar (``activities.clock``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from temporalio import workflow
@@ -26,43 +25,19 @@ from workflows import search_attributes as sa
 with workflow.unsafe.imports_passed_through():
     from activities import io
     from activities.ledger_activities import AlmanacActivities
+    from workflows.contracts import (
+        LEDGER_RETRY,
+        LEDGER_TIMEOUT,
+        NON_RETRYABLE_ERROR_TYPES,
+        OCCURRENCE_WORKFLOW,
+        OccurrenceInput,
+        OccurrenceOutcome,
+    )
 
-LEDGER_TIMEOUT = timedelta(seconds=30)
 ATTEMPT_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
 """An attempt activity heartbeats every second (``activities.heartbeat``): one silent this long
 is lost (its worker died, or its task never reached one) and Temporal retries it, instead of
 waiting out the action's whole start-to-close timeout (issue 14: no stall after a restart)."""
-NON_RETRYABLE_ERROR_TYPES = [
-    # Deterministic errors (activities.ledger_activities.DETERMINISTIC_ERRORS): the same input
-    # fails the same way. The activities already raise them non-retryable; naming them here too
-    # keeps the policy honest should one slip through as a plain exception.
-    "IllegalTransition",
-    "ClaimLost",
-    "RevisionRejected",
-    "ScheduleDeleted",
-    "ScheduleNotFound",
-    "RevisionNotFound",
-    "OccurrenceNotFound",
-    "CaseNotFound",
-    "LedgerIntegrityError",
-    "InvalidSpec",
-    "SpecError",
-    "TzdbReleaseNotFound",
-    "ZoneNotFound",
-    "InvalidActionParameters",
-    "UnknownAction",
-    "ActionNotConfigured",
-    "LookupError",
-]
-LEDGER_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    maximum_interval=timedelta(seconds=30),
-    # Bounded: about 4 minutes of an unreachable ledger (1+2+4+8+16 s, then 30 s each). Then the
-    # schedule loop records the failure and tries again at its next wake-up; nothing retries
-    # forever (issue 10).
-    maximum_attempts=12,
-    non_retryable_error_types=NON_RETRYABLE_ERROR_TYPES,
-)
 # An action attempt may be retried by Temporal only after a worker crash or lost completion; the
 # activity then sees its own RUNNING attempt and decides (idempotent adapters re-send with the same
 # key, others become UNKNOWN_EFFECT). Business retries are explicit attempts, below.
@@ -84,31 +59,7 @@ and two. Histories recorded before it replay on the old path."""
 TERMINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "MISFIRE_EXPIRED", "SKIPPED_GAP"})
 
 
-@dataclass(frozen=True)
-class OccurrenceInput:
-    """What an occurrence workflow needs: the occurrence, the gate view, limits."""
-
-    occurrence: io.UpcomingOccurrence
-    gate: io.GateSnapshot
-    max_attempts: int = 3
-    action_timeout_seconds: float = 120.0
-    reconcile_deadline_seconds: float = 1800.0
-    """Seed: an UNKNOWN_EFFECT is reconciled or queued for a human within 30 minutes."""
-    first_retry_delay_seconds: float = 10.0
-    """Backoff before the second attempt (doubles per attempt); tests shorten it."""
-
-
-@dataclass(frozen=True)
-class OccurrenceOutcome:
-    """How the occurrence workflow ended: the ledger state and why."""
-
-    occurrence_id: str
-    state: str
-    attempts: int
-    detail: str
-
-
-@workflow.defn(name="AlmanacOccurrence")
+@workflow.defn(name=OCCURRENCE_WORKFLOW)
 class OccurrenceWorkflow:
     """Runs one occurrence at most once in effect (see the module docstring)."""
 

@@ -33,7 +33,6 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn
 
@@ -47,14 +46,24 @@ from temporalio.common import (
 from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
 
 from workflows import search_attributes as sa
-from workflows.occurrence import LEDGER_RETRY, LEDGER_TIMEOUT, OccurrenceInput, OccurrenceWorkflow
 
 with workflow.unsafe.imports_passed_through():
     from activities import io
-    from activities.ledger_activities import DEFAULT_HORIZON, AlmanacActivities
+    from activities.ledger_activities import AlmanacActivities
+    from workflows.contracts import (
+        LEDGER_RETRY,
+        LEDGER_TIMEOUT,
+        OCCURRENCE_WORKFLOW,
+        Command,
+        DeleteInput,
+        DisableInput,
+        NotApplied,
+        OccurrenceInput,
+        ScheduleInput,
+        ScheduleState,
+    )
 
 WORKFLOW_ID_PREFIX = "almanac-schedule-"
-DEFAULT_REFRESH = timedelta(hours=1)
 CONCURRENT_CHILD_STARTS = "almanac-concurrent-child-starts"
 """Patch: a wake-up's children are started together (one workflow task for a batch, not one per
 child: catching up 300 occurrences took 300 parent tasks, ≈ 7 starts/s). Same IDs, same order of
@@ -119,80 +128,6 @@ its ``datetime`` fields decode; a workflow module's own ``datetime`` is the sand
 def schedule_workflow_id(schedule_id: str) -> str:
     """The schedule workflow's ID for ``schedule_id`` (``almanac-schedule-daily-ops-summary``)."""
     return WORKFLOW_ID_PREFIX + schedule_id
-
-
-@dataclass(frozen=True)
-class Command:
-    """A change waiting to be applied: disable, enable, publish_revision, delete or backfill."""
-
-    kind: str
-    reason: str = ""
-    spec: dict[str, Any] | None = None
-    backfill: io.BackfillRequest | None = None
-    """A backfill's request (``kind == "backfill"``)."""
-    initial: bool = False
-    """The workflow input's first revision: if the ledger refuses it there is nothing to run."""
-    update_id: str | None = None
-    """Set for an update: its verdict is handed back to the waiting handler (``None``: a signal)."""
-
-
-@dataclass(frozen=True)
-class NotApplied:
-    """An update's change whose activity failed: the handler raises ``ChangeNotApplied``."""
-
-    why: str
-
-
-@dataclass(frozen=True)
-class DisableInput:
-    """The ``disable`` update's input: why (recorded on the gate and on cancelled occurrences)."""
-
-    reason: str
-
-
-@dataclass(frozen=True)
-class DeleteInput:
-    """The ``delete`` update's input: why (recorded on the gate and on cancelled occurrences)."""
-
-    reason: str
-
-
-@dataclass
-class ScheduleState:
-    """What one run hands the next across continue-as-new (none of it is the caller's to set)."""
-
-    pending: list[Command] = field(default_factory=list)
-    """Signals received and not yet applied, oldest first."""
-    materialized_through_utc: datetime | None = None
-    """High-water mark: the next materialization starts here (after downtime too)."""
-    rejected_signals: int = 0
-    """Malformed signals and rejected revisions so far (the ``status`` query's counter)."""
-
-
-@dataclass(frozen=True)
-class ScheduleInput:
-    """The schedule workflow's input: what a caller gives, plus the state a continued run carries.
-
-    A caller sets ``schedule_id``, ``initial_spec`` and, if it wants, the horizon, refresh and
-    occurrence options; ``state`` is ``None`` on a first start and set only by continue-as-new.
-    """
-
-    schedule_id: str
-    initial_spec: dict[str, Any] | None = None
-    """The first revision's spec data, published by the first loop (a continued run has none)."""
-    horizon_seconds: float = DEFAULT_HORIZON.total_seconds()
-    """How far ahead to materialize (less for a high-frequency rule; see the activity)."""
-    refresh_seconds: float = DEFAULT_REFRESH.total_seconds()
-    """How often to materialize again without a signal."""
-    occurrence_max_attempts: int = 3
-    occurrence_action_timeout_seconds: float = 120.0
-    """How long one action attempt may take before Temporal retries it (a lost worker)."""
-    occurrence_first_retry_delay_seconds: float = 10.0
-    """Backoff before an occurrence's second attempt (doubles per attempt)."""
-    occurrence_task_queue: str | None = None
-    """Where occurrence workflows run (default: this workflow's task queue)."""
-    state: ScheduleState | None = None
-    """Carried across continue-as-new; ``None`` on a first start."""
 
 
 @workflow.defn(name="AlmanacSchedule")
@@ -719,7 +654,7 @@ class ScheduleWorkflow:
             priority = OCCURRENCE_PRIORITY
         try:
             child = await workflow.start_child_workflow(
-                OccurrenceWorkflow.run,
+                OCCURRENCE_WORKFLOW,
                 self._occurrence_input(occurrence, gate),
                 id=occurrence.occurrence_id,
                 task_queue=task_queue,

@@ -49,8 +49,8 @@ from devtools.sink import Sink
 from ledger.migrate import upgrade
 from timecontract import InvalidSpec, SpecError, TzdbReleaseNotFound
 from workflows import ScheduleWorkflow, schedule_workflow_id
-from workflows.occurrence import ACTION_RETRY, LEDGER_RETRY
-from workflows.schedule import DeleteInput, DisableInput
+from workflows.contracts import LEDGER_RETRY, DeleteInput, DisableInput
+from workflows.occurrence import ACTION_RETRY
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
 

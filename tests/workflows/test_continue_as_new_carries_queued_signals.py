@@ -34,7 +34,7 @@ from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflo
 from ledger import Ledger, ScheduleNotFound, get_gate, publish_revision
 from timecontract import load_spec
 from workflows import ScheduleState, schedule_workflow_id
-from workflows.schedule import Command
+from workflows.contracts import Command
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
 

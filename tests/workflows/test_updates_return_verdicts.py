@@ -30,7 +30,7 @@ from temporalio.exceptions import ApplicationError
 from activities import io
 from ledger import OccurrenceState, get_gate, list_occurrences, schedule_events
 from workflows import ScheduleWorkflow
-from workflows.schedule import DeleteInput, DisableInput
+from workflows.contracts import DeleteInput, DisableInput
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
 

@@ -1,0 +1,188 @@
+"""The workflows' payloads and shared activity options, imported passed through the sandbox.
+
+The workflow sandbox re-imports a workflow's module for every new workflow instance, so that an
+instance's module globals are its own. What this module holds has no state a workflow could
+share and nothing that reads the clock or does I/O: the dataclasses of the workflows' inputs,
+results and queued commands, the ledger activities' timeout and retry policy, and the occurrence
+workflow's type name. The workflow modules import it with
+``workflow.unsafe.imports_passed_through()`` (as they import ``activities.io``), so it is loaded
+once per worker process, not once per instance. Creating a dataclass compiles its methods: a
+schedule instance created eight, and it also ran the occurrence workflow's module (to name its
+children; it now starts them by type name). In a catch-up of 1,000 schedules that halved the
+CPU of creating an instance and cut the worker's event-loop CPU by a third (``bench/README.md``,
+Scale, 2026-12-02). Nothing here is a command or an event: moving these definitions out of the
+workflow modules changes no history. ``tests/workflows/test_sandbox_runs_only_the_workflow_module``
+checks what an instance runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from temporalio.common import RetryPolicy
+
+from activities import io
+from activities.ledger_activities import DEFAULT_HORIZON
+
+OCCURRENCE_WORKFLOW = "AlmanacOccurrence"
+"""The occurrence workflow's type name: a schedule or manual run starts its children by it."""
+LEDGER_TIMEOUT = timedelta(seconds=30)
+"""Start-to-close timeout of every ledger activity (one transaction or a few)."""
+NON_RETRYABLE_ERROR_TYPES = [
+    # Deterministic errors (activities.ledger_activities.DETERMINISTIC_ERRORS): the same input
+    # fails the same way. The activities already raise them non-retryable; naming them here too
+    # keeps the policy honest should one slip through as a plain exception.
+    "IllegalTransition",
+    "ClaimLost",
+    "RevisionRejected",
+    "ScheduleDeleted",
+    "ScheduleNotFound",
+    "RevisionNotFound",
+    "OccurrenceNotFound",
+    "CaseNotFound",
+    "LedgerIntegrityError",
+    "InvalidSpec",
+    "SpecError",
+    "TzdbReleaseNotFound",
+    "ZoneNotFound",
+    "InvalidActionParameters",
+    "UnknownAction",
+    "ActionNotConfigured",
+    "LookupError",
+]
+LEDGER_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(seconds=30),
+    # Bounded: about 4 minutes of an unreachable ledger (1+2+4+8+16 s, then 30 s each). Then the
+    # schedule loop records the failure and tries again at its next wake-up; nothing retries
+    # forever (issue 10).
+    maximum_attempts=12,
+    non_retryable_error_types=NON_RETRYABLE_ERROR_TYPES,
+)
+DEFAULT_REFRESH = timedelta(hours=1)
+"""How often a schedule materializes again without a signal (``ScheduleInput.refresh_seconds``)."""
+
+
+@dataclass(frozen=True)
+class OccurrenceInput:
+    """What an occurrence workflow needs: the occurrence, the gate view, limits."""
+
+    occurrence: io.UpcomingOccurrence
+    gate: io.GateSnapshot
+    max_attempts: int = 3
+    action_timeout_seconds: float = 120.0
+    reconcile_deadline_seconds: float = 1800.0
+    """Seed: an UNKNOWN_EFFECT is reconciled or queued for a human within 30 minutes."""
+    first_retry_delay_seconds: float = 10.0
+    """Backoff before the second attempt (doubles per attempt); tests shorten it."""
+
+
+@dataclass(frozen=True)
+class OccurrenceOutcome:
+    """How the occurrence workflow ended: the ledger state and why."""
+
+    occurrence_id: str
+    state: str
+    attempts: int
+    detail: str
+
+
+@dataclass(frozen=True)
+class Command:
+    """A change waiting to be applied: disable, enable, publish_revision, delete or backfill."""
+
+    kind: str
+    reason: str = ""
+    spec: dict[str, Any] | None = None
+    backfill: io.BackfillRequest | None = None
+    """A backfill's request (``kind == "backfill"``)."""
+    initial: bool = False
+    """The workflow input's first revision: if the ledger refuses it there is nothing to run."""
+    update_id: str | None = None
+    """Set for an update: its verdict is handed back to the waiting handler (``None``: a signal)."""
+
+
+@dataclass(frozen=True)
+class NotApplied:
+    """An update's change whose activity failed: the handler raises ``ChangeNotApplied``."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class DisableInput:
+    """The ``disable`` update's input: why (recorded on the gate and on cancelled occurrences)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class DeleteInput:
+    """The ``delete`` update's input: why (recorded on the gate and on cancelled occurrences)."""
+
+    reason: str
+
+
+@dataclass
+class ScheduleState:
+    """What one run hands the next across continue-as-new (none of it is the caller's to set)."""
+
+    pending: list[Command] = field(default_factory=list)
+    """Signals received and not yet applied, oldest first."""
+    materialized_through_utc: datetime | None = None
+    """High-water mark: the next materialization starts here (after downtime too)."""
+    rejected_signals: int = 0
+    """Malformed signals and rejected revisions so far (the ``status`` query's counter)."""
+
+
+@dataclass(frozen=True)
+class ScheduleInput:
+    """The schedule workflow's input: what a caller gives, plus the state a continued run carries.
+
+    A caller sets ``schedule_id``, ``initial_spec`` and, if it wants, the horizon, refresh and
+    occurrence options; ``state`` is ``None`` on a first start and set only by continue-as-new.
+    """
+
+    schedule_id: str
+    initial_spec: dict[str, Any] | None = None
+    """The first revision's spec data, published by the first loop (a continued run has none)."""
+    horizon_seconds: float = DEFAULT_HORIZON.total_seconds()
+    """How far ahead to materialize (less for a high-frequency rule; see the activity)."""
+    refresh_seconds: float = DEFAULT_REFRESH.total_seconds()
+    """How often to materialize again without a signal."""
+    occurrence_max_attempts: int = 3
+    occurrence_action_timeout_seconds: float = 120.0
+    """How long one action attempt may take before Temporal retries it (a lost worker)."""
+    occurrence_first_retry_delay_seconds: float = 10.0
+    """Backoff before an occurrence's second attempt (doubles per attempt)."""
+    occurrence_task_queue: str | None = None
+    """Where occurrence workflows run (default: this workflow's task queue)."""
+    state: ScheduleState | None = None
+    """Carried across continue-as-new; ``None`` on a first start."""
+
+
+@dataclass(frozen=True)
+class ManualRunInput:
+    """Who asks for which manual run, and why; the occurrence's limits as a schedule sets them."""
+
+    schedule_id: str
+    request_id: str
+    reason: str
+    by: str
+    occurrence_task_queue: str | None = None
+    """Where the occurrence runs (default: this workflow's queue; an alias routes it further)."""
+    max_attempts: int = 3
+    action_timeout_seconds: float = 120.0
+    first_retry_delay_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class ManualRunResult:
+    """The manual occurrence, whether this run recorded it, and how it ended (if it ran here)."""
+
+    occurrence_id: str
+    created: bool
+    outcome: OccurrenceOutcome | None
+    """``None`` when the occurrence's workflow was started elsewhere (a repeat request)."""
