@@ -182,9 +182,12 @@ class ScheduleWorkflow:
             return
         self._state.pending.append(Command("publish_revision", spec=payload))
 
-    def _reject(self, signal: str, problem: str) -> None:
-        # Recorded in the status query, the worker log and the history (the signal itself).
-        workflow.logger.warning("rejected signal %s: %s", signal, problem)
+    def _reject(self, signal: str, problem: str, *, by_update: bool = False) -> None:
+        # Recorded in the status query, the worker log and the history (the signal itself, or
+        # the update's verdict). ``by_update``: the change came as an update, not a signal.
+        workflow.logger.warning(
+            "rejected %s %s: %s", "update" if by_update else "signal", signal, problem
+        )
         self._state.rejected_signals += 1
         self._status.rejected_signals = self._state.rejected_signals
         self._status.last_rejected_signal = f"{signal}: {problem}"
@@ -476,7 +479,11 @@ class ScheduleWorkflow:
                 self._status.gate = result.gate
         else:
             # Recorded like a malformed signal: the status query shows it.
-            self._reject("publish_revision", f"revision rejected: {result.reason}")
+            self._reject(
+                "publish_revision",
+                f"revision rejected: {result.reason}",
+                by_update=command.update_id is not None,
+            )
             if not result.schedule_live:
                 # No gate, or a deleted one: nothing to run (the caller has the verdict).
                 self._ending = True

@@ -17,6 +17,7 @@ The time-skipping test server (temporal-test-server 1.40) supports updates and u
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -84,8 +85,9 @@ async def updates_in_history(handle: WorkflowHandle[Any, Any]) -> list[str]:
 
 
 async def test_updates_answer_with_the_ledgers_verdict_and_delete_ends_the_run(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.WARNING, logger="temporalio.workflow")
     env = await start_time_skipping()
     try:
         async with running_stack(env, tmp_path, "verdicts") as stack:
@@ -137,6 +139,10 @@ async def test_updates_answer_with_the_ledgers_verdict_and_delete_ends_the_run(
             verdict = await handle.execute_update(ScheduleWorkflow.publish_revision_update, past)
             assert not verdict.accepted and verdict.schedule_live
             assert (verdict.field, verdict.value) == ("cutoverAt", "2026-12-01T02:00:00Z")
+            # The worker log says how the refused change came: by update, not by signal.
+            logged = [r.getMessage() for r in caplog.records]
+            assert any("rejected update publish_revision: revision rejected" in m for m in logged)
+            assert not any("rejected signal publish_revision" in m for m in logged)
             assert get_gate(stack.ledger, SID).active_revision == 1
             assert (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
 
