@@ -162,10 +162,16 @@ def is_transient(error: sa_exc.DBAPIError) -> bool:
     )
 
 
-def translate(error: sa_exc.SQLAlchemyError) -> LedgerError:
-    """Map a SQLAlchemy/driver error to the ledger's hierarchy (callers ``raise … from error``)."""
+def translate(error: sa_exc.SQLAlchemyError, ledger_name: str | None = None) -> LedgerError:
+    """Map a SQLAlchemy/driver error to the ledger's hierarchy (callers ``raise … from error``).
+
+    ``ledger_name``: the ledger's URL without its password; a :class:`LedgerUnavailable` then
+    reads ``ledger <name> unavailable: <the driver's message on one line>``.
+    """
     if isinstance(error, sa_exc.IntegrityError):
         return LedgerIntegrityError(str(error.orig))
-    if isinstance(error, sa_exc.DBAPIError):
-        return LedgerUnavailable(str(error.orig).strip())
-    return LedgerUnavailable(str(error))
+    message = str(error.orig) if isinstance(error, sa_exc.DBAPIError) else str(error)
+    message = "; ".join(line.strip() for line in message.splitlines() if line.strip())
+    if ledger_name is not None:
+        message = f"ledger {ledger_name} unavailable: {message}"
+    return LedgerUnavailable(message)
