@@ -295,7 +295,8 @@ class MaterializeResult:
         created: occurrence IDs this call inserted (the others already existed).
         slot_conflicts: occurrences this call inserted as CANCELLED because another occurrence
             already owned their logical slot.
-        rows: the revision's occurrences in the effective window, by instant (gapAt if skipped).
+        rows: the revision's occurrences in the effective window, by instant (gapAt if skipped);
+            empty when the caller did not ask for them (``materialize(…, rows=False)``).
 
     """
 

@@ -1,10 +1,12 @@
 """The workflows' payloads and shared activity options, imported passed through the sandbox.
 
 The workflow sandbox re-imports a workflow's module for every new workflow instance, so that an
-instance's module globals are its own. What this module holds has no state a workflow could
-share and nothing that reads the clock or does I/O: the dataclasses of the workflows' inputs,
-results and queued commands, the ledger activities' timeout and retry policy, and the occurrence
-workflow's type name. The workflow modules import it with
+instance's module globals are its own. What this module holds is shared by every instance, so
+it holds nothing a workflow changes and nothing that reads the clock or does I/O: the frozen
+dataclasses of the workflows' inputs, results and queued commands (and ``ScheduleState``, whose
+instances each run creates), the ledger activities' timeout and retry policy (never mutated: a
+``RetryPolicy`` is not frozen, the error types are a tuple), and the occurrence workflow's type
+name. The workflow modules import it with
 ``workflow.unsafe.imports_passed_through()`` (as they import ``activities.io``), so it is loaded
 once per worker process, not once per instance. Creating a dataclass compiles its methods: a
 schedule instance created eight, and it also ran the occurrence workflow's module (to name its
@@ -30,7 +32,7 @@ OCCURRENCE_WORKFLOW = "AlmanacOccurrence"
 """The occurrence workflow's type name: a schedule or manual run starts its children by it."""
 LEDGER_TIMEOUT = timedelta(seconds=30)
 """Start-to-close timeout of every ledger activity (one transaction or a few)."""
-NON_RETRYABLE_ERROR_TYPES = [
+NON_RETRYABLE_ERROR_TYPES = (
     # Deterministic errors (activities.ledger_activities.DETERMINISTIC_ERRORS): the same input
     # fails the same way. The activities already raise them non-retryable; naming them here too
     # keeps the policy honest should one slip through as a plain exception.
@@ -51,7 +53,7 @@ NON_RETRYABLE_ERROR_TYPES = [
     "UnknownAction",
     "ActionNotConfigured",
     "LookupError",
-]
+)
 LEDGER_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
     maximum_interval=timedelta(seconds=30),

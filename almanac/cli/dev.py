@@ -84,12 +84,10 @@ def dev(
     async def work() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        signals = 0
+        requests = StopRequests()
 
-        def on_signal() -> None:
-            nonlocal signals
-            signals += 1
-            if signals > 1:
+        def on_signal(signum: int) -> None:
+            if requests.forced(signum):
                 # A second Ctrl-C gives up waiting (the server dies with us): a signal handler
                 # cannot raise into the command, so this is the one place that exits directly.
                 err().print("[red]error:[/red] interrupted again: exiting now", soft_wrap=True)
@@ -97,10 +95,29 @@ def dev(
             stop.set()
 
         for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, on_signal)
+            loop.add_signal_handler(signum, on_signal, signum)
         await run_dev(options, out(), stop)  # a DevError carries its exit code (2 or 1)
 
     run_async(work())
+
+
+class StopRequests:
+    """Which stop signal gives up the graceful stop: a Ctrl-C (SIGINT) after any earlier one.
+
+    A repeated SIGTERM only asks again: ``make run`` stopped by ``kill -TERM -- -<group>`` or a
+    supervisor delivers it twice (to the group, and make passes it on to its child), and
+    neither means "exit now".
+    """
+
+    def __init__(self) -> None:
+        self.received = 0
+
+    def forced(self, signum: int) -> bool:
+        """Record ``signum``; True when it should end the process at once."""
+        import signal
+
+        self.received += 1
+        return self.received > 1 and signum == signal.SIGINT
 
 
 def mount(app: typer.Typer) -> None:

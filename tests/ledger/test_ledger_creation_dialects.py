@@ -9,6 +9,7 @@ tables is compared, all columns but the events' surrogate ``id`` (the instants a
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import shutil
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 from ledger_pg import PgServer
 from ledger_support import T0, make_spec
-from sqlalchemy import select, text
+from sqlalchemy import event, select, text
 
 from ledger import (
     Ledger,
@@ -126,10 +127,31 @@ def test_materializing_without_the_rows_writes_the_same_ledger(
     reference = Ledger.from_url(f"sqlite:///{tmp_path / 'reference.sqlite3'}")
     try:
         expected = _scenario(reference)
-        assert _scenario(lite, rows=False) == expected == _scenario(pg, rows=False)
+        with _window_reads(lite) as lite_reads, _window_reads(pg) as pg_reads:
+            assert _scenario(lite, rows=False) == expected == _scenario(pg, rows=False)
+        assert lite_reads == pg_reads == []  # nothing of the window read back
         assert _contents(lite) == _contents(reference) == _contents(pg)
+        with _window_reads(reference) as reads:
+            _scenario(reference)  # the control: asking for the rows reads the others back
+        assert reads
     finally:
         reference.dispose()
+
+
+@contextlib.contextmanager
+def _window_reads(ledger: Ledger) -> Iterator[list[str]]:
+    """The window read-backs (``SELECT`` of occurrences by placed instant) ``ledger`` runs."""
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "coalesce(" in statement:
+            seen.append(statement)
+
+    event.listen(ledger.engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(ledger.engine, "before_cursor_execute", record)
 
 
 def test_a_multi_row_event_insert_is_checked_row_by_row(ledger: Ledger) -> None:
