@@ -131,11 +131,6 @@ class Ledger:
         return cls(create_ledger_engine(url, **kwargs))
 
     @property
-    def name(self) -> str:
-        """The ledger's URL with its password hidden (``***``): for messages and logs."""
-        return self.engine.url.render_as_string(hide_password=True)
-
-    @property
     def dialect(self) -> str:
         """``sqlite`` or ``postgresql``."""
         return self.engine.dialect.name
@@ -172,14 +167,14 @@ class Ledger:
                     raise
             except sa_exc.DBAPIError as error:
                 if attempt == self.retries or not is_transient(error):
-                    raise translate(error, self.name) from error
+                    raise translate(error, self.engine.url) from error
             except sa_exc.StatementError as error:
                 if isinstance(error.orig, ValueError | TypeError):
                     # A value our column types refused (e.g. a naive instant): the caller's bug.
                     raise error.orig from error
-                raise translate(error, self.name) from error
+                raise translate(error, self.engine.url) from error
             except sa_exc.SQLAlchemyError as error:
-                raise translate(error, self.name) from error
+                raise translate(error, self.engine.url) from error
             time.sleep(random.uniform(0, 0.01 * 2**attempt))
         raise LedgerUnavailable("unreachable")  # pragma: no cover
 

@@ -14,6 +14,8 @@ from sqlalchemy import exc as sa_exc
 from timecontract import AlmanacError
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
+
     from ledger.states import OccurrenceState
 
 
@@ -162,16 +164,16 @@ def is_transient(error: sa_exc.DBAPIError) -> bool:
     )
 
 
-def translate(error: sa_exc.SQLAlchemyError, ledger_name: str | None = None) -> LedgerError:
+def translate(error: Exception, url: URL | None = None) -> LedgerError:
     """Map a SQLAlchemy/driver error to the ledger's hierarchy (callers ``raise … from error``).
 
-    ``ledger_name``: the ledger's URL without its password; a :class:`LedgerUnavailable` then
-    reads ``ledger <name> unavailable: <the driver's message on one line>``.
+    ``url``: the ledger's; a :class:`LedgerUnavailable` then reads ``ledger <url, password
+    hidden> unavailable: <the driver's message on one line>``.
     """
     if isinstance(error, sa_exc.IntegrityError):
         return LedgerIntegrityError(str(error.orig))
     message = str(error.orig) if isinstance(error, sa_exc.DBAPIError) else str(error)
     message = "; ".join(line.strip() for line in message.splitlines() if line.strip())
-    if ledger_name is not None:
-        message = f"ledger {ledger_name} unavailable: {message}"
+    if url is not None:
+        message = f"ledger {url.render_as_string(hide_password=True)} unavailable: {message}"
     return LedgerUnavailable(message)

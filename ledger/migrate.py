@@ -48,7 +48,7 @@ def upgrade(url: str, revision: str = "head") -> str | None:
         command.upgrade(alembic_config(engine), revision)
         return current(engine)
     except sa_exc.SQLAlchemyError as error:
-        raise translate(error, engine.url.render_as_string(hide_password=True)) from error
+        raise translate(error, engine.url) from error
     finally:
         engine.dispose()
 

@@ -75,13 +75,9 @@ def _ledger(url: str | None) -> Iterator[Ledger]:
         try:
             at = current(handle.engine)
         except Exception as exc:  # the driver's own error: unreachable, refused, bad auth
-            from sqlalchemy.exc import SQLAlchemyError
-
             from ledger.errors import translate
 
-            if isinstance(exc, SQLAlchemyError):
-                fail(str(translate(exc, handle.name)), EXIT_OPERATIONAL)
-            fail(f"ledger {handle.name} unavailable: {exc}".splitlines()[0], EXIT_OPERATIONAL)
+            fail(str(translate(exc, handle.engine.url)), EXIT_OPERATIONAL)
         if at != head():
             fail(
                 f"ledger schema is at {at or 'nothing'}, not {head()}: run `almanac db upgrade`",
