@@ -167,13 +167,15 @@ def is_transient(error: sa_exc.DBAPIError) -> bool:
 def translate(error: Exception, url: URL | None = None) -> LedgerError:
     """Map a SQLAlchemy/driver error to the ledger's hierarchy (callers ``raise … from error``).
 
-    ``url``: the ledger's; a :class:`LedgerUnavailable` then reads ``ledger <url, password
-    hidden> unavailable: <the driver's message on one line>``.
+    ``url``: the ledger's; a :class:`LedgerUnavailable` then reads ``ledger <url> unavailable:
+    <the driver's message on one line>``, the URL without its password and query (a setting's
+    secret: neither may reach a log, a payload or the status).
     """
     if isinstance(error, sa_exc.IntegrityError):
         return LedgerIntegrityError(str(error.orig))
     message = str(error.orig) if isinstance(error, sa_exc.DBAPIError) else str(error)
     message = "; ".join(line.strip() for line in message.splitlines() if line.strip())
     if url is not None:
-        message = f"ledger {url.render_as_string(hide_password=True)} unavailable: {message}"
+        shown = url.set(query={}).render_as_string(hide_password=True)
+        message = f"ledger {shown} unavailable: {message}"
     return LedgerUnavailable(message)

@@ -70,18 +70,18 @@ def test_ledger_cli_exit_codes(run) -> None:  # type: ignore[no-untyped-def]
     assert unknown.exit_code == 2 and "nope" in unknown.output
     assert run("ledger", "list", "x", "--from", "yesterday").exit_code == 2
     assert run("ledger", "list", "x", "--state", "DONE").exit_code == 2
-    url = "postgresql+psycopg://u:s3cret@127.0.0.1:1/x"
+    url = "postgresql+psycopg://u:s3cret@127.0.0.1:1/x?sslpassword=q5ecret"
     unreachable = run("ledger", "list", "x", "--url", url)
     assert unreachable.exit_code == 1
     # One line that names the ledger, its password hidden.
     [line] = unreachable.output.strip().splitlines()
     assert line.startswith("error: ledger postgresql+psycopg://u:***@127.0.0.1:1/x unavailable: ")
-    assert "s3cret" not in unreachable.output
+    assert "s3cret" not in unreachable.output and "q5ecret" not in unreachable.output
     refused = run("db", "upgrade", "--url", url)
     assert refused.exit_code == 1
     [line] = refused.output.strip().splitlines()
     assert "ledger postgresql+psycopg://u:***@127.0.0.1:1/x unavailable: " in line
-    assert "s3cret" not in refused.output
+    assert "s3cret" not in refused.output and "q5ecret" not in refused.output
 
 
 def test_ledger_cli_unknown_effect_queue_and_resolution_by_hand(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
