@@ -8,8 +8,12 @@ went in, so what the call wrote is known without reading it back.
   :func:`ledger.bulk.pg_unnest`); the slot claims and the creation events are derived in SQL from
   the rows the occurrence insert returned (data-modifying CTEs), so a row that another
   materializer inserted first gets neither a claim nor an event from this call — exactly as when
-  they were three statements. Constraints, foreign keys and triggers are checked as for any insert
-  (the foreign keys at the end of the statement, when the CTE's occurrence rows exist).
+  they were three statements. Constraints and triggers are checked as for any insert; the four
+  references (occurrence → revision, slot → gate and owner, event → occurrence) by triggers once
+  per statement (migration 0011), at its end, when the CTE's occurrence rows exist. The conflict
+  targets are the keys that make a row a repeat (the occurrence ID, the slot's key): a row this
+  statement created cannot conflict on the other unique keys (no slot names it as owner yet, and
+  it is undispatched), and would be an error, not skipped, if it did.
 - **SQLite**: one set-based insert per table (:func:`ledger.bulk.bulk_insert`).
 
 Both then take released slots by compare-and-set and cancel the planned occurrences whose slot
@@ -284,8 +288,8 @@ def _pg_statement(dialect: Dialect) -> str:
 
     The main query returns only the exceptions: ``('skipped', id)`` for a sent occurrence that
     was not inserted (it exists) and ``('unclaimed', id)`` for an inserted planned one whose slot
-    claim was not (the slot exists); usually no row at all. The foreign keys and the event
-    sequence check (per statement since migration 0010) run at the end of the statement, when
+    claim was not (the slot exists); usually no row at all. The reference checks (migration 0011)
+    and the event sequence check (migration 0010), all per statement, run at its end, when
     the occurrence rows exist.
     """
     now, schedule_id, revision, tzdb_version = (
@@ -305,13 +309,13 @@ def _pg_statement(dialect: Dialect) -> str:
         instant_utc, gap_at_utc, utc_offset_seconds, {tzdb_version}, reason, state,
         reason, 0, NULL, {now}, {now}, %(id_format)s, jitter_ms, {_CREATION_SEQUENCE}
     FROM sent
-    ON CONFLICT DO NOTHING
+    ON CONFLICT (occurrence_id) DO NOTHING
     RETURNING occurrence_id, schedule_id, revision, logical_slot_id, instant_utc, state, reason
 ), slot AS (
     INSERT INTO logical_slots ({", ".join(_SLOT_COLUMNS)})
     SELECT schedule_id, logical_slot_id, instant_utc, occurrence_id, revision, {now}
     FROM occ WHERE state = '{_PLANNED}'
-    ON CONFLICT DO NOTHING
+    ON CONFLICT (schedule_id, logical_slot_id) DO NOTHING
     RETURNING owner_occurrence_id
 ), event AS (
     INSERT INTO occurrence_events ({", ".join(_EVENT_COLUMNS)})

@@ -7,6 +7,12 @@ Conventions: instants are ``*_utc`` columns of :class:`ledger.types.UtcDateTime`
 aware UTC out); ``nominal_local`` is naive wall time stored as ISO text; constraint names come
 from :data:`NAMING_CONVENTION`; relationships are ``lazy="raise"`` so every read says what it
 loads. Facts are never deleted: no operation issues a DELETE.
+
+References: every foreign key declared here is one on SQLite. On PostgreSQL four of them, the
+ones each materialized occurrence writes (occurrence → revision, slot → gate, slot → owner
+occurrence, event → occurrence), are the same rule checked by triggers once per statement, and
+their referenced rows can never be deleted or re-keyed (migration 0011); the schema test accepts
+exactly those four as the difference between the models and a migrated PostgreSQL ledger.
 """
 
 from __future__ import annotations
