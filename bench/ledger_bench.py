@@ -18,6 +18,7 @@ as in the tests). For each, the same occurrence rows are written by each arm, in
   (occurrence, slot, event) into unconstrained copies of those three tables (same column
   types; no key, index, constraint or default), in one transaction.
 
+Every arm first settles the database outside its timing (:func:`settle_database`: a checkpoint).
 The four arms alternate over ``--rounds`` rounds in one process (``bench/_pairs.py``); ratios
 are the median of per-round materialize occurrences/s over each baseline's (aim ≥ 0.5), with the
 load average before each round. ``--before REF`` adds a fifth arm, ``before``: ``materialize`` of
@@ -89,6 +90,35 @@ def no_server() -> float:
     return 0.0
 
 
+Settle = Callable[[], None]
+"""Write out what earlier arms left in the database's buffers, outside any timing."""
+
+
+def settle_database(ledger: Ledger) -> Settle:
+    """A ``CHECKPOINT`` (PostgreSQL) or ``PRAGMA wal_checkpoint(TRUNCATE)`` (SQLite) on ``ledger``.
+
+    Run before every timed write, so no arm pays for writing out another's dirty pages: the
+    baselines drop their tables each round (their pages are discarded, never written), while the
+    ledger's tables keep growing, and without this the materialize arms wrote the earlier rounds'
+    pages back inside their timing.
+    """
+    statement = (
+        "CHECKPOINT" if ledger.dialect == "postgresql" else "PRAGMA wal_checkpoint(TRUNCATE)"
+    )
+
+    def settle() -> None:
+        # The driver's connection, without SQLAlchemy's BEGIN (SQLite refuses the pragma inside
+        # a transaction; the ledger's SQLite connections are in the driver's autocommit mode).
+        connection = ledger.engine.raw_connection()
+        try:
+            connection.cursor().execute(statement)
+            connection.commit()
+        finally:
+            connection.close()
+
+    return settle
+
+
 def cluster_cpu(datadir: Path) -> ServerCpu:
     """The PostgreSQL cluster's CPU so far: the postmaster and all its children (backends, WAL
     writer, background writer…), from ``/proc``."""
@@ -155,7 +185,7 @@ for line in sys.stdin:
 
 @contextlib.contextmanager
 def before_arm(
-    ref: str, url: str, rows: int, server_cpu: ServerCpu = no_server
+    ref: str, url: str, rows: int, settle: Settle, server_cpu: ServerCpu = no_server
 ) -> Iterator[_pairs.Arm]:
     """The ``before`` arm: ``materialize`` of the code at ``ref`` in a child process on ``url``."""
     with _stack.source_tree(ref) as tree:
@@ -174,6 +204,7 @@ def before_arm(
         def run(round_index: int) -> dict[str, float]:
             assert child.stdin is not None and child.stdout is not None
             job = {"spec": spec_document(f"bench-before-{round_index}"), "rows": rows}
+            settle()
             server = server_cpu()
             child.stdin.write(json.dumps(job) + "\n")
             child.stdin.flush()
@@ -233,12 +264,16 @@ def _unconstrained_copy(table: Table, metadata: MetaData) -> Table:
 
 
 def _timed_insert(
-    ledger: Ledger, batches: dict[Table, list[dict[str, Any]]], server_cpu: ServerCpu
+    ledger: Ledger,
+    batches: dict[Table, list[dict[str, Any]]],
+    settle: Settle,
+    server_cpu: ServerCpu,
 ) -> tuple[float, dict[str, float]]:
     with ledger.engine.begin() as connection:
         for table in batches:
             table.drop(connection, checkfirst=True)
             table.create(connection)
+    settle()
     cpu, server = time.process_time(), server_cpu()
     started = time.perf_counter()
     with ledger.engine.begin() as connection:
@@ -258,8 +293,10 @@ def materialize_arms(
     ``ledger.materialize`` as the workflows' activity and the catch-up call it (``rows=False``);
     ``materialize + rows`` as the CLI calls it, also returning the window's rows (``resolve s``:
     the time contract's part, timed separately on the same window). The two baselines (re)create
-    their unconstrained tables outside the timing.
+    their unconstrained tables outside the timing. Every arm settles the database first
+    (:func:`settle_database`).
     """
+    settle = settle_database(ledger)
 
     def run_materialize(round_index: int, rows_wanted: bool) -> dict[str, float]:
         s = spec(f"bench-materialize-{'rows-' if rows_wanted else ''}{round_index}")
@@ -268,6 +305,7 @@ def materialize_arms(
         started = time.perf_counter()
         occurrences(s, T0, end)
         resolve_s = time.perf_counter() - started
+        settle()
         cpu, server = time.process_time(), server_cpu()
         started = time.perf_counter()
         result = materialize(ledger, s, T0, end, T0, rows=rows_wanted)
@@ -297,7 +335,7 @@ def materialize_arms(
     every = {_unconstrained_copy(t, metadata): v for t, v in _all_rows(records).items()}
 
     def run_plain(batches: dict[Table, list[dict[str, Any]]]) -> dict[str, float]:
-        elapsed, cpu_figures = _timed_insert(ledger, batches, server_cpu)
+        elapsed, cpu_figures = _timed_insert(ledger, batches, settle, server_cpu)
         return {"occ_per_s": rows / elapsed, "sql_part_occ_per_s": rows / elapsed, **cpu_figures}
 
     return [
@@ -406,7 +444,10 @@ def main() -> None:
             extra = []
             if args.before:
                 before_url = f"sqlite:///{tmp}/before.sqlite3"
-                extra.append(stack.enter_context(before_arm(args.before, before_url, args.rows)))
+                before_ledger = Ledger.from_url(before_url)
+                stack.callback(before_ledger.dispose)
+                arm = before_arm(args.before, before_url, args.rows, settle_database(before_ledger))
+                extra.append(stack.enter_context(arm))
             report("sqlite", ledger, args, extra)
             ledger.dispose()
     if args.only == "sqlite":
@@ -427,7 +468,13 @@ def main() -> None:
             extra = []
             if args.before:
                 server.admin("CREATE DATABASE bench_before")
-                before = before_arm(args.before, server.url("bench_before"), args.rows, used)
+                before = before_arm(
+                    args.before,
+                    server.url("bench_before"),
+                    args.rows,
+                    settle_database(ledger),
+                    used,
+                )
                 extra.append(stack.enter_context(before))
             report(f"pg {version.split()[0]}", ledger, args, extra, used)
         ledger.dispose()
