@@ -171,10 +171,12 @@ class FaultyActivities(AlmanacActivities):
 
     def _fault(self, name: str, schedule_id: str | None) -> None:
         info = activity.info()
-        # A Temporal retry of the same call raises the same transient error again. The run ID
-        # is part of the key: activity IDs start again after a continue-as-new.
-        key = f"{info.workflow_run_id}/{info.activity_id}/{name}"
-        error = self._retrying.get(key)
+        # A Temporal retry of the same call (attempt 2, 3, …) raises the same transient error
+        # again. A retried local activity (the release, patch almanac-local-release) runs under
+        # a new activity ID after its backoff timer, so a call is keyed by its workflow run and
+        # injection point, and a retry is known by its attempt number.
+        key = f"{info.workflow_run_id}/{name}"
+        error = self._retrying.get(key) if info.attempt > 1 else None
         if error is None:
             planned = self.plan.get(name) or [None]
             error = planned.pop(0) if planned else None

@@ -1,13 +1,12 @@
-"""A wake-up that releases an occurrence starts its child without waiting for a materialization.
+"""A wake-up that releases an occurrence starts its child in the same workflow task.
 
-Dispatch lag (issue 14) is the time from an instant to its child's start: timer → workflow task
-→ the ``almanac.release_due`` activity (the ledger's compare-and-set to DUE) → workflow task →
-the child start. The follow-up materialization (the window's new end, the reading the next wake
-is computed from) belongs after that path, not on it (``READING_AFTER_STARTS``): the release
-activity is not asked to materialize, and the ``almanac.materialize`` activity is scheduled by
-the same workflow task that starts the child. Checked on the history of a real run on the
-time-skipping server, so the assertion is about the commands the workflow issued, not about the
-code's structure.
+Dispatch lag (issue 14) is the time from an instant to its child's start. Past the patch
+``almanac-local-release`` the path is: the timer's workflow task runs the release (the ledger's
+compare-and-set to DUE) as a local activity and completes with the child start and the follow-up
+``almanac.materialize`` activity scheduled together; no release activity task (scheduled by one
+task, dispatched by the server, completed into another) and no materialization before the
+start. Checked on the history of a real run on the time-skipping server, so the assertion is
+about the commands the workflow issued, not about the code's structure.
 """
 
 from __future__ import annotations
@@ -43,12 +42,20 @@ STOP = datetime(2026, 11, 1, 0, 45, tzinfo=UTC)  # instants 00:10, 00:20, 00:30,
 RAN = 4
 
 
+LOCAL_ACTIVITY_MARKER = "core_local_activity"
+"""The marker a local activity's result is recorded in (Temporal's SDK core)."""
+
+
+def _marker_data(attributes: Any) -> bytes:
+    return b"".join(p.data for v in attributes.details.values() for p in v.payloads)
+
+
 def _input(attributes: Any) -> dict[str, Any]:
     decoded: dict[str, Any] = json.loads(attributes.input.payloads[0].data)
     return decoded
 
 
-async def test_a_released_child_is_started_by_the_task_that_schedules_the_reading(
+async def test_a_released_child_is_started_by_the_task_that_released_it(
     tmp_path: Path,
 ) -> None:
     env = await start_time_skipping()
@@ -72,7 +79,13 @@ async def test_a_released_child_is_started_by_the_task_that_schedules_the_readin
         for e in history.events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
     }
-    releases = [a for a in scheduled.values() if a.activity_type.name == io.RELEASE_DUE]
+    released_by_task = {
+        e.marker_recorded_event_attributes.workflow_task_completed_event_id
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+        and e.marker_recorded_event_attributes.marker_name == LOCAL_ACTIVITY_MARKER
+        and io.RELEASE_DUE.encode() in _marker_data(e.marker_recorded_event_attributes)
+    }
     readings_by_task = {
         a.workflow_task_completed_event_id
         for a in scheduled.values()
@@ -84,7 +97,9 @@ async def test_a_released_child_is_started_by_the_task_that_schedules_the_readin
         if e.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
     ]
     assert len(started_by_task) == RAN
-    # No release is asked to materialize after releasing (the starts would wait for it) ...
-    assert releases and all(_input(a).get("then_materialize") is None for a in releases)
-    # ... and every start goes out in the task that also schedules the follow-up reading.
+    # Every start goes out in the task that released it and scheduled the follow-up reading ...
+    assert all(task in released_by_task for task in started_by_task)
     assert all(task in readings_by_task for task in started_by_task)
+    # ... and no release activity task was asked to materialize after releasing.
+    releases = [a for a in scheduled.values() if a.activity_type.name == io.RELEASE_DUE]
+    assert all(_input(a).get("then_materialize") is None for a in releases)
