@@ -30,6 +30,11 @@ slot's key is rejected). The ledger never issues such a statement ("facts are ne
 (a revision with no occurrence yet). The remaining foreign keys (revision → gate, attempt, case and
 implementation switch → their parents) are unchanged.
 
+One difference an operator can see: these are user triggers, so ``ALTER TABLE … DISABLE TRIGGER
+USER`` (or ``ALL``) turns the checks off with the ledger's other triggers (the transition graph,
+the append-only events), where a foreign key survives ``DISABLE TRIGGER USER``. The ledger never
+disables a trigger; do not in maintenance either.
+
 ``tests/ledger/test_ledger_references.py`` checks each rule on both backends.
 
 Revision ID: 0011
