@@ -53,6 +53,22 @@ def upgrade(url: str, revision: str = "head") -> str | None:
         engine.dispose()
 
 
+def revision_of(url: str) -> str | None:
+    """The Alembic revision the ledger at ``url`` is at (``None``: never migrated).
+
+    Raises:
+        LedgerUnavailable: the database cannot be reached.
+
+    """
+    engine = create_ledger_engine(url)
+    try:
+        return current(engine)
+    except sa_exc.SQLAlchemyError as error:
+        raise translate(error, engine.url) from error
+    finally:
+        engine.dispose()
+
+
 def current(engine: Engine) -> str | None:
     """The Alembic revision the database is at (``None``: never migrated)."""
     with engine.connect() as connection:

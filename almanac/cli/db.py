@@ -25,11 +25,12 @@ def mount(app: typer.Typer) -> None:
 def db_upgrade(url: UrlOption = None, as_json: JsonOption = False) -> None:
     """Apply the ledger's migrations (creates the SQLite file and its directory if needed).
 
-    With ``--json``: an object with revision (the schema's Alembic revision) and url (without its
-    password).
+    Says what it did: created the schema, upgraded it from one revision to another, or found it
+    already at the newest. With ``--json``: an object with revision (the schema's Alembic
+    revision afterwards), from (before; null for a new ledger) and url (without its password).
     """
     from ledger import LedgerError, LedgerUnavailable
-    from ledger.migrate import upgrade
+    from ledger.migrate import revision_of, upgrade
 
     resolved = ledger_url(url)
     if resolved.startswith("sqlite:///"):
@@ -39,15 +40,22 @@ def db_upgrade(url: UrlOption = None, as_json: JsonOption = False) -> None:
         except OSError as exc:
             fail(f"cannot create the ledger's directory {folder}: {exc.strerror}")
     try:
+        before = revision_of(resolved)
         revision = upgrade(resolved)
     except LedgerUnavailable as exc:
         fail(f"ledger unavailable: {exc}", EXIT_OPERATIONAL)
     except LedgerError as exc:
         fail(str(exc))
     if as_json:
-        print_json({"revision": revision, "url": _redact(resolved)})
+        print_json({"revision": revision, "from": before, "url": _redact(resolved)})
         return
-    out().print(f"ledger schema at {revision} ({_redact(resolved)})")
+    if before is None:
+        done = f"created at {revision}"
+    elif before == revision:
+        done = f"already at {revision}"
+    else:
+        done = f"upgraded {before} → {revision}"
+    out().print(f"ledger schema {done} ({_redact(resolved)})", soft_wrap=True)
 
 
 def _redact(url: str) -> str:

@@ -63,6 +63,24 @@ def test_ledger_cli_materialize_list_show(run) -> None:  # type: ignore[no-untyp
     assert "asked 2026-10-01T00:00:00Z → 2026-10-03T00:00:00Z: clamped" in words
 
 
+def test_db_upgrade_says_what_it_did(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    from ledger.migrate import alembic_config, head
+
+    newest = head()
+    assert f"ledger schema created at {newest} " in run("db", "upgrade").output
+    assert f"ledger schema already at {newest} " in run("db", "upgrade").output
+    engine = create_engine(f"sqlite:///{tmp_path / 'data' / 'ledger.sqlite3'}")
+    command.downgrade(alembic_config(engine), "0009")
+    engine.dispose()
+    upgraded = run("db", "upgrade", "--json")
+    assert json.loads(upgraded.output) | {"url": ""} == {
+        "revision": newest, "from": "0009", "url": ""
+    }  # fmt: skip
+
+
 def test_ledger_cli_exit_codes(run) -> None:  # type: ignore[no-untyped-def]
     assert run("db", "upgrade").exit_code == 0
     assert run("ledger", "show", "nope").exit_code == 2
