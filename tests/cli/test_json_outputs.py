@@ -91,7 +91,8 @@ def test_db_upgrade_json_names_the_revision_and_the_redacted_url(run, tmp_path: 
     url = f"sqlite:///{tmp_path / 'l' / 'ledger.sqlite3'}"
     result = run("db", "upgrade", "--url", url, "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == {"revision": head(), "url": url}
+    # A new ledger: no revision before ("from" null).
+    assert json.loads(result.stdout) == {"revision": head(), "from": None, "url": url}
 
 
 def test_tzdb_add_json_of_the_installed_release_adds_nothing(run) -> None:  # type: ignore[no-untyped-def]
