@@ -7,6 +7,8 @@ engine, so SQLite gets the same pragmas as at run time.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
@@ -31,6 +33,18 @@ def alembic_config(engine: Engine | None = None) -> Config:
     return config
 
 
+@contextmanager
+def _engine(url: str) -> Iterator[Engine]:
+    """A ledger engine on ``url`` for one call: driver errors translated, disposed after."""
+    engine = create_ledger_engine(url)
+    try:
+        yield engine
+    except sa_exc.SQLAlchemyError as error:
+        raise translate(error, engine.url) from error
+    finally:
+        engine.dispose()
+
+
 def upgrade(url: str, revision: str = "head") -> str | None:
     """Migrate the ledger at ``url`` to ``revision`` (default: the newest).
 
@@ -43,14 +57,9 @@ def upgrade(url: str, revision: str = "head") -> str | None:
         LedgerUnavailable: the database cannot be reached.
 
     """
-    engine = create_ledger_engine(url)
-    try:
+    with _engine(url) as engine:
         command.upgrade(alembic_config(engine), revision)
         return current(engine)
-    except sa_exc.SQLAlchemyError as error:
-        raise translate(error, engine.url) from error
-    finally:
-        engine.dispose()
 
 
 def revision_of(url: str) -> str | None:
@@ -60,13 +69,8 @@ def revision_of(url: str) -> str | None:
         LedgerUnavailable: the database cannot be reached.
 
     """
-    engine = create_ledger_engine(url)
-    try:
+    with _engine(url) as engine:
         return current(engine)
-    except sa_exc.SQLAlchemyError as error:
-        raise translate(error, engine.url) from error
-    finally:
-        engine.dispose()
 
 
 def current(engine: Engine) -> str | None:

@@ -634,8 +634,9 @@ class ScheduleWorkflow:
         """
         folded = workflow.patched(RELEASE_AND_MATERIALIZE)
         first = self._materialize_input(now) if materialize_first else None
-        local = folded and first is None and workflow.patched(LOCAL_RELEASE)
-        follow_up = self._materialize_input(now) if folded and first is None and not local else None
+        timer_only = folded and first is None  # a timer's wake-up: nothing to write first
+        local = timer_only and workflow.patched(LOCAL_RELEASE)
+        follow_up = self._materialize_input(now) if timer_only and not local else None
         release = io.ReleaseDueInput(
             self._params.schedule_id, now, then_materialize=follow_up, materialize_first=first
         )
