@@ -272,7 +272,8 @@ class AlmanacActivities:
                 window = self._write_window(first)
         with self._domain_errors(params.schedule_id, io.RELEASE_DUE):
             released, due = self._release(params.schedule_id, params.now_utc)
-            gate = ledger.get_gate(self._ledger, params.schedule_id)
+        assert released.gate is not None  # the ledger's release reads it under its lock
+        gate = released.gate
         materialized, materialize_error = None, None
         follow_up: Callable[[], io.MaterializeOccurrencesResult] | None = None
         if first is not None:
@@ -320,9 +321,8 @@ class AlmanacActivities:
             by=by or self._identity,
             recorded_at_utc=self._clock.now(),
         )
-        listed = ledger.list_occurrences(self._ledger, schedule_id, states=[OccurrenceState.DUE])
         held = set(released.held)
-        due = [o for o in listed if o.occurrence_id not in held]
+        due = [o for o in released.due if o.occurrence_id not in held]
         late = [o for o in due if o.occurrence_id in set(released.released)]
         caught_up = sum(1 for o in late if _lateness_exceeded(o, now_utc, self._spec(o)))
         if released.expired or caught_up:

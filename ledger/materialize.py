@@ -23,6 +23,7 @@ from ledger.db import Ledger
 from ledger.errors import RevisionNotFound, RevisionRejected
 from ledger.events import OCCURRENCES, REVISIONS, require_aware
 from ledger.gate import lock_gate, schedule_cutovers
+from ledger.queries import occurrences_in
 from ledger.states import OccurrenceState
 from ledger.transitions import transition_where
 from ledger.views import MaterializeResult, OccurrenceView, ReleaseResult
@@ -179,7 +180,9 @@ def release_due(
             ``updated_at_utc``, read from the recorder's clock (default: ``now_utc``).
 
     Returns:
-        Released and expired occurrence IDs, oldest first.
+        Released and expired occurrence IDs, oldest first; the gate read under the lock and
+        every DUE occurrence when the release committed (one transaction: a releaser needs no
+        second read).
 
     Raises:
         ScheduleNotFound: no such schedule.
@@ -191,7 +194,7 @@ def release_due(
     def work(connection: Connection) -> ReleaseResult:
         gate = lock_gate(connection, schedule_id)
         if gate.disabled:
-            return ReleaseResult((), (), disabled=True)
+            return ReleaseResult((), (), disabled=True, gate=gate, due=_due(connection))
         overdue = connection.execute(
             select(OCCURRENCES.c.occurrence_id, OCCURRENCES.c.revision, OCCURRENCES.c.instant_utc)
             .where(OCCURRENCES.c.schedule_id == schedule_id)
@@ -237,7 +240,17 @@ def release_due(
             schedule_id,
             lambda n: overlap.revision_spec(connection, schedule_id, n).overlap_policy,
         )
-        return ReleaseResult(tuple(released), tuple(expired), held=held, skipped=tuple(skipped))
+        return ReleaseResult(
+            tuple(released),
+            tuple(expired),
+            held=held,
+            skipped=tuple(skipped),
+            gate=gate,
+            due=_due(connection),
+        )
+
+    def _due(connection: Connection) -> tuple[OccurrenceView, ...]:
+        return tuple(occurrences_in(connection, schedule_id, states=[OccurrenceState.DUE]))
 
     return ledger.write(work)
 

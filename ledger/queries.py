@@ -50,27 +50,36 @@ def list_occurrences(
         Occurrences ordered by placed instant, then nominal local time, fold and revision.
 
     """
-    wanted = None if states is None else [s.value for s in states]
+    return ledger.read(
+        lambda connection: occurrences_in(connection, schedule_id, from_utc, to_utc, states, limit)
+    )
 
-    def work(connection: Connection) -> list[OccurrenceView]:
-        statement = select(OCCURRENCES).where(OCCURRENCES.c.schedule_id == schedule_id)
-        if from_utc is not None:
-            statement = statement.where(_placed_utc >= from_utc)
-        if to_utc is not None:
-            statement = statement.where(_placed_utc < to_utc)
-        if wanted is not None:
-            statement = statement.where(OCCURRENCES.c.state.in_(wanted))
-        statement = statement.order_by(
-            _placed_utc,
-            OCCURRENCES.c.nominal_local,
-            OCCURRENCES.c.fold,
-            OCCURRENCES.c.revision,
-        )
-        if limit is not None:
-            statement = statement.limit(limit)
-        return [OccurrenceView.from_row(r) for r in connection.execute(statement)]
 
-    return ledger.read(work)
+def occurrences_in(
+    connection: Connection,
+    schedule_id: str,
+    from_utc: datetime | None = None,
+    to_utc: datetime | None = None,
+    states: Iterable[OccurrenceState] | None = None,
+    limit: int | None = None,
+) -> list[OccurrenceView]:
+    """:func:`list_occurrences` in the caller's transaction (same arguments, same order)."""
+    statement = select(OCCURRENCES).where(OCCURRENCES.c.schedule_id == schedule_id)
+    if from_utc is not None:
+        statement = statement.where(_placed_utc >= from_utc)
+    if to_utc is not None:
+        statement = statement.where(_placed_utc < to_utc)
+    if states is not None:
+        statement = statement.where(OCCURRENCES.c.state.in_([s.value for s in states]))
+    statement = statement.order_by(
+        _placed_utc,
+        OCCURRENCES.c.nominal_local,
+        OCCURRENCES.c.fold,
+        OCCURRENCES.c.revision,
+    )
+    if limit is not None:
+        statement = statement.limit(limit)
+    return [OccurrenceView.from_row(r) for r in connection.execute(statement)]
 
 
 def show_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceDetail:

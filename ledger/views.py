@@ -320,3 +320,8 @@ class ReleaseResult:
     ``BUFFER_ONE``/``BUFFER_ALL``): the releaser must not start them yet (``ledger.overlap``)."""
     skipped: tuple[str, ...] = ()
     """Occurrences this release recorded ``SKIPPED_OVERLAP``, oldest first."""
+    gate: GateView | None = None
+    """The gate as the release read it under its lock (unchanged until the release committed)."""
+    due: tuple[OccurrenceView, ...] = ()
+    """Every ``DUE`` occurrence of the schedule when the release committed (held ones included),
+    ordered as ``list_occurrences`` orders them."""

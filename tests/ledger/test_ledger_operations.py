@@ -136,9 +136,16 @@ def test_release_due_applies_the_catch_up_bound_after_downtime(ledger: Ledger) -
     now = T0 + timedelta(days=6)  # six daily occurrences overdue (07:30Z each day)
     result = release_due(ledger, spec.schedule_id, now)
     assert len(result.released) == 2 and len(result.expired) == 4
-    assert release_due(ledger, spec.schedule_id, now) == type(result)((), ())
+    again = release_due(ledger, spec.schedule_id, now)
+    assert (again.released, again.expired, again.held, again.skipped) == ((), (), (), ())
     states = [r.state for r in list_occurrences(ledger, spec.schedule_id, T0, now)]
     assert states == [S.MISFIRE_EXPIRED] * 4 + [S.DUE] * 2
+    # Each release also returns, from its own transaction, the gate it locked and every DUE
+    # occurrence: what a second and a third read would have returned.
+    due = tuple(list_occurrences(ledger, spec.schedule_id, states=[S.DUE]))
+    assert [o.occurrence_id for o in result.due] == list(result.released)
+    assert again.due == due and len(due) == 2
+    assert result.gate == again.gate == get_gate(ledger, spec.schedule_id)
 
 
 def test_missed_schedules_names_enabled_ones_with_a_planned_occurrence_due_by_now(
@@ -174,7 +181,8 @@ def test_disable_cancels_due_keeps_planned_and_blocks_release(ledger: Ledger) ->
     assert show_occurrence(ledger, occurrence_id).occurrence.state is S.CANCELLED
     assert claim_now(ledger, occurrence_id, now).refusal is ClaimRefusal.DISABLED
     later = now + timedelta(days=1)
-    assert release_due(ledger, "daily-ops-summary", later).disabled
+    refused = release_due(ledger, "daily-ops-summary", later)
+    assert refused.disabled and refused.gate is not None and refused.gate.disabled
     gate = enable(ledger, "daily-ops-summary", later, by="op")
     assert not gate.disabled and gate.disable_generation == 2
     assert len(release_due(ledger, "daily-ops-summary", later).released) == 1
