@@ -1,6 +1,6 @@
 """Dispatch lag: an every-5-s Almanac schedule vs a Temporal Schedule on the same server.
 
-    .venv/bin/python bench/dispatch_lag.py [--seconds 60] [--rounds 3] [--json]
+    .venv/bin/python bench/dispatch_lag.py [--seconds 60] [--rounds 3] [--before REF] [--json]
 
 One dev server (``bench/_stack.py``), one sink, two worker processes: ``python -m worker`` (the
 production worker, SQLite ledger) and ``bench._bare_worker`` (the baseline's workflow: one
@@ -10,6 +10,9 @@ activity POSTing to the sink). Per round, alternating (``bench/_pairs.py``):
   least 10 s ahead, ending ``--seconds`` later, the http action on the sink; its schedule workflow
   is started at once (it materializes and waits for the first instant). Lag of an occurrence =
   its occurrence workflow's start time (the server's ``WorkflowExecutionStarted``) − its instant.
+- ``before`` (with ``--before REF``): the same as ``almanac`` with the worker running the code of
+  git revision ``REF`` (``git archive``; its own queue and SQLite ledger, migrated by this
+  checkout: ``REF`` must have the same migrations).
 - ``temporal``: a Temporal Schedule (``client.create_schedule``) with a 5-second interval over the
   same kind of window, starting the baseline workflow on the bare worker's queue. Lag = the
   workflow's start time − its ``TemporalScheduledStartTime`` search attribute.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import shutil
 import statistics
@@ -88,16 +92,22 @@ class AlmanacArm:
     """An every-5-s Almanac schedule on the production worker."""
 
     def __init__(
-        self, client: Client, queue: str, store: ledger.Ledger, sink: Sink, seconds: float
+        self,
+        name: str,
+        client: Client,
+        queue: str,
+        store: ledger.Ledger,
+        sink: Sink,
+        seconds: float,
     ):
         """Remember what a round needs."""
-        self.client, self.queue, self.store, self.sink = client, queue, store, sink
+        self.name, self.client, self.queue, self.store, self.sink = name, client, queue, store, sink
         self.seconds = seconds
 
     async def run(self, index: int) -> dict[str, float]:
         """One round: publish, start the schedule workflow, collect the lags."""
         first, last = _window(self.seconds)
-        schedule_id = f"lag-{index}-{uuid.uuid4().hex[:6]}"
+        schedule_id = f"{self.name}-{index}-{uuid.uuid4().hex[:6]}"
         data: dict[str, Any] = {
             "schema": "scheduleSpec.v1",
             "scheduleId": schedule_id,
@@ -209,22 +219,34 @@ async def main(args: argparse.Namespace) -> _pairs.Result:
                     log=folder / "bare.log",
                 )
             )
-            url = f"sqlite:///{folder / 'almanac.sqlite3'}"
-            upgrade(url)
-            queue = f"almanac-{uuid.uuid4().hex[:6]}"
-            env = _stack.almanac_worker_env(server.address, queue, url, folder / "almanac")
-            workers.append(_stack.WorkerProcess(_stack.ROOT, env, log=folder / "almanac.log"))
-            store = ledger.Ledger.from_url(url)
-            almanac = AlmanacArm(client, queue, store, sink, args.seconds)
             temporal = TemporalArm(client, bare_queue, sink, args.seconds)
-            result = await _pairs.alternate(
-                [_pairs.Arm("temporal", temporal.run), _pairs.Arm("almanac", almanac.run)],
-                rounds=args.rounds,
-                baseline="temporal",
-                metric="p99 ms",
-                lower_is_better=True,
+            arms = [_pairs.Arm("temporal", temporal.run)]
+            trees = (
+                {"almanac": None}
+                if args.before is None
+                else {"before": args.before, "almanac": None}
             )
-            store.dispose()
+            with contextlib.ExitStack() as stack:
+                for name, ref in trees.items():
+                    tree = stack.enter_context(_stack.source_tree(ref))
+                    url = f"sqlite:///{folder / f'{name}.sqlite3'}"
+                    upgrade(url)
+                    queue = f"{name}-{uuid.uuid4().hex[:6]}"
+                    env = _stack.almanac_worker_env(server.address, queue, url, folder / name)
+                    proc = _stack.WorkerProcess(tree, env, log=folder / f"{name}.log")
+                    workers.append(proc)
+                    stack.callback(proc.stop)  # before its source tree is removed
+                    store = ledger.Ledger.from_url(url)
+                    stack.callback(store.dispose)
+                    arm = AlmanacArm(name, client, queue, store, sink, args.seconds)
+                    arms.append(_pairs.Arm(name, arm.run))
+                result = await _pairs.alternate(
+                    arms,
+                    rounds=args.rounds,
+                    baseline="temporal",
+                    metric="p99 ms",
+                    lower_is_better=True,
+                )
     finally:
         for proc in workers:
             proc.stop()
@@ -243,6 +265,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", help="also run the worker of this git revision (an arm)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (worker logs)")
     return parser.parse_args(argv)
