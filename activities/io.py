@@ -17,7 +17,7 @@ the other inputs because recorded histories carry it.
 """
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 MATERIALIZE = "almanac.materialize"
@@ -36,6 +36,14 @@ BACKFILL = "almanac.backfill"
 
 DEFAULT_IMPLEMENTATION_ALIAS = "default"
 """``ledger.DEFAULT_IMPLEMENTATION_ALIAS`` (repeated here: workflows see only this module)."""
+RELEASE_LEAD = timedelta(milliseconds=100)
+"""How early a schedule's timer fires before an occurrence's instant (a duration, 0.1 s).
+Temporal starts a timer when the workflow task that asks for it completes, so a timer of
+``instant - workflow.now()`` fires late by that task's processing time (12–40 ms here, more on a
+busy worker); a timer shortened by this lead fires before the instant and the release waits for
+it (``ReleaseDueInput.not_before_utc``): the release is never earlier than the instant."""
+MAX_RELEASE_HOLD = timedelta(seconds=1)
+"""The longest wait ``ReleaseDueInput.not_before_utc`` is honoured for (a duration)."""
 
 
 def alias_task_queue(base: str, alias: str) -> str:
@@ -133,6 +141,12 @@ class ReleaseDueInput:
     activity's failure skipped that wake-up's release. The reading taken after the release is
     returned in ``ReleaseDueResult.materialized`` whether or not the release decided anything
     (``then_materialize`` is then not needed: the window is the same)."""
+    not_before_utc: datetime | None = None
+    """The instant this wake-up is for, when its timer fired :data:`RELEASE_LEAD` early (aware
+    UTC, later than ``now_utc``): the release decides as of it, and waits until the activity's
+    clock reaches it — after materializing first, before releasing — so nothing is released
+    before its instant. The wait is only taken while it is at most :data:`MAX_RELEASE_HOLD`
+    (a longer one means the clocks disagree). ``None``: decide as of ``now_utc``, at once."""
 
 
 @dataclass(frozen=True)

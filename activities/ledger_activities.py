@@ -261,7 +261,9 @@ class AlmanacActivities:
 
         ``params.now_utc`` is the decision instant (what is overdue, what is later than
         ``lateness``): the workflow's, so a release retried later decides as the schedule's
-        timer did. Its events are stamped with the clock, when they are written.
+        timer did — or ``params.not_before_utc``, the instant an early timer fired for, which
+        the release first waits for on this worker's clock (at most ``io.MAX_RELEASE_HOLD``).
+        Its events are stamped with the clock, when they are written.
         """
         first, started = params.materialize_first, time.monotonic()
         if first is not None:
@@ -270,8 +272,12 @@ class AlmanacActivities:
             # loop's own materialize activity failing skipped the wake-up's release.
             with self._domain_errors(params.schedule_id, io.MATERIALIZE):
                 window = self._write_window(first)
+        decided = params.now_utc
+        if params.not_before_utc is not None:
+            decided = max(decided, params.not_before_utc)
+            self._hold_until(decided)
         with self._domain_errors(params.schedule_id, io.RELEASE_DUE):
-            released, due = self._release(params.schedule_id, params.now_utc)
+            released, due = self._release(params.schedule_id, decided)
         assert released.gate is not None  # the ledger's release reads it under its lock
         gate = released.gate
         materialized, materialize_error = None, None
@@ -304,6 +310,18 @@ class AlmanacActivities:
             materialized=materialized,
             materialize_error=materialize_error,
         )
+
+    def _hold_until(self, instant_utc: datetime) -> None:
+        """Wait until this worker's clock reaches ``instant_utc`` (an early wake-up's instant).
+
+        Taken only while the rest is at most ``io.MAX_RELEASE_HOLD``: a longer one means the
+        clocks disagree (a worker clock far behind the server's, a fixed test clock), and the
+        decision instant stands alone. One bounded sleep (a duration from the injected clock's
+        reading), never a loop on a clock that may not move.
+        """
+        rest = instant_utc - self._clock.now()
+        if timedelta(0) < rest <= io.MAX_RELEASE_HOLD:
+            time.sleep(rest.total_seconds())
 
     def _release(
         self, schedule_id: str, now_utc: datetime, by: str | None = None

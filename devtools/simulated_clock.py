@@ -17,7 +17,11 @@ anchor, and :meth:`SimulatedClock.now` reads the anchor advanced by the monotoni
 - plus the workflow's offset, recovered as the calendar instant the workflow stamped on the call
   (the input's ``now_utc``: ``workflow.now() + offset``) minus the server's instant when the call
   was scheduled (``activity.info().scheduled_time``, the first attempt's; both are read in the
-  same workflow task, so they differ by that task's processing time, milliseconds).
+  same workflow task, so they differ by that task's processing time, milliseconds). One input
+  stamps a later instant: the materialization of a wake-up whose timer fired early
+  (``workflows.schedule.EARLY_WAKE``) carries the instant it is for, at most
+  ``activities.io.RELEASE_LEAD`` ahead, so its rows are stamped up to that much later. The
+  release itself carries ``workflow.now() + offset`` and waits for the instant on this clock.
 
 Outside an activity (a harness calling the clock itself) it reads the host's clock.
 """

@@ -105,6 +105,13 @@ waited for both: dispatch lag p50 85–93 ms against Temporal Schedules' 22 ms h
 workflow task releases (the ledger's compare-and-set, in this worker) and completes with the child
 starts. A refresh's release, which materializes first and can be long (after an outage), stays
 an activity task. Histories recorded before it replay on the folded path."""
+EARLY_WAKE = "almanac-early-wake"
+"""Patch: a timer for an occurrence's instant fires ``io.RELEASE_LEAD`` early, and that wake-up's
+release decides as of the instant and waits in the activity until the worker's clock reaches it
+(``ReleaseDueInput.not_before_utc``). Temporal starts a timer when the workflow task asking for
+it completes, so a timer of ``instant - workflow.now()`` fired late by that task's processing
+time: 20–40 ms of the dispatch lag here. Histories recorded before it replay with the full
+timers."""
 LOCAL_RETRY_THRESHOLD = timedelta(milliseconds=1)
 """The local release's retries all wait on workflow timers (every backoff of ``LEDGER_RETRY`` is
 longer): durable, visible in the history, and the workflow task is not held open while the ledger
@@ -367,6 +374,7 @@ class ScheduleWorkflow:
             if not self._state.pending:
                 self._status.last_rejected_signal = "started without a revision; none arrived"
                 return self._status
+        early: datetime | None = None  # the instant a timer fired early for (EARLY_WAKE)
         while True:
             now = self._now()
             if self._ending or (end is not None and now >= end):
@@ -380,7 +388,7 @@ class ScheduleWorkflow:
                 folded = refreshing and workflow.patched(MATERIALIZE_IN_RELEASE)
                 if refreshing and not folded:
                     await self._materialize(now)
-                await self._release_and_start(now, materialize_first=folded)
+                await self._release_and_start(now, materialize_first=folded, early=early)
                 if refreshing:
                     next_refresh = now + refresh
             except ActivityError as exc:
@@ -416,9 +424,19 @@ class ScheduleWorkflow:
                 wake = min(wake, self._now() + HELD_POLL)
             # At least a second: a wake-up that finds nothing to do must not spin.
             delay = max(wake - self._now(), timedelta(seconds=1))
+            early = None
+            if (
+                enabled
+                and wake == self._status.next_instant_utc
+                and delay - io.RELEASE_LEAD >= timedelta(seconds=1)
+                and workflow.patched(EARLY_WAKE)
+            ):
+                delay -= io.RELEASE_LEAD
+                early = wake
             self._child_ended = False
             with contextlib.suppress(TimeoutError):
                 await workflow.wait_condition(self._woken, timeout=delay)
+                early = None  # a signal or a child's end woke the loop, not the timer
 
     async def _finish_handlers(self) -> None:
         """Wait until every handler has finished, applying the changes updates are waiting for.
@@ -621,8 +639,14 @@ class ScheduleWorkflow:
         self._status.materialized_through_utc = result.materialized_through_utc
         self._state.materialized_through_utc = result.materialized_through_utc
 
-    async def _release_and_start(self, now: datetime, *, materialize_first: bool = False) -> None:
+    async def _release_and_start(
+        self, now: datetime, *, materialize_first: bool = False, early: datetime | None = None
+    ) -> None:
         """Release at ``now`` and start the released children (the release, then the starts).
+
+        ``early``: the instant this wake-up's timer fired early for (``EARLY_WAKE``); while it is
+        still ahead of ``now``, the release decides as of it and waits for it
+        (``ReleaseDueInput.not_before_utc``).
 
         ``materialize_first`` (a refresh or a change, past ``MATERIALIZE_IN_RELEASE``): the same
         activity materializes the horizon before releasing, and returns the reading after the
@@ -632,13 +656,20 @@ class ScheduleWorkflow:
         release activity also materialized before returning; before that, the follow-up was an
         activity after the starts.
         """
+        not_before = early if early is not None and early > now else None
+        # The horizon is the instant's (its end is the instant + horizon, as if on time).
+        window_at = not_before or now
         folded = workflow.patched(RELEASE_AND_MATERIALIZE)
-        first = self._materialize_input(now) if materialize_first else None
+        first = self._materialize_input(window_at) if materialize_first else None
         timer_only = folded and first is None  # a timer's wake-up: nothing to write first
         local = timer_only and workflow.patched(LOCAL_RELEASE)
-        follow_up = self._materialize_input(now) if timer_only and not local else None
+        follow_up = self._materialize_input(window_at) if timer_only and not local else None
         release = io.ReleaseDueInput(
-            self._params.schedule_id, now, then_materialize=follow_up, materialize_first=first
+            self._params.schedule_id,
+            now,
+            then_materialize=follow_up,
+            materialize_first=first,
+            not_before_utc=not_before,
         )
         if local:
             released = await self._release_locally(release)
@@ -656,7 +687,7 @@ class ScheduleWorkflow:
             # Scheduled before the starts, in the same workflow task; awaited after them.
             reading = workflow.start_activity_method(
                 AlmanacActivities.materialize,
-                self._materialize_input(now),
+                self._materialize_input(window_at),
                 start_to_close_timeout=LEDGER_TIMEOUT,
                 retry_policy=LEDGER_RETRY,
             )

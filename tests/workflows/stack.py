@@ -70,10 +70,13 @@ class Stack:
         )
         return data
 
+    def offset(self, handle: WorkflowHandle[Any, Any]) -> timedelta:
+        """The run's simulation offset: its clock minus the environment's (zero if none)."""
+        return timedelta(seconds=self._offsets.get(handle.id, 0.0))
+
     async def simulated_now(self, handle: WorkflowHandle[Any, Any]) -> datetime:
         """The schedule's clock now: the environment's time plus the run's simulation offset."""
-        offset = self._offsets.get(handle.id, 0.0)
-        return await self.env.get_current_time() + timedelta(seconds=offset)
+        return await self.env.get_current_time() + self.offset(handle)
 
     def occurrences(self, schedule_id: str, **kw: Any) -> list[OccurrenceView]:
         """The ledger's occurrences of ``schedule_id`` (``list_occurrences`` keywords)."""
