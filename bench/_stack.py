@@ -5,7 +5,8 @@
   attributes registered; its process ID for CPU accounting.
 - :class:`WorkerProcess`: ``python -m worker`` (or any module) as a child process with its own
   task queue and ledger, optionally from another source tree (``--before REF``: the code at a git
-  revision, extracted with ``git archive``), so before and after run side by side in one bench.
+  revision, extracted with ``git archive``), so before and after run side by side in one bench;
+  :func:`almanac_arm` starts one arm's production worker that way.
 - :func:`cpu_seconds`: user + system CPU of a process so far (``/proc/<pid>/stat``).
 """
 
@@ -21,10 +22,13 @@ import sys
 import tarfile
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+
+from ledger.migrate import upgrade
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH_ATTRIBUTES = ("ScheduleId=Keyword", "Revision=Int", "NominalLocal=Keyword")
@@ -211,3 +215,31 @@ def almanac_worker_env(
         "ALMANAC_DATA_DIR": str(data_dir),
         "ALMANAC_EGRESS_ALLOW": "127.0.0.1",
     }
+
+
+@dataclass
+class ArmWorker:
+    """One Almanac arm's production worker: its process, ledger URL and task queue."""
+
+    process: WorkerProcess
+    ledger_url: str
+    task_queue: str
+
+
+def almanac_arm(
+    stack: contextlib.ExitStack, folder: Path, address: str, name: str, ref: str | None
+) -> ArmWorker:
+    """Start the worker of git revision ``ref`` (``None``: this checkout) as arm ``name``.
+
+    The arm gets a task queue and a fresh SQLite ledger of its own in ``folder`` (migrated by this
+    checkout: ``ref`` must have the same migrations). ``stack`` stops the worker before it removes
+    the revision's source tree.
+    """
+    tree = stack.enter_context(source_tree(ref))
+    url = f"sqlite:///{folder / f'{name}.sqlite3'}"
+    upgrade(url)
+    queue = f"{name}-{uuid.uuid4().hex[:6]}"
+    env = almanac_worker_env(address, queue, url, folder / name)
+    proc = WorkerProcess(tree, env, log=folder / f"{name}.log")
+    stack.callback(proc.stop)
+    return ArmWorker(proc, url, queue)

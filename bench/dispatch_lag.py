@@ -50,7 +50,6 @@ import ledger
 from bench import _pairs, _stack
 from bench._bare import BareWorkflow, PostInput
 from devtools.sink import Sink
-from ledger.migrate import upgrade
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
 
@@ -228,17 +227,11 @@ async def main(args: argparse.Namespace) -> _pairs.Result:
             )
             with contextlib.ExitStack() as stack:
                 for name, ref in trees.items():
-                    tree = stack.enter_context(_stack.source_tree(ref))
-                    url = f"sqlite:///{folder / f'{name}.sqlite3'}"
-                    upgrade(url)
-                    queue = f"{name}-{uuid.uuid4().hex[:6]}"
-                    env = _stack.almanac_worker_env(server.address, queue, url, folder / name)
-                    proc = _stack.WorkerProcess(tree, env, log=folder / f"{name}.log")
-                    workers.append(proc)
-                    stack.callback(proc.stop)  # before its source tree is removed
-                    store = ledger.Ledger.from_url(url)
+                    worker = _stack.almanac_arm(stack, folder, server.address, name, ref)
+                    workers.append(worker.process)
+                    store = ledger.Ledger.from_url(worker.ledger_url)
                     stack.callback(store.dispose)
-                    arm = AlmanacArm(name, client, queue, store, sink, args.seconds)
+                    arm = AlmanacArm(name, client, worker.task_queue, store, sink, args.seconds)
                     arms.append(_pairs.Arm(name, arm.run))
                 result = await _pairs.alternate(
                     arms,

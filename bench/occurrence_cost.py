@@ -43,7 +43,6 @@ import ledger
 from bench import _pairs, _stack
 from bench._bare import BareWorkflow, PostInput
 from devtools.sink import Sink
-from ledger.migrate import upgrade
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
 
@@ -211,14 +210,10 @@ async def main(args: argparse.Namespace) -> _pairs.Result:
         try:
             with contextlib.ExitStack() as stack:
                 for name, ref in trees.items():
-                    tree = stack.enter_context(_stack.source_tree(ref))
-                    url = f"sqlite:///{folder / f'{name}.sqlite3'}"
-                    upgrade(url)
-                    queue = f"{name}-{uuid.uuid4().hex[:6]}"
-                    env = _stack.almanac_worker_env(server.address, queue, url, folder / name)
-                    proc = _stack.WorkerProcess(tree, env, log=folder / f"{name}.log")
+                    worker = _stack.almanac_arm(stack, folder, server.address, name, ref)
+                    proc, queue = worker.process, worker.task_queue
                     workers.append(proc)
-                    ledger_ = ledger.Ledger.from_url(url)
+                    ledger_ = ledger.Ledger.from_url(worker.ledger_url)
                     arms.append(
                         AlmanacArm(name, client, server.pid, proc, queue, ledger_, sink, args)
                     )
