@@ -140,11 +140,16 @@ def test_materializing_without_the_rows_writes_the_same_ledger(
 
 @contextlib.contextmanager
 def _window_reads(ledger: Ledger) -> Iterator[list[str]]:
-    """The window read-backs (``SELECT`` of occurrences by placed instant) ``ledger`` runs."""
+    """The window read-backs (``SELECT`` of occurrences by placed instant) ``ledger`` runs.
+
+    A read *filtered* by the placed instant (``coalesce(instant, gapAt)`` before any ``ORDER BY``);
+    the release's DUE list only orders by it.
+    """
     seen: list[str] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if statement.lstrip().upper().startswith("SELECT") and "coalesce(" in statement:
+        where = statement.split("ORDER BY")[0]
+        if statement.lstrip().upper().startswith("SELECT") and "coalesce(" in where:
             seen.append(statement)
 
     event.listen(ledger.engine, "before_cursor_execute", record)
