@@ -3,16 +3,19 @@
 Public surface; everything else is an implementation detail. Every operation takes a
 :class:`Ledger` first, runs one transaction and takes ``now_utc`` as a parameter: the ledger never
 reads the clock. The schema comes from the Alembic migrations (:func:`ledger.migrate.upgrade`).
+
+Importing the package loads no SQLAlchemy: the handle (:class:`Ledger`), the errors, the states
+and the views import it only when a ledger is opened or an error translated, and the operations'
+modules (which build SQL at import) load on first use of one of their names (PEP 562). So what
+only names the ledger — the activity definitions a Temporal client imports with the workflows,
+``almanac.client`` — starts without it (``tests/cli/test_start_up_stays_light.py``). No submodule
+is named like a public name, and the lazy table agrees with the imports type checkers read
+(``tests/ledger/test_public_surface_loads_lazily.py``).
 """
 
-from ledger.backfill import (
-    DEFAULT_MAX_OCCURRENCES,
-    BackfillAction,
-    BackfillEntry,
-    BackfillPlan,
-    BackfillRefused,
-    backfill_window,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ledger.db import Ledger, create_ledger_engine
 from ledger.errors import (
     CaseNotFound,
@@ -29,55 +32,6 @@ from ledger.errors import (
     ScheduleDeleted,
     ScheduleNotFound,
 )
-from ledger.gate import (
-    DEFAULT_IMPLEMENTATION_ALIAS,
-    change_gate,
-    delete_schedule,
-    disable,
-    enable,
-    get_gate,
-    publish_revision,
-    rollback,
-)
-from ledger.manual import TriggerResult, default_request_id, manual_occurrence_id, record_trigger
-from ledger.materialize import materialize, release_due
-from ledger.occurrences import (
-    RECONCILIATION_DEADLINE,
-    cancel,
-    claim,
-    failed,
-    mark_running,
-    redeliver,
-    retry_wait,
-    succeeded,
-    unknown_effect,
-)
-from ledger.overlap import cancel_superseded
-from ledger.queries import (
-    MissedSchedule,
-    counts_by_schedule_and_state,
-    counts_by_state,
-    events_after,
-    last_event_id,
-    list_occurrences,
-    missed_schedules,
-    next_due,
-    published_specs,
-    show_occurrence,
-)
-from ledger.reconcile import human_queue, open_cases, open_cases_by_schedule, resolve_reconciliation
-from ledger.rollout import (
-    NotRequeued,
-    SwitchKind,
-    SwitchResult,
-    canary_bucket,
-    in_canary,
-    list_gates,
-    recognised_id_formats,
-    register_implementation,
-    switch_implementation,
-)
-from ledger.schedule_events import record_schedule_event, schedule_events
 from ledger.states import (
     TERMINAL,
     TRANSITIONS,
@@ -88,6 +42,7 @@ from ledger.states import (
     ScheduleEventKind,
 )
 from ledger.views import (
+    DEFAULT_IMPLEMENTATION_ALIAS,
     AttemptView,
     CaseView,
     ClaimResult,
@@ -101,6 +56,163 @@ from ledger.views import (
     ReleaseResult,
     ScheduleEventView,
 )
+
+if TYPE_CHECKING:
+    from ledger.backfill import (
+        DEFAULT_MAX_OCCURRENCES,
+        BackfillAction,
+        BackfillEntry,
+        BackfillPlan,
+        BackfillRefused,
+        backfill_window,
+    )
+    from ledger.gate import (
+        change_gate,
+        delete_schedule,
+        disable,
+        enable,
+        get_gate,
+        publish_revision,
+        rollback,
+    )
+    from ledger.manual import (
+        TriggerResult,
+        default_request_id,
+        manual_occurrence_id,
+        record_trigger,
+    )
+    from ledger.materialization import materialize, release_due
+    from ledger.occurrences import (
+        RECONCILIATION_DEADLINE,
+        cancel,
+        claim,
+        failed,
+        mark_running,
+        redeliver,
+        retry_wait,
+        succeeded,
+        unknown_effect,
+    )
+    from ledger.overlap import cancel_superseded
+    from ledger.queries import (
+        MissedSchedule,
+        counts_by_schedule_and_state,
+        counts_by_state,
+        events_after,
+        last_event_id,
+        list_occurrences,
+        missed_schedules,
+        next_due,
+        published_specs,
+        show_occurrence,
+    )
+    from ledger.reconcile import (
+        human_queue,
+        open_cases,
+        open_cases_by_schedule,
+        resolve_reconciliation,
+    )
+    from ledger.rollout import (
+        NotRequeued,
+        SwitchKind,
+        SwitchResult,
+        canary_bucket,
+        in_canary,
+        list_gates,
+        recognised_id_formats,
+        register_implementation,
+        switch_implementation,
+    )
+    from ledger.schedule_trail import record_schedule_event, schedule_events
+
+_LAZY: dict[str, tuple[str, ...]] = {
+    "ledger.backfill": (
+        "DEFAULT_MAX_OCCURRENCES",
+        "BackfillAction",
+        "BackfillEntry",
+        "BackfillPlan",
+        "BackfillRefused",
+        "backfill_window",
+    ),
+    "ledger.gate": (
+        "change_gate",
+        "delete_schedule",
+        "disable",
+        "enable",
+        "get_gate",
+        "publish_revision",
+        "rollback",
+    ),
+    "ledger.manual": (
+        "TriggerResult",
+        "default_request_id",
+        "manual_occurrence_id",
+        "record_trigger",
+    ),
+    "ledger.materialization": ("materialize", "release_due"),
+    "ledger.occurrences": (
+        "RECONCILIATION_DEADLINE",
+        "cancel",
+        "claim",
+        "failed",
+        "mark_running",
+        "redeliver",
+        "retry_wait",
+        "succeeded",
+        "unknown_effect",
+    ),
+    "ledger.overlap": ("cancel_superseded",),
+    "ledger.queries": (
+        "MissedSchedule",
+        "counts_by_schedule_and_state",
+        "counts_by_state",
+        "events_after",
+        "last_event_id",
+        "list_occurrences",
+        "missed_schedules",
+        "next_due",
+        "published_specs",
+        "show_occurrence",
+    ),
+    "ledger.reconcile": (
+        "human_queue",
+        "open_cases",
+        "open_cases_by_schedule",
+        "resolve_reconciliation",
+    ),
+    "ledger.rollout": (
+        "NotRequeued",
+        "SwitchKind",
+        "SwitchResult",
+        "canary_bucket",
+        "in_canary",
+        "list_gates",
+        "recognised_id_formats",
+        "register_implementation",
+        "switch_implementation",
+    ),
+    "ledger.schedule_trail": ("record_schedule_event", "schedule_events"),
+}
+"""The operations' modules (each builds SQL at import) and the public names each defines: the
+``TYPE_CHECKING`` imports above, for type checkers, in the form :func:`__getattr__` reads."""
+
+_HOMES = {name: home for home, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """Import an operation's module on first use of one of its public names (PEP 562).
+
+    The value is then kept in the package, so this runs once per name. No submodule is named
+    like a public name: importing a submodule binds it on the package under its own name, which
+    would otherwise hide the function (``tests/ledger/test_public_surface_loads_lazily.py``).
+    """
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'ledger' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_IMPLEMENTATION_ALIAS",

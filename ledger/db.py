@@ -22,12 +22,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ledger.errors import (
     ClaimLost,
@@ -36,6 +31,9 @@ from ledger.errors import (
     is_transient,
     translate,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
 
 T = TypeVar("T")
 
@@ -61,6 +59,11 @@ def create_ledger_engine(url: str, **kwargs: Any) -> Engine:
             the message does not repeat the URL (it may hold a password).
 
     """
+    # SQLAlchemy loads when a ledger is opened, not when the package is imported (``ledger``).
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError) as exc:
@@ -90,6 +93,8 @@ def create_ledger_engine(url: str, **kwargs: Any) -> Engine:
 
 
 def _configure_sqlite(engine: Engine) -> None:
+    from sqlalchemy import event
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy's "begin" event emit BEGIN itself (pysqlite's implicit BEGIN is deferred).
@@ -155,6 +160,8 @@ class Ledger:
         return self._run(work, read_only=True)
 
     def _run(self, work: Callable[[Connection], T], *, read_only: bool) -> T:
+        from sqlalchemy import exc as sa_exc  # loaded already: the engine is SQLAlchemy's
+
         for attempt in range(1, self.retries + 1):
             try:
                 with self.engine.connect() as connection:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import exc as sa_exc
-
 from timecontract import AlmanacError
 
 if TYPE_CHECKING:
+    from sqlalchemy import exc as sa_exc
     from sqlalchemy.engine import URL
 
     from ledger.states import OccurrenceState
@@ -153,6 +152,8 @@ def is_transient(error: sa_exc.DBAPIError) -> bool:
     SQLite ``database is locked``/``busy`` after ``busy_timeout`` elapsed, and dropped connections
     (``connection_invalidated``).
     """
+    from sqlalchemy import exc as sa_exc  # the error's own library: loaded already
+
     if error.connection_invalidated:
         return True
     sqlstate = getattr(error.orig, "sqlstate", None)
@@ -171,6 +172,8 @@ def translate(error: Exception, url: URL | None = None) -> LedgerError:
     <the driver's message on one line>``, the URL without its password and query (a setting's
     secret: neither may reach a log, a payload or the status).
     """
+    from sqlalchemy import exc as sa_exc
+
     if isinstance(error, sa_exc.IntegrityError):
         return LedgerIntegrityError(str(error.orig))
     message = str(error.orig) if isinstance(error, sa_exc.DBAPIError) else str(error)

@@ -24,7 +24,7 @@ Decisions:
   successor rules as any later revision: its cutoverAt may not lie in the past).
 
 Each gate change appends a ``schedule_events`` row in its own transaction
-(:mod:`ledger.schedule_events`).
+(:mod:`ledger.schedule_trail`).
 """
 
 from __future__ import annotations
@@ -36,14 +36,11 @@ from sqlalchemy import Connection, func, insert, select, update
 from ledger.db import Ledger
 from ledger.errors import ClaimLost, RevisionRejected, ScheduleDeleted, ScheduleNotFound
 from ledger.events import GATES, OCCURRENCES, REVISIONS, SLOTS, insert_ignore, require_aware
-from ledger.schedule_events import append_schedule_event
+from ledger.schedule_trail import append_schedule_event
 from ledger.states import OccurrenceState, ScheduleEventKind
 from ledger.transitions import transition_where
-from ledger.views import GateChange, GateView, PublishResult
+from ledger.views import DEFAULT_IMPLEMENTATION_ALIAS, GateChange, GateView, PublishResult
 from timecontract import Cutover, ScheduleSpecV1, format_instant, owned_interval
-
-DEFAULT_IMPLEMENTATION_ALIAS = "default"
-"""The implementation alias a schedule's gate starts with."""
 
 
 def lock_gate(connection: Connection, schedule_id: str, *, exclusive: bool = False) -> GateView:

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
-
-from sqlalchemy import Row
+from typing import TYPE_CHECKING, Any
 
 from ledger.states import ClaimRefusal, OccurrenceState, ReconciliationResolution
+
+if TYPE_CHECKING:
+    from sqlalchemy import Row
+
+DEFAULT_IMPLEMENTATION_ALIAS = "default"
+"""The implementation alias a schedule's gate starts with (``GateView.implementation_alias``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ that check through, and the gate must say so.
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 
 import ledger
+import ledger.materialization
 import ledger.occurrences
 import timecontract.ids
 import timecontract.resolve
@@ -33,8 +33,8 @@ from timecontract import MisfirePlan, MisfirePolicy, Overdue
 
 pytestmark = [pytest.mark.fault]
 
-# ``ledger.materialize`` is the function the package exports; the module is this.
-MATERIALIZE_MODULE = importlib.import_module("ledger.materialize")
+MATERIALIZE_MODULE = ledger.materialization
+"""The module of ``ledger.materialize`` (the function the package exports)."""
 
 
 def _accepted_scenarios(gate: gates.Gate) -> list[str]:

@@ -118,7 +118,7 @@ def test_invariant_2_materialization_writes_occurrences_slots_events_in_one_tran
     before = (_count(ledger, OCCURRENCES), _count(ledger, SLOTS), _count(ledger, EVENTS))
 
     def boom(connection: object) -> None:
-        from ledger.materialize import _insert
+        from ledger.materialization import _insert
 
         records = __import__("timecontract").occurrences(r2, T0, T0 + timedelta(days=1))
         _insert(connection, records, T0, "test")  # type: ignore[arg-type]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from datetime import timedelta
 
 import pytest
@@ -40,8 +39,7 @@ from ledger import (
     succeeded,
     unknown_effect,
 )
-
-materialize_module = importlib.import_module("ledger.materialize")
+from ledger import materialization as materialize_module
 
 pytest_plugins = ["ledger_fixtures"]  # ledger, backend and the PostgreSQL cluster
 
