@@ -3,7 +3,9 @@
 The bench measures the time; these tests hold the causes: the light commands load neither Rich,
 pydantic-settings, asyncio nor the action adapters' httpx, smtplib or temporalio; the entry point
 builds only the typed command's group; the spec and parameter models never make pydantic scan
-for plugins; the light path reading of the data directory agrees with ``AlmanacSettings``.
+for plugins; the light path reading of the data directory agrees with ``AlmanacSettings``; the
+control path (``almanac.client``, and the commands that only talk to Temporal) loads no
+SQLAlchemy, since ``import ledger`` loads the operations' modules only on first use.
 """
 
 from __future__ import annotations
@@ -52,12 +54,13 @@ sys.stderr.write("\\nREPORT " + json.dumps(report) + "\\n")
 """
 
 
-def probe(*args: str) -> dict[str, object]:
+def probe(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
     """Run the entry point's path in a fresh interpreter: exit code, top-level modules, plugins.
 
-    ``probe("--python", code)`` runs ``code`` instead of the entry point.
+    ``probe("--python", code)`` runs ``code`` instead of the entry point; ``env`` is added to the
+    environment.
     """
-    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"} | (env or {})
     result = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=REPO,
@@ -121,6 +124,48 @@ def test_the_probe_sees_rich_when_a_command_loads_it() -> None:
     # `tzdb list` prints a Rich table: the probe must see it, or the test above proves nothing.
     report = probe("tzdb", "list")
     assert "rich" in set(report["modules"])  # type: ignore[call-overload]
+
+
+def test_the_python_client_loads_no_sqlalchemy() -> None:
+    # almanac.client imports almanac.manual, which imports the ledger package for its manual
+    # occurrence IDs: the package must not load the operations' SQL (and SQLAlchemy) with it.
+    report = probe("--python", "import almanac.client")
+    assert "sqlalchemy" not in set(report["modules"])  # type: ignore[call-overload]
+
+
+UNREACHABLE = "127.0.0.1:1"
+"""A Temporal address nothing listens on: the command fails with exit 1 after it connects."""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("disable", "some-id", "--reason", "maintenance"),
+        ("enable", "some-id"),
+        ("delete", "some-id", "--reason", "retired"),
+        ("apply", str(REPO / "examples" / "every-10-seconds.yaml")),  # a spec with an action
+    ],
+    ids=["disable", "enable", "delete", "apply"],
+)
+def test_control_commands_without_the_ledger_load_no_sqlalchemy(
+    args: tuple[str, ...], tmp_path: Path
+) -> None:
+    # These commands only talk to Temporal: the worker's activities write the ledger. (`status`
+    # and `upcoming` read the ledger itself, so they load SQLAlchemy when Temporal answers.)
+    env = {"ALMANAC_TEMPORAL_ADDRESS": UNREACHABLE, "ALMANAC_DATA_DIR": str(tmp_path)}
+    report = probe(*args, env=env)
+    assert report["exit"] == 1  # the operational failure: Temporal unreachable
+    assert "sqlalchemy" not in set(report["modules"])  # type: ignore[call-overload]
+
+
+def test_the_probe_sees_sqlalchemy_when_a_command_reads_the_ledger(tmp_path: Path) -> None:
+    # `ledger list` reads a SQLite ledger: the probe must see SQLAlchemy, or the tests above prove
+    # nothing.
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    report = probe(
+        "ledger", "list", "some-id", "--url", url, env={"ALMANAC_DATA_DIR": str(tmp_path)}
+    )
+    assert "sqlalchemy" in set(report["modules"])  # type: ignore[call-overload]
 
 
 def test_the_command_map_names_what_each_group_mounts() -> None:
