@@ -1,20 +1,27 @@
-"""Command-line start-up cost: ``python bench/cli_startup.py [--rounds 15]``.
+"""Command-line start-up cost: ``python bench/cli_startup.py [--rounds 15] [--before REF]``.
 
 Each round runs, in turn, the baseline — ``python -c "import typer, pydantic, dateutil.rrule,
-yaml"``, the libraries every ``almanac`` command needs anyway — and the three commands a user
-types most:
+yaml"``, the libraries every ``almanac`` command needs anyway — and the commands a user types
+most:
 
 - ``almanac --help``;
 - ``almanac validate examples/*.yaml``;
-- ``almanac preview examples/daily-ops-summary.yaml`` over one day.
+- ``almanac preview examples/daily-ops-summary.yaml`` over one day;
+- a control command, ``almanac disable ID --reason …``, pointed at a Temporal address nothing
+  listens on: it imports the client, connects, and exits 1 (expected; no server is needed, so
+  the figure is the command's start-up and one refused connection).
+
+``--before REF`` adds each Almanac command once more, run with the code at git ``REF``
+(``git archive``) first on ``PYTHONPATH``, in the same rounds: before and after side by side.
 
 Each command's wall time is divided by the baseline's *of the same round* (the machine is shared:
 rounds alternate so a load spike hits both sides), and the median of those per-round ratios is
 reported with the median wall times and the load average before and after. The median ratio
 of CPU time (user + system, from ``wait4``) is printed beside it: on a loaded machine it is the
 steadier of the two readings. The aim (issue 10) is
-a ratio of at most 1.5 for each command. Every command must exit 0; one that does not stops the
-run (a broken command is not fast).
+a ratio of at most 1.5 for each command but the control one (it has no aim). Every command must
+exit with its expected code (0; 1 for the control command); one that does not stops the run (a
+broken command is not fast).
 
 Bytecode caching is on for every command (``PYTHONDONTWRITEBYTECODE`` is removed from their
 environment; the warm-up round writes the ``.pyc`` files), as for an installed command.
@@ -24,6 +31,7 @@ Run from a source checkout (it reads ``examples/``). ``--json`` prints the figur
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -31,7 +39,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench import _stack
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -51,55 +62,91 @@ REFERENCE = "reference: a bare Typer command"
 """Not an Almanac command: Typer (0.29) validates every parameter with a pydantic TypeAdapter,
 so any command that takes an argument pays for pydantic's schema machinery, which the baseline
 does not load. This row shows that floor; it has no aim."""
+CONTROL = "almanac disable (Temporal unreachable)"
+"""The control command: no aim (it connects, or tries to), compared with itself before/after."""
+UNREACHABLE = "127.0.0.1:1"
+"""A Temporal address nothing listens on: the control command is refused at once and exits 1."""
 
 
-def commands() -> dict[str, list[str]]:
-    """The measured commands, by label (paths absolute, so the working directory is irrelevant)."""
+@dataclass(frozen=True)
+class Command:
+    """One measured command: its argument vector, expected exit code and added environment."""
+
+    argv: list[str]
+    exit_code: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def commands(before: tuple[str, Path] | None = None) -> dict[str, Command]:
+    """The measured commands, by label (paths absolute, so the working directory is irrelevant).
+
+    ``before``: ``(ref, source tree)``; each Almanac command is added again as
+    ``"<label> @ <ref>"``, run with that tree first on ``PYTHONPATH``.
+    """
     examples = sorted(str(p) for p in (ROOT / "examples").glob("*.yaml"))
     daily = str(ROOT / "examples" / "daily-ops-summary.yaml")
-    return {
-        REFERENCE: [sys.executable, "-c", BARE_TYPER],
-        "almanac --help": [ALMANAC, "--help"],
-        "almanac validate examples/*.yaml": [ALMANAC, "validate", *examples],
-        "almanac preview (one day)": [
-            ALMANAC,
-            "preview",
-            daily,
-            "--from",
-            "2026-11-01T00:00:00Z",
-            "--to",
-            "2026-11-02T00:00:00Z",
-        ],
+    almanac = {
+        "almanac --help": Command([ALMANAC, "--help"]),
+        "almanac validate examples/*.yaml": Command([ALMANAC, "validate", *examples]),
+        "almanac preview (one day)": Command(
+            [
+                ALMANAC,
+                "preview",
+                daily,
+                "--from",
+                "2026-11-01T00:00:00Z",
+                "--to",
+                "2026-11-02T00:00:00Z",
+            ]
+        ),
+        CONTROL: Command(
+            [ALMANAC, "disable", "bench-schedule", "--reason", "bench"],
+            exit_code=1,
+            env={"ALMANAC_TEMPORAL_ADDRESS": UNREACHABLE},
+        ),
     }
+    measured = {REFERENCE: Command([sys.executable, "-c", BARE_TYPER])}
+    for label, command in almanac.items():
+        measured[label] = command
+        if before is not None:
+            ref, tree = before
+            env = {**command.env, "PYTHONPATH": str(tree)}
+            measured[f"{label} @ {ref}"] = Command(command.argv, command.exit_code, env)
+    return measured
 
 
-def run_once(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+def run_once(command: Command, env: dict[str, str]) -> tuple[float, float]:
     """One run of ``command``: wall seconds (start to exit) and CPU seconds (user + system).
 
-    The command must exit 0. Output goes to a temporary file, not a pipe, so no reader thread
-    competes with the child for the two cores.
+    The command must exit with its expected code. Output goes to a temporary file, not a pipe,
+    so no reader thread competes with the child for the two cores.
     """
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         started = time.perf_counter()
-        child = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env, cwd=ROOT)
+        child = subprocess.Popen(
+            command.argv, stdout=stdout, stderr=stderr, env={**env, **command.env}, cwd=ROOT
+        )
         _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - started
         child.returncode = os.waitstatus_to_exitcode(status)
-        if child.returncode != 0:
+        if child.returncode != command.exit_code:
             stderr.seek(0)
             tail = stderr.read().decode(errors="replace")[-2000:]
-            raise SystemExit(f"{' '.join(command)} exited {child.returncode}:\n{tail}")
+            argv = " ".join(command.argv)
+            raise SystemExit(f"{argv} exited {child.returncode}:\n{tail}")
     return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def measure(rounds: int) -> dict[str, object]:
+def measure(rounds: int, before: tuple[str, Path] | None = None) -> dict[str, object]:
     """Run ``rounds`` alternating rounds (after one warm-up round) and summarize them."""
     env = {**os.environ, "COLUMNS": "100"}
     # Measure what an installed command costs: with cached bytecode on both sides (the warm-up
     # round writes it). Without, every run compiles typer's, pydantic's and Almanac's sources.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    measured = commands()
-    for command in [BASELINE, *measured.values()]:  # warm the page cache and .pyc files
+    env.pop("PYTHONPATH", None)  # this checkout, unless a command names another tree
+    measured = commands(before)
+    baseline_command = Command(BASELINE)
+    for command in [baseline_command, *measured.values()]:  # warm the page cache and .pyc files
         run_once(command, env)
     load_before = os.getloadavg()
     baseline: list[float] = []
@@ -108,7 +155,7 @@ def measure(rounds: int) -> dict[str, object]:
     ratios: dict[str, list[float]] = {label: [] for label in measured}
     cpu_ratios: dict[str, list[float]] = {label: [] for label in measured}
     for _ in range(rounds):
-        base, base_cpu = run_once(BASELINE, env)
+        base, base_cpu = run_once(baseline_command, env)
         baseline.append(base)
         baseline_cpu.append(base_cpu)
         for label, command in measured.items():
@@ -132,20 +179,30 @@ def measure(rounds: int) -> dict[str, object]:
                 "min_ratio": round(min(ratios[label]), 2),
                 "max_ratio": round(max(ratios[label]), 2),
                 "median_cpu_ratio": round(statistics.median(cpu_ratios[label]), 2),
-                "within_aim": statistics.median(ratios[label]) <= AIM,
+                "within_aim": statistics.median(ratios[label]) <= AIM if aimed(label) else None,
             }
             for label in measured
         },
     }
 
 
+def aimed(label: str) -> bool:
+    """Whether a row has the aim (not the reference, not the control command)."""
+    return label != REFERENCE and not label.startswith(CONTROL)
+
+
 def main() -> None:
     """Parse the options, measure, print a table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="alternating rounds (default 15)")
+    parser.add_argument("--before", metavar="REF", help="also run each command from git REF")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     options = parser.parse_args()
-    figures = measure(options.rounds)
+    with contextlib.ExitStack() as stack:
+        before = None
+        if options.before:
+            before = (options.before, stack.enter_context(_stack.source_tree(options.before)))
+        figures = measure(options.rounds, before)
     if options.json:
         print(json.dumps(figures, indent=2))
         return
@@ -157,14 +214,17 @@ def main() -> None:
         "baseline (import typer, pydantic, dateutil.rrule, yaml): "
         f"{figures['baseline_median_s']} s wall, {figures['baseline_median_cpu_s']} s CPU"
     )
-    header = f"{'command':34} {'median s':>9} {'ratio':>6} {'min':>5} {'max':>5} {'CPU ratio':>9}"
-    print(f"{header}  aim: ratio ≤ {AIM}")
     rows = figures["commands"]
     assert isinstance(rows, dict)
+    width = max(34, *(len(label) for label in rows))
+    header = (
+        f"{'command':{width}} {'median s':>9} {'ratio':>6} {'min':>5} {'max':>5} {'CPU ratio':>9}"
+    )
+    print(f"{header}  aim: ratio ≤ {AIM}")
     for label, row in rows.items():
-        verdict = "—" if label == REFERENCE else ("ok" if row["within_aim"] else "OVER")
+        verdict = "—" if row["within_aim"] is None else ("ok" if row["within_aim"] else "OVER")
         print(
-            f"{label:34} {row['median_s']:9.3f} {row['median_ratio']:6.2f} "
+            f"{label:{width}} {row['median_s']:9.3f} {row['median_ratio']:6.2f} "
             f"{row['min_ratio']:5.2f} {row['max_ratio']:5.2f} {row['median_cpu_ratio']:9.2f}  "
             f"{verdict}"
         )
