@@ -146,11 +146,21 @@ def _out_of_range(exc: click.exceptions.ClickException, param: Any) -> str | Non
     return f"{name}={errors[0]['input']}: must be {bounds}"
 
 
+PIPED_WIDTH = 10_000
+"""Columns of the stdout console when stdout is not a terminal (a pipe, a file, a CI log).
+
+Wide enough for any table Almanac prints: Rich fits a table into the console's width by cutting
+cells (``2026-1…``), so a fixed width (it was 160) cut the instants of a table with a long
+occurrenceId. A Rich table is only as wide as its cells and plain text is not padded, so this
+width never shows; only a renderable that expands to the full width would (none is used)."""
+
+
 def out(*, markup: bool = True) -> Console:
-    """The stdout console; pipes and CI logs get a wide one (tables are read whole, not wrapped)."""
+    """The stdout console; a pipe or a file gets every table whole (:data:`PIPED_WIDTH`)."""
     from rich.console import Console
 
-    return Console(highlight=False, markup=markup, width=None if sys.stdout.isatty() else 160)
+    width = None if sys.stdout.isatty() else PIPED_WIDTH
+    return Console(highlight=False, markup=markup, width=width)
 
 
 def err() -> Console:
