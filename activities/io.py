@@ -44,6 +44,13 @@ busy worker); a timer shortened by this lead fires before the instant and the re
 it (``ReleaseDueInput.not_before_utc``): the release is never earlier than the instant."""
 MAX_RELEASE_HOLD = timedelta(seconds=1)
 """The longest wait ``ReleaseDueInput.not_before_utc`` is honoured for (a duration)."""
+RELEASE_GRACE = timedelta(seconds=1)
+"""How late the workflow task a timer woke may start and still decide as of the timer's instant
+(a duration, 1 s; ``workflows.schedule.ON_TIME``). A timer fires late when the task that set it
+took longer than :data:`RELEASE_LEAD` (a busy worker: up to 0.5 s in a trial at load 5–7); that is
+not downtime (DESIGN §4: the misfire policy applies *after downtime*), so ``lateness`` is not
+counted from it. A task that starts later than this — a worker that was down — decides as of its
+own start, and the misfire policy applies."""
 
 
 def alias_task_queue(base: str, alias: str) -> str:
@@ -142,11 +149,14 @@ class ReleaseDueInput:
     returned in ``ReleaseDueResult.materialized`` whether or not the release decided anything
     (``then_materialize`` is then not needed: the window is the same)."""
     not_before_utc: datetime | None = None
-    """The instant this wake-up is for, when its timer fired :data:`RELEASE_LEAD` early (aware
-    UTC, later than ``now_utc``): the release decides as of it, and waits until the activity's
-    clock reaches it — after materializing first, before releasing — so nothing is released
-    before its instant. The wait is only taken while it is at most :data:`MAX_RELEASE_HOLD`
-    (a longer one means the clocks disagree). ``None``: decide as of ``now_utc``, at once."""
+    """The instant this wake-up's timer was set for (aware UTC): the release decides as of it.
+    Either the timer fired :data:`RELEASE_LEAD` early (later than ``now_utc``): the release then
+    waits until the activity's clock reaches it — after materializing first, before releasing —
+    so nothing is released before its instant; the wait is only taken while it is at most
+    :data:`MAX_RELEASE_HOLD` (a longer one means the clocks disagree). Or the timer's task
+    started late, at most :data:`RELEASE_GRACE` after it (earlier than ``now_utc``): nothing to
+    wait for, and ``lateness`` counts from the instant, not from the busy worker's task.
+    ``None``: decide as of ``now_utc``, at once."""
 
 
 @dataclass(frozen=True)

@@ -261,8 +261,10 @@ class AlmanacActivities:
 
         ``params.now_utc`` is the decision instant (what is overdue, what is later than
         ``lateness``): the workflow's, so a release retried later decides as the schedule's
-        timer did — or ``params.not_before_utc``, the instant an early timer fired for, which
-        the release first waits for on this worker's clock (at most ``io.MAX_RELEASE_HOLD``).
+        timer did — or ``params.not_before_utc``, the instant this wake-up's timer was set for:
+        when it is ahead, the release first waits for it on this worker's clock (at most
+        ``io.MAX_RELEASE_HOLD``); when the timer's task started late (within
+        ``io.RELEASE_GRACE``), the release decides as of the instant all the same.
         Its events are stamped with the clock, when they are written.
         """
         first, started = params.materialize_first, time.monotonic()
@@ -274,7 +276,7 @@ class AlmanacActivities:
                 window = self._write_window(first)
         decided = params.now_utc
         if params.not_before_utc is not None:
-            decided = max(decided, params.not_before_utc)
+            decided = params.not_before_utc
             self._hold_until(decided)
         with self._domain_errors(params.schedule_id, io.RELEASE_DUE):
             released, due = self._release(params.schedule_id, decided)

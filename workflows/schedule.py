@@ -112,6 +112,19 @@ release decides as of the instant and waits in the activity until the worker's c
 it completes, so a timer of ``instant - workflow.now()`` fired late by that task's processing
 time: 20–40 ms of the dispatch lag here. Histories recorded before it replay with the full
 timers."""
+ON_TIME = "almanac-on-time"
+"""Patch: a timer's wake-up is on time for the instant the timer was set for. (1) When the
+timer's workflow task starts after the instant, at most ``io.RELEASE_GRACE`` after it (the task
+that set the timer took longer than the lead: a busy worker), the release still decides as of the
+instant (``ReleaseDueInput.not_before_utc``): before it, ``lateness`` counted from that task, so a
+``PT0S`` schedule recorded MISFIRE_EXPIRED with no downtime under load. (2) A wake-up that was not
+the timer's (a signal, a change, a child's end) sleeps exactly until a next instant less than
+``MIN_DELAY`` plus the lead away, instead of at least ``MIN_DELAY``: a change in the last second
+before an instant delayed its release by up to a second. Histories recorded before it replay
+deciding as of the task's start, with the one-second minimum."""
+MIN_DELAY = timedelta(seconds=1)
+"""The shortest sleep of the loop, but for one until a next instant (``ON_TIME``): a wake-up that
+finds nothing to do must not spin."""
 LOCAL_RETRY_THRESHOLD = timedelta(milliseconds=1)
 """The local release's retries all wait on workflow timers (every backoff of ``LEDGER_RETRY`` is
 longer): durable, visible in the history, and the workflow task is not held open while the ledger
@@ -374,7 +387,7 @@ class ScheduleWorkflow:
             if not self._state.pending:
                 self._status.last_rejected_signal = "started without a revision; none arrived"
                 return self._status
-        early: datetime | None = None  # the instant a timer fired early for (EARLY_WAKE)
+        timer_for: datetime | None = None  # the instant the loop's timer was set for
         while True:
             now = self._now()
             if self._ending or (end is not None and now >= end):
@@ -388,7 +401,7 @@ class ScheduleWorkflow:
                 folded = refreshing and workflow.patched(MATERIALIZE_IN_RELEASE)
                 if refreshing and not folded:
                     await self._materialize(now)
-                await self._release_and_start(now, materialize_first=folded, early=early)
+                await self._release_and_start(now, materialize_first=folded, timer_for=timer_for)
                 if refreshing:
                     next_refresh = now + refresh
             except ActivityError as exc:
@@ -422,21 +435,27 @@ class ScheduleWorkflow:
             self._wake_on_child_end = self._holding()
             if self._wake_on_child_end and not self._watched:
                 wake = min(wake, self._now() + HELD_POLL)
-            # At least a second: a wake-up that finds nothing to do must not spin.
-            delay = max(wake - self._now(), timedelta(seconds=1))
-            early = None
-            if (
-                enabled
-                and wake == self._status.next_instant_utc
-                and delay - io.RELEASE_LEAD >= timedelta(seconds=1)
-                and workflow.patched(EARLY_WAKE)
-            ):
-                delay -= io.RELEASE_LEAD
-                early = wake
+            delay, timer_for = self._sleep_for(wake, enabled)
             self._child_ended = False
             with contextlib.suppress(TimeoutError):
                 await workflow.wait_condition(self._woken, timeout=delay)
-                early = None  # a signal or a child's end woke the loop, not the timer
+                timer_for = None  # a signal or a child's end woke the loop, not the timer
+
+    def _sleep_for(self, wake: datetime, enabled: bool) -> tuple[timedelta, datetime | None]:
+        """How long the loop sleeps for ``wake``, and the instant the timer is for (if any).
+
+        At least ``MIN_DELAY``, but when ``wake`` is the next instant: ``io.RELEASE_LEAD`` less
+        (``EARLY_WAKE``), or exactly until it when it is nearer than that (``ON_TIME``).
+        """
+        until = wake - self._now()
+        delay = max(until, MIN_DELAY)
+        if not (enabled and wake == self._status.next_instant_utc):
+            return delay, None
+        if until - io.RELEASE_LEAD >= MIN_DELAY and workflow.patched(EARLY_WAKE):
+            return until - io.RELEASE_LEAD, wake
+        if until > timedelta(0) and workflow.patched(ON_TIME):
+            return until, wake
+        return delay, None
 
     async def _finish_handlers(self) -> None:
         """Wait until every handler has finished, applying the changes updates are waiting for.
@@ -640,13 +659,13 @@ class ScheduleWorkflow:
         self._state.materialized_through_utc = result.materialized_through_utc
 
     async def _release_and_start(
-        self, now: datetime, *, materialize_first: bool = False, early: datetime | None = None
+        self, now: datetime, *, materialize_first: bool = False, timer_for: datetime | None = None
     ) -> None:
         """Release at ``now`` and start the released children (the release, then the starts).
 
-        ``early``: the instant this wake-up's timer fired early for (``EARLY_WAKE``); while it is
-        still ahead of ``now``, the release decides as of it and waits for it
-        (``ReleaseDueInput.not_before_utc``).
+        ``timer_for``: the instant this wake-up's timer was set for. While it is still ahead of
+        ``now`` (``EARLY_WAKE``), or behind it by at most ``io.RELEASE_GRACE`` (``ON_TIME``), the
+        release decides as of it, and waits for it when ahead (``ReleaseDueInput.not_before_utc``).
 
         ``materialize_first`` (a refresh or a change, past ``MATERIALIZE_IN_RELEASE``): the same
         activity materializes the horizon before releasing, and returns the reading after the
@@ -656,9 +675,14 @@ class ScheduleWorkflow:
         release activity also materialized before returning; before that, the follow-up was an
         activity after the starts.
         """
-        not_before = early if early is not None and early > now else None
-        # The horizon is the instant's (its end is the instant + horizon, as if on time).
-        window_at = not_before or now
+        not_before = None
+        if timer_for is not None and (
+            timer_for > now or (now - timer_for <= io.RELEASE_GRACE and workflow.patched(ON_TIME))
+        ):
+            not_before = timer_for
+        # Ahead of now, the horizon is the instant's (its end is the instant + horizon, as if on
+        # time); a late task's is its own, as before ON_TIME.
+        window_at = max(now, not_before or now)
         folded = workflow.patched(RELEASE_AND_MATERIALIZE)
         first = self._materialize_input(window_at) if materialize_first else None
         timer_only = folded and first is None  # a timer's wake-up: nothing to write first

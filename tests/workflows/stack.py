@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -112,6 +112,7 @@ async def running_stack(
     ledger_url: str | None = None,
     sink_signing_secret: str | None = None,
     extra_task_queues: tuple[str, ...] = (),
+    workflows: Sequence[type] = simulation.WORKFLOWS,
 ) -> AsyncIterator[Stack]:
     """A worker on ``env`` with a fresh ledger and a sink, stopped on exit.
 
@@ -119,6 +120,7 @@ async def running_stack(
     ``sink_signing_secret``: the sink verifies Standard Webhooks signatures with this key.
     The worker's secrets directory is ``tmp_path / "secrets"``.
     ``extra_task_queues``: the same worker (alias ``default``) also polls these queues.
+    ``workflows``: what the worker registers (default: the simulated workflows).
     """
     url = ledger_url or f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     if ledger_url is None:
@@ -148,7 +150,7 @@ async def running_stack(
                         ledger_,
                         options,
                         executor,
-                        workflows=simulation.WORKFLOWS,
+                        workflows=workflows,
                         task_queue=queue,
                         clock=clock,
                         interceptors=[clock],
