@@ -122,6 +122,11 @@ the timer's (a signal, a change, a child's end) sleeps exactly until a next inst
 ``MIN_DELAY`` plus the lead away, instead of at least ``MIN_DELAY``: a change in the last second
 before an instant delayed its release by up to a second. Histories recorded before it replay
 deciding as of the task's start, with the one-second minimum."""
+SHORT_HISTORY = "almanac-short-history"
+"""Patch: a run continues as new once its history reaches ``ScheduleInput.max_history_events``
+(default ``contracts.DEFAULT_MAX_HISTORY_EVENTS``), not only when the server suggests it (4,096
+events here): a restart's replay of the run stays well inside the workflow-task timeout.
+Histories recorded before it replay continuing only on the server's suggestion."""
 MIN_DELAY = timedelta(seconds=1)
 """The shortest sleep of the loop, but for one until a next instant (``ON_TIME``): a wake-up that
 finds nothing to do must not spin."""
@@ -416,7 +421,7 @@ class ScheduleWorkflow:
                 next_refresh = now + refresh
             if self._ending:
                 continue
-            if workflow.info().is_continue_as_new_suggested():
+            if self._history_full():
                 await self._finish_handlers()
                 if self._ending:
                     continue
@@ -440,6 +445,14 @@ class ScheduleWorkflow:
             with contextlib.suppress(TimeoutError):
                 await workflow.wait_condition(self._woken, timeout=delay)
                 timer_for = None  # a signal or a child's end woke the loop, not the timer
+
+    def _history_full(self) -> bool:
+        """Whether this run should continue as new now (the server's hint, or ``SHORT_HISTORY``)."""
+        info = workflow.info()
+        if info.is_continue_as_new_suggested():
+            return True
+        length = info.get_current_history_length()
+        return length >= self._params.max_history_events and workflow.patched(SHORT_HISTORY)
 
     def _sleep_for(self, wake: datetime, enabled: bool) -> tuple[timedelta, datetime | None]:
         """How long the loop sleeps for ``wake``, and the instant the timer is for (if any).

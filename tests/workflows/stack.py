@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from temporal_env import eventually
+from temporal_env import SKIPPED_TIME_MAX_HISTORY_EVENTS, eventually
 from temporalio.client import Client, WorkflowHandle
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
@@ -85,7 +85,13 @@ class Stack:
     async def start_schedule(
         self, spec: dict[str, Any], *, simulate_from: datetime, stop_after: datetime, **kw: Any
     ) -> WorkflowHandle[SimulatedScheduleWorkflow, Any]:
-        """Start a schedule whose clock reads ``simulate_from`` now, ending at ``stop_after``."""
+        """Start a schedule whose clock reads ``simulate_from`` now, ending at ``stop_after``.
+
+        In skipped time the run's history limit is ``SKIPPED_TIME_MAX_HISTORY_EVENTS`` unless
+        ``kw`` names one (the test server's limit, explained there).
+        """
+        if self.env.supports_time_skipping:
+            kw.setdefault("max_history_events", SKIPPED_TIME_MAX_HISTORY_EVENTS)
         offset = (simulate_from - await self.env.get_current_time()).total_seconds()
         self._offsets[schedule_workflow_id(spec["scheduleId"])] = offset
         params = SimulatedScheduleInput(

@@ -173,3 +173,55 @@ async def test_a_continued_run_applies_its_carried_signal_first_and_keeps_its_co
             assert stack.sink.effects() == []
     finally:
         await env.shutdown()
+
+
+HISTORY_LIMIT = 40
+"""``ScheduleInput.max_history_events`` for the next test: a few occurrences' worth of events."""
+WAKE_UP_EVENTS = 40
+"""A bound on what one loop step adds after the check (a release, its child starts, a timer)."""
+EVERY_TWO_SECONDS = [DAY + timedelta(seconds=s) for s in range(2, 21, 2)]
+"""The next test's instants: ``FREQ=SECONDLY;INTERVAL=2`` from 00:00:02 to 00:00:20 (ten)."""
+
+
+async def test_a_run_continues_as_new_at_its_history_limit(tmp_path: Path, task_queue: str) -> None:
+    # SHORT_HISTORY: with no hint from the server (its suggestion comes at 4,096 events), a run
+    # continues as new once its history reaches max_history_events, and loses no occurrence.
+    # On a dev server in real time: the time-skipping test server does not skip a continued
+    # run's timers while children of the earlier run exist (temporalio/sdk-java#1539).
+    env = await start_dev_server()
+    try:
+        async with running_stack(env, tmp_path, task_queue) as stack:
+            spec = _spec(
+                rule="FREQ=SECONDLY;INTERVAL=2",
+                start="2026-12-01T00:00:02",
+                end="2026-12-01T00:00:20",
+            )
+            handle = await stack.start_schedule(
+                stack.spec(spec),
+                simulate_from=DAY,
+                stop_after=DAY + timedelta(seconds=22),
+                horizon_seconds=timedelta(hours=1).total_seconds(),
+                max_history_events=HISTORY_LIMIT,
+            )
+            await handle.result()
+            assert handle.first_execution_run_id is not None
+            runs = await _runs(stack.client, handle.id, handle.first_execution_run_id)
+            lengths = []
+            for run in runs:
+                run_handle = stack.client.get_workflow_handle(handle.id, run_id=run["run_id"])
+                lengths.append(len((await run_handle.fetch_history()).events))
+            await record_history(
+                stack.client, handle.id, "schedule-short-history", run_id=runs[0]["run_id"]
+            )
+            occurrences = stack.occurrences(SCHEDULE_ID)
+            effects = stack.sink.effects()
+    finally:
+        await env.shutdown()
+
+    assert len(runs) >= 3, lengths
+    assert all(n <= HISTORY_LIMIT + WAKE_UP_EVENTS for n in lengths), lengths
+    # Every instant ran once, across the runs (the rule: every 2 s from :02 to :20).
+    assert [(o.instant_utc, o.state.value) for o in occurrences] == [
+        (i, "SUCCEEDED") for i in EVERY_TWO_SECONDS
+    ]
+    assert len(effects) == len(EVERY_TWO_SECONDS)
