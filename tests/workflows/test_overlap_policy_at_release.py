@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from stack import Stack, running_stack
+from stack import Stack, record_history, running_stack
 from temporal_env import eventually, start_time_skipping
 
 import ledger
@@ -59,8 +59,11 @@ def _ids(schedule_id: str) -> dict[str, str]:
 Run = tuple[Stack, dict[str, ledger.OccurrenceView], set[str]]
 
 
-async def _run(tmp_path: Path, policy: str) -> Run:
-    """Run to STOP under ``policy``: the four occurrences once settled, and the sink's keys."""
+async def _run(tmp_path: Path, policy: str, *, history: str | None = None) -> Run:
+    """Run to STOP under ``policy``: the four occurrences once settled, and the sink's keys.
+
+    ``history``: record the schedule's run under this name (``histories/README.md``).
+    """
     schedule_id = f"overlap-{policy.lower().replace('_', '-')}"
     ids = _ids(schedule_id)
     env = await start_time_skipping()
@@ -74,6 +77,8 @@ async def _run(tmp_path: Path, policy: str) -> Run:
                 occurrence_first_retry_delay_seconds=150.0,
             )
             await handle.result()
+            if history is not None:
+                await record_history(env.client, handle.id, history)
             settled = {S.SUCCEEDED, S.SKIPPED_OVERLAP, S.CANCELLED, S.FAILED}
             rows = await eventually(
                 lambda: _rows(stack, schedule_id),
@@ -118,7 +123,7 @@ async def test_skip_records_skipped_overlap_naming_the_running_one(tmp_path: Pat
 async def test_buffer_one_runs_one_after_the_running_one_and_skips_the_rest(
     tmp_path: Path,
 ) -> None:
-    stack, rows, _effects = await _run(tmp_path, "BUFFER_ONE")
+    stack, rows, _effects = await _run(tmp_path, "BUFFER_ONE", history="schedule-overlap-buffer")
     assert _states(rows) == {"A": S.SUCCEEDED, "B": S.SUCCEEDED, "C": S.SKIPPED_OVERLAP,
                              "D": S.SUCCEEDED}  # fmt: skip
     assert "buffer full" in (rows["C"].state_reason or "")

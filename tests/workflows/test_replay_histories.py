@@ -41,6 +41,11 @@ SIMULATED_CLOCK_DECISIONS = {
         "when to stop asking is the case's deadline, in the ledger's clock, less the simulation's "
         "offset; production has no offset, so its deadline (and the number of queries) differs"
     ),
+    "schedule-short-history": (
+        "a run that continued as new, not one that ended at its simulation stop: its timers are "
+        "for the instants of a calendar two days behind the server's; production has no offset, "
+        "so which instant is next, and whether its timer is asked early, differs"
+    ),
 }
 """Histories whose commands depend on the simulated clock's offset: replayed on the simulated
 workflows only (they run the same production ``_reconcile``, with the offset the recording had)."""
