@@ -14,13 +14,13 @@ instant. The expectations come from the rule and the spec's arithmetic (every 2 
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
+import every_two_seconds as e2s
 import pytest
 from stack import running_stack
 from temporal_env import start_dev_server
-from temporalio.api.enums.v1 import EventType
 
 import ledger
 from devtools.simulation import SimulatedScheduleWorkflow
@@ -30,24 +30,9 @@ from workflows.schedule import MIN_DELAY
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal]
 
 SCHEDULE_ID = "change-before-an-instant"
-DAY = datetime(2026, 12, 1, 9, tzinfo=UTC)
-INSTANTS = [DAY + timedelta(seconds=s) for s in (2, 4, 6, 8)]
-SPEC = {
-    "schema": "scheduleSpec.v1",
-    "scheduleId": SCHEDULE_ID,
-    "revision": 1,
-    "timeZone": "UTC",
-    "tzdbVersion": "2026a",
-    "rule": "FREQ=SECONDLY;INTERVAL=2",
-    "start": "2026-12-01T09:00:02",
-    "end": "2026-12-01T09:00:08",
-    "misfirePolicy": "SKIP",
-    "cutoverAt": "2026-12-01T08:00:00Z",
-}
+INSTANTS = e2s.INSTANTS
 BEFORE = timedelta(milliseconds=600)
 """When the signal is sent, before each of the last three instants."""
-TOLERANCE = timedelta(milliseconds=1)
-"""Timer durations cross as protobuf durations and the offset as a float: sub-millisecond."""
 
 
 async def test_a_change_in_the_last_second_sleeps_exactly_until_the_instant(
@@ -56,12 +41,7 @@ async def test_a_change_in_the_last_second_sleeps_exactly_until_the_instant(
     env = await start_dev_server()
     try:
         async with running_stack(env, tmp_path, task_queue) as stack:
-            handle = await stack.start_schedule(
-                stack.spec(SPEC),
-                simulate_from=DAY - timedelta(milliseconds=500),
-                stop_after=DAY + timedelta(seconds=10),
-                horizon_seconds=timedelta(hours=1).total_seconds(),
-            )
+            handle = await e2s.start(stack, e2s.spec(SCHEDULE_ID))
             for instant in INSTANTS[1:]:
                 # Pacing the stimulus on the simulated calendar (not waiting for a condition).
                 ahead = instant - BEFORE - await stack.simulated_now(handle)
@@ -86,18 +66,12 @@ async def test_a_change_in_the_last_second_sleeps_exactly_until_the_instant(
 
     # Every timer asked for by a task that started less than MIN_DELAY before an instant (the
     # signals' wake-ups, whenever they landed) targets that instant exactly.
-    near: list[tuple[datetime, datetime]] = []
-    task_started: datetime | None = None
-    for event in history.events:
-        at = event.event_time.ToDatetime().replace(tzinfo=UTC) + offset
-        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
-            task_started = at
-        elif event.event_type == EventType.EVENT_TYPE_TIMER_STARTED:
-            assert task_started is not None
-            upcoming = [i for i in INSTANTS if timedelta(0) < i - task_started < MIN_DELAY]
-            if upcoming:
-                duration = event.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
-                near.append((upcoming[0], task_started + duration))
+    near = [
+        (instant, timer.target)
+        for timer in e2s.timers(history, offset)
+        for instant in INSTANTS
+        if timedelta(0) < instant - timer.asked_at < MIN_DELAY
+    ]
     assert near, "no timer was set in the last second before an instant: the case did not happen"
     for instant, target in near:
-        assert abs(target - instant) <= TOLERANCE, (instant, target)
+        assert abs(target - instant) <= e2s.TOLERANCE, (instant, target)

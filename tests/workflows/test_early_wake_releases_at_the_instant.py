@@ -16,9 +16,10 @@ work and the server's agree), checked three ways:
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
 from pathlib import Path
 
+import every_two_seconds as e2s
 import pytest
 from stack import record_history, running_stack
 from temporal_env import start_dev_server
@@ -31,22 +32,7 @@ from ledger import OccurrenceState
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal]
 
 SCHEDULE_ID = "every-two-seconds"
-DAY = datetime(2026, 12, 1, 9, tzinfo=UTC)
-INSTANTS = [DAY + timedelta(seconds=s) for s in (2, 4, 6, 8)]
-SPEC = {
-    "schema": "scheduleSpec.v1",
-    "scheduleId": SCHEDULE_ID,
-    "revision": 1,
-    "timeZone": "UTC",
-    "tzdbVersion": "2026a",
-    "rule": "FREQ=SECONDLY;INTERVAL=2",
-    "start": "2026-12-01T09:00:02",
-    "end": "2026-12-01T09:00:08",
-    "misfirePolicy": "SKIP",
-    "cutoverAt": "2026-12-01T08:00:00Z",
-}
-TOLERANCE = timedelta(milliseconds=1)
-"""Timer durations cross as protobuf durations and the offset as a float: sub-millisecond."""
+INSTANTS = e2s.INSTANTS
 
 
 async def test_timers_fire_a_lead_early_and_releases_wait_for_the_instant(
@@ -55,12 +41,7 @@ async def test_timers_fire_a_lead_early_and_releases_wait_for_the_instant(
     env = await start_dev_server()
     try:
         async with running_stack(env, tmp_path, task_queue) as stack:
-            handle = await stack.start_schedule(
-                stack.spec(SPEC),
-                simulate_from=DAY - timedelta(milliseconds=500),
-                stop_after=DAY + timedelta(seconds=10),
-                horizon_seconds=timedelta(hours=1).total_seconds(),
-            )
+            handle = await e2s.start(stack, e2s.spec(SCHEDULE_ID))
             await handle.result()
             offset = stack.offset(handle)
             ran = stack.occurrences(SCHEDULE_ID)
@@ -83,24 +64,17 @@ async def test_timers_fire_a_lead_early_and_releases_wait_for_the_instant(
 
     # The mechanism: each instant's timer was asked for the lead before it, measured from the
     # start of the workflow task that asked (workflow.now(), here plus the simulation offset).
-    task_started: datetime | None = None
-    targets = []
-    child_starts = {}
-    for event in history.events:
-        at = event.event_time.ToDatetime().replace(tzinfo=UTC) + offset
-        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
-            task_started = at
-        elif event.event_type == EventType.EVENT_TYPE_TIMER_STARTED:
-            assert task_started is not None
-            duration = event.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
-            targets.append(task_started + duration)
-        elif event.event_type == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
-            started = event.child_workflow_execution_started_event_attributes
-            child_starts[started.workflow_execution.workflow_id] = at
+    targets = [timer.target for timer in e2s.timers(history, offset)]
     for instant in INSTANTS:
         early = instant - io.RELEASE_LEAD
-        assert any(abs(t - early) <= TOLERANCE for t in targets), (instant, targets)
-    assert not any(abs(t - i) <= TOLERANCE for t in targets for i in INSTANTS)
+        assert any(abs(t - early) <= e2s.TOLERANCE for t in targets), (instant, targets)
+    assert not any(abs(t - i) <= e2s.TOLERANCE for t in targets for i in INSTANTS)
+    child_starts = {}
+    for event in history.events:
+        if event.event_type == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
+            at = event.event_time.ToDatetime().replace(tzinfo=UTC) + offset
+            started = event.child_workflow_execution_started_event_attributes
+            child_starts[started.workflow_execution.workflow_id] = at
     # The server started each occurrence at or after its instant.
     assert len(child_starts) == len(INSTANTS)
     for occurrence_id, started_at in child_starts.items():

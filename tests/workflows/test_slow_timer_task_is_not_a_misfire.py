@@ -17,14 +17,14 @@ from the rule and the spec's arithmetic (every 2 s, four instants), not from the
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
+import every_two_seconds as e2s
 import pytest
 from slow_timer_tasks import SlowTimerTaskScheduleWorkflow
 from stack import record_history, running_stack
 from temporal_env import start_dev_server
-from temporalio.api.enums.v1 import EventType
 
 import ledger
 from activities import io
@@ -34,23 +34,7 @@ from ledger import OccurrenceState
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal]
 
 SCHEDULE_ID = "on-time-under-load"
-DAY = datetime(2026, 12, 1, 9, tzinfo=UTC)
-INSTANTS = [DAY + timedelta(seconds=s) for s in (2, 4, 6, 8)]
-SPEC = {
-    "schema": "scheduleSpec.v1",
-    "scheduleId": SCHEDULE_ID,
-    "revision": 1,
-    "timeZone": "UTC",
-    "tzdbVersion": "2026a",
-    "rule": "FREQ=SECONDLY;INTERVAL=2",
-    "start": "2026-12-01T09:00:02",
-    "end": "2026-12-01T09:00:08",
-    "lateness": "PT0S",
-    "misfirePolicy": "SKIP",
-    "cutoverAt": "2026-12-01T08:00:00Z",
-}
-TOLERANCE = timedelta(milliseconds=1)
-"""Timer durations cross as protobuf durations and the offset as a float: sub-millisecond."""
+INSTANTS = e2s.INSTANTS
 WORKFLOWS = (SlowTimerTaskScheduleWorkflow, *simulation.WORKFLOWS[1:])
 WITHIN_GRACE_AT_LEAST = 2
 """How many of the four wake-ups must start within ``io.RELEASE_GRACE`` for the run to prove
@@ -64,12 +48,7 @@ async def test_a_late_timer_of_a_busy_worker_runs_its_pt0s_occurrence(
     env = await start_dev_server()
     try:
         async with running_stack(env, tmp_path, task_queue, workflows=WORKFLOWS) as stack:
-            handle = await stack.start_schedule(
-                stack.spec(SPEC),
-                simulate_from=DAY - timedelta(milliseconds=500),
-                stop_after=DAY + timedelta(seconds=10),
-                horizon_seconds=timedelta(hours=1).total_seconds(),
-            )
+            handle = await e2s.start(stack, e2s.spec(SCHEDULE_ID, lateness="PT0S"))
             await handle.result()
             offset = stack.offset(handle)
             ran = {o.instant_utc: o for o in stack.occurrences(SCHEDULE_ID)}
@@ -81,27 +60,13 @@ async def test_a_late_timer_of_a_busy_worker_runs_its_pt0s_occurrence(
     finally:
         await env.shutdown()
 
-    # When each instant's wake-up task started: the task after its timer fired (simulated clock).
-    timer_target: dict[int, datetime] = {}
-    wake_up: dict[datetime, datetime] = {}
-    task_started: datetime | None = None
-    fired: datetime | None = None
-    for event in history.events:
-        at = event.event_time.ToDatetime().replace(tzinfo=UTC) + offset
-        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
-            task_started = at
-            if fired is not None:
-                wake_up[fired] = at
-                fired = None
-        elif event.event_type == EventType.EVENT_TYPE_TIMER_STARTED:
-            assert task_started is not None
-            duration = event.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
-            timer_target[event.event_id] = task_started + duration
-        elif event.event_type == EventType.EVENT_TYPE_TIMER_FIRED:
-            target = timer_target[event.timer_fired_event_attributes.started_event_id]
-            nearest = min(INSTANTS, key=lambda i: abs(i - target))
-            if abs(nearest - target) <= io.RELEASE_LEAD + TOLERANCE:  # not a refresh's timer
-                fired = nearest
+    # When each instant's wake-up task started: the task after its timer fired (a timer for an
+    # instant is asked for the lead before it; a refresh's timer is not near any).
+    wake_up = {}
+    for timer in e2s.timers(history, offset):
+        nearest = min(INSTANTS, key=lambda i: abs(i - timer.target))
+        if abs(nearest - timer.target) <= io.RELEASE_LEAD + e2s.TOLERANCE and timer.woke_at:
+            wake_up[nearest] = timer.woke_at
     assert sorted(wake_up) == INSTANTS, wake_up
     # The case happened: every wake-up for an instant started after it (the slow task).
     lateness = {i: wake_up[i] - i for i in INSTANTS}
