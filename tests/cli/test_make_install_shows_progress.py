@@ -34,4 +34,6 @@ def test_first_install_prints_each_step_and_lets_uv_show_progress(tmp_path: Path
     assert len(steps) == 4, dry
     lock_install = [line for line in dry if "-r requirements.lock" in line]
     assert len(lock_install) == 1 and " -q " not in f" {lock_install[0]} "
+    # Dependencies are compiled at install, so no command pays for compiling them (Makefile).
+    assert " --compile-bytecode " in f" {lock_install[0]} "
     assert dry[-1].endswith("almanac dev")
