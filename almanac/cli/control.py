@@ -234,8 +234,15 @@ def status(
                 f"r{gate.active_revision}  implementation {escape(gate.implementation_alias)}  "
                 f"epoch {gate.execution_epoch}"
             )
+        next_instant = _z(state.next_instant_utc)
+        if state.next_instant_utc is None and upcoming and not upcoming[0].materialized:
+            # Nothing PLANNED in the ledger yet: the next one lies beyond the horizon (a monthly
+            # rule, a start weeks away); the projection below has it, so say it here too.
+            next_instant = (
+                f"{_z(upcoming[0].instant_utc)} (beyond the horizon, not yet materialized)"
+            )
         console.print(
-            f"next instant {_z(state.next_instant_utc)}  materialized through "
+            f"next instant {next_instant}  materialized through "
             f"{_z(state.materialized_through_utc)}"
         )
         counts = _counts(state.counts_by_state)

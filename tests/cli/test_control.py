@@ -359,6 +359,22 @@ def test_trigger_refuses_a_schedule_that_is_not_running_or_disabled(control: Con
     assert gone.returncode == 2, gone.stdout
 
 
+def test_status_names_a_next_instant_beyond_the_horizon(control: Control) -> None:
+    # A trial: a month-end schedule showed "next instant —" above its own "next 5" table. A daily
+    # rule starting 30 days from now has nothing in the 14-day horizon: the status line names the
+    # first projected instant (the same as the table's first row) and says it is not materialized.
+    sid = f"later-{uuid.uuid4().hex[:6]}"
+    start = (datetime.now(UTC) + timedelta(days=30)).replace(microsecond=0, tzinfo=None)
+    spec = control.spec_file(sid, rule="FREQ=DAILY", start=start.isoformat())
+    assert control.run("apply", str(spec)).returncode == 0
+    upcoming = control.json("upcoming", sid, "-n", "1")
+    assert len(upcoming) == 1 and upcoming[0]["materialized"] is False
+    first = upcoming[0]["instant"].replace("+00:00", "Z")
+    shown = control.run("status", sid, "-n", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert f"next instant {first} (beyond the horizon, not yet materialized)" in shown.stdout
+
+
 def test_status_without_a_worker_answers_from_the_ledger(control: Control) -> None:
     # A schedule workflow on a task queue no worker polls: the server refuses its query
     # (FAILED_PRECONDITION, "no poller seen"); status still answers from the ledger, exit 0.
