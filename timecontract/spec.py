@@ -61,6 +61,15 @@ SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 (a DNS label). It becomes part of workflow IDs, metric labels and file names."""
 
 ACTION_NAME_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
+PATTERN_WORDING = {
+    SCHEDULE_ID_PATTERN: "must be 1–63 characters of a-z, 0-9 and '-', not starting or ending "
+    "with '-' (it becomes part of workflow IDs)",
+    ACTION_NAME_PATTERN: "must be a registered adapter's name: a-z first, then up to 62 of a-z, "
+    "0-9, '_' and '-'",
+    zones.RELEASE_PATTERN.pattern: "must be an IANA tz database release: a year and a letter, "
+    "e.g. 2026a",
+}
+"""What a patterned field must be, in words: a problem says this instead of quoting the regex."""
 DEFAULT_START = datetime(2001, 1, 1)
 """Default ``start`` (floating local): 2001-01-01 00:00, a Monday and the first day of a year and
 month, so every BYxxx default the rule takes from DTSTART is the "first" one (00:00:00, Monday,
@@ -829,6 +838,8 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             value, message = None, "is required"
         elif error["type"] == "extra_forbidden":
             message = "unknown field (scheduleSpec.v1 has no such key)"
+        elif error["type"] == "string_pattern_mismatch":
+            message = PATTERN_WORDING.get(error.get("ctx", {}).get("pattern"), message)
         elif isinstance(error.get("ctx", {}).get("error"), RuleError):
             message = f"invalid RRULE: {message}"
         elif isinstance(error.get("ctx", {}).get("error"), _RuleOrInterval):

@@ -154,3 +154,22 @@ def test_end_before_start_names_end_and_its_value() -> None:
 def test_spec_that_is_not_a_mapping_is_invalid() -> None:
     with pytest.raises(InvalidSpec):
         load_spec(["not", "a", "mapping"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("scheduleId", "Bad_ID", "must be 1–63 characters of a-z, 0-9 and '-'"),
+        ("scheduleId", "-lead", "not starting or ending with '-'"),
+        ("tzdbVersion", "26a", "must be an IANA tz database release"),
+    ],
+)
+def test_a_patterned_field_says_what_it_must_be_not_its_regex(
+    field: str, value: str, words: str
+) -> None:
+    # A trial: "scheduleId='Bad_ID': String should match pattern '^[a-z0-9](?:…)$'".
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec({**SEED_SPEC, field: value})
+    message = str(caught.value)
+    assert f"{field}={value!r}" in message and words in message
+    assert "should match pattern" not in message
