@@ -839,7 +839,9 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
         elif error["type"] == "extra_forbidden":
             message = "unknown field (scheduleSpec.v1 has no such key)"
         elif error["type"] == "string_pattern_mismatch":
-            message = PATTERN_WORDING.get(error.get("ctx", {}).get("pattern"), message)
+            pattern = error.get("ctx", {}).get("pattern")
+            if isinstance(pattern, str):
+                message = PATTERN_WORDING.get(pattern, message)
         elif isinstance(error.get("ctx", {}).get("error"), RuleError):
             message = f"invalid RRULE: {message}"
         elif isinstance(error.get("ctx", {}).get("error"), _RuleOrInterval):
