@@ -707,6 +707,7 @@ class AlmanacActivities:
                     occurrence.claim_generation,
                     capabilities.can_query_result,
                     "the worker stopped after the call began (lost acknowledgement)",
+                    lost=True,
                 )
             started = self._clock.now()
             attempt = await asyncio.to_thread(
@@ -814,6 +815,8 @@ class AlmanacActivities:
         generation: int,
         can_query: bool,
         detail: str,
+        *,
+        lost: bool = False,
     ) -> io.ExecuteAttemptResult:
         await asyncio.to_thread(
             ledger.unknown_effect,
@@ -822,8 +825,9 @@ class AlmanacActivities:
             generation,
             self._clock.now(),
             by=self._identity,
-            error_class="UNCONFIRMED",
+            error_class=ledger.LOST_ACKNOWLEDGEMENT if lost else "UNCONFIRMED",
             error_message=detail or "outcome not confirmed",
+            lost=lost,
         )
         self._metrics.count_attempt(occurrence.schedule_id, OccurrenceState.UNKNOWN_EFFECT)
         case = (

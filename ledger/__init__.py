@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     )
     from ledger.materialization import materialize, release_due
     from ledger.occurrences import (
+        LOST_ACKNOWLEDGEMENT,
         RECONCILIATION_DEADLINE,
         cancel,
         claim,
@@ -151,6 +152,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ),
     "ledger.materialization": ("materialize", "release_due"),
     "ledger.occurrences": (
+        "LOST_ACKNOWLEDGEMENT",
         "RECONCILIATION_DEADLINE",
         "cancel",
         "claim",
@@ -217,6 +219,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_IMPLEMENTATION_ALIAS",
     "DEFAULT_MAX_OCCURRENCES",
+    "LOST_ACKNOWLEDGEMENT",
     "RECONCILIATION_DEADLINE",
     "TERMINAL",
     "TRANSITIONS",

@@ -67,6 +67,14 @@ MANUAL_REASON = "MANUAL"
 """The reason of a manual occurrence (``almanac trigger``; migration 0007)."""
 REASONS = [*(r.value for r in Reason), MANUAL_REASON]
 OUTCOMES = [o.value for o in AttemptOutcome]
+LOST_IS_DETECTED = (
+    "(outcome = 'LOST' AND finished_at_utc IS NULL AND lost_detected_at_utc IS NOT NULL"
+    " AND lost_detected_by IS NOT NULL)"
+    " OR ((outcome IS NULL OR outcome <> 'LOST') AND lost_detected_at_utc IS NULL"
+    " AND lost_detected_by IS NULL)"
+)
+"""A lost attempt has no finish (nobody saw it end) and names when and by whom it was found lost;
+no other attempt carries those two fields (migration 0012)."""
 RESOLUTIONS = [r.value for r in ReconciliationResolution]
 SCHEDULE_EVENT_KINDS = [k.value for k in ScheduleEventKind]
 
@@ -257,6 +265,7 @@ class Attempt(Base):
     __table_args__ = (
         CheckConstraint("claim_generation >= 1", name="claim_generation_positive"),
         CheckConstraint(f"outcome IS NULL OR {_in('outcome', OUTCOMES)}", name="outcome_valid"),
+        CheckConstraint(LOST_IS_DETECTED, name="lost_is_detected"),
     )
 
     occurrence_id: Mapped[str] = mapped_column(
@@ -274,6 +283,10 @@ class Attempt(Base):
     outcome: Mapped[str | None] = mapped_column(String(32))
     error_class: Mapped[str | None] = mapped_column(String(200))
     error_message: Mapped[str | None] = mapped_column(Text)
+    lost_detected_at_utc: Mapped[datetime | None]
+    """When a later try of the same dispatch found this attempt lost (``outcome = 'LOST'``)."""
+    lost_detected_by: Mapped[str | None] = mapped_column(String(200))
+    """The worker identity that found it lost."""
 
 
 class OccurrenceEvent(Base):

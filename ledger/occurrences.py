@@ -32,6 +32,8 @@ from ledger.views import AttemptView, ClaimResult, GateView, OccurrenceView
 from timecontract import owning_revision
 
 RECONCILIATION_DEADLINE = timedelta(minutes=30)
+LOST_ACKNOWLEDGEMENT = "LostAcknowledgement"
+"""The error class of a LOST attempt: its worker stopped before the outcome was recorded."""
 """An UNKNOWN_EFFECT is reconciled or in the human queue within this (DESIGN §4 invariant 5)."""
 
 _CLAIMABLE = sources(OccurrenceState.DISPATCHING)  # DUE, RETRY_WAIT
@@ -300,6 +302,35 @@ def _finish_attempt(
     )
 
 
+def _lose_attempt(
+    connection: Connection,
+    occurrence_id: str,
+    claim_generation: int,
+    detected_at_utc: datetime,
+    detected_by: str,
+    why: str,
+) -> None:
+    """Record attempt ``claim_generation`` as LOST: found unfinished at ``detected_at_utc``.
+
+    Its worker stopped before recording an outcome, so no finish time is written: nobody saw the
+    attempt end, and the time it was found lost is a fact about the finder, kept apart.
+    """
+    connection.execute(
+        update(ATTEMPTS)
+        .where(ATTEMPTS.c.occurrence_id == occurrence_id)
+        .where(ATTEMPTS.c.claim_generation == claim_generation)
+        .where(ATTEMPTS.c.finished_at_utc.is_(None))
+        .where(ATTEMPTS.c.outcome.is_(None))
+        .values(
+            outcome=AttemptOutcome.LOST.value,
+            error_class=LOST_ACKNOWLEDGEMENT,
+            error_message=why,
+            lost_detected_at_utc=detected_at_utc,
+            lost_detected_by=detected_by,
+        )
+    )
+
+
 def succeeded(
     ledger: Ledger, occurrence_id: str, claim_generation: int, now_utc: datetime, *, by: str
 ) -> OccurrenceView:
@@ -468,11 +499,14 @@ def unknown_effect(
     by: str,
     error_class: str,
     error_message: str,
+    lost: bool = False,
 ) -> OccurrenceView:
     """``DISPATCHING|RUNNING → UNKNOWN_EFFECT`` and open a reconciliation case.
 
     The case's deadline is ``now_utc + 30 minutes``: by then it is reconciled or in the human
-    queue (DESIGN §4 invariant 5). The occurrence is never cancelled or re-sent blindly.
+    queue (DESIGN §4 invariant 5). The occurrence is never cancelled or re-sent blindly. With
+    ``lost``, the attempt's worker stopped during the call and ``by`` found it so at ``now_utc``:
+    the attempt is recorded LOST (no finish time; see :func:`_lose_attempt`), not finished.
 
     Returns:
         The occurrence before the transition.
@@ -493,15 +527,18 @@ def unknown_effect(
             why=f"attempt {claim_generation} outcome unknown: {error_class}",
             claim_generation=claim_generation,
         )
-        _finish_attempt(
-            connection,
-            occurrence_id,
-            claim_generation,
-            now_utc,
-            AttemptOutcome.UNKNOWN,
-            error_class,
-            error_message,
-        )
+        if lost:
+            _lose_attempt(connection, occurrence_id, claim_generation, now_utc, by, error_message)
+        else:
+            _finish_attempt(
+                connection,
+                occurrence_id,
+                claim_generation,
+                now_utc,
+                AttemptOutcome.UNKNOWN,
+                error_class,
+                error_message,
+            )
         connection.execute(
             insert(CASES).values(
                 occurrence_id=occurrence_id,
@@ -553,7 +590,7 @@ def redeliver(
     When the worker running attempt N dies after the downstream may have accepted the call and
     before the outcome was recorded, Temporal retries the activity, which finds the occurrence
     still ``DISPATCHING`` or ``RUNNING`` under attempt N. For a downstream that honours the
-    idempotency key, re-sending the same key is safe: attempt N is closed as ``UNKNOWN`` and
+    idempotency key, re-sending the same key is safe: attempt N is recorded ``LOST`` and
     attempt N+1 is opened in the same state (the dispatch already won; the gate is not asked again,
     seed: "an effect whose dispatch has already won … cannot be treated as canceled"). For other
     downstreams the caller records ``UNKNOWN_EFFECT`` instead. The event row records the
@@ -596,13 +633,12 @@ def redeliver(
             values={"claim_generation": generation},
             same_state=True,
         )
-        _finish_attempt(
+        _lose_attempt(
             connection,
             occurrence_id,
             claim_generation,
             now_utc,
-            AttemptOutcome.UNKNOWN,
-            "LostAcknowledgement",
+            by,
             "the worker stopped before recording the outcome",
         )
         # The same dispatch, checked against the same gate: only the attempt's own fields change.

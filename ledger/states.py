@@ -145,6 +145,10 @@ class AttemptOutcome(StrEnum):
     RETRYABLE_FAILURE = "RETRYABLE_FAILURE"
     FAILED = "FAILED"
     UNKNOWN = "UNKNOWN"
+    LOST = "LOST"
+    """Its worker stopped before recording an outcome, so nobody saw it end: ``finished_at_utc``
+    stays NULL and ``lost_detected_at_utc`` / ``lost_detected_by`` say when and by whom the loss
+    was noticed (the next try of the same dispatch)."""
 
 
 class ReconciliationResolution(StrEnum):

@@ -146,6 +146,10 @@ class AttemptView:
     outcome: str | None
     error_class: str | None
     error_message: str | None
+    lost_detected_at_utc: datetime | None = None
+    """Only for ``outcome == "LOST"``: when the loss was noticed (``finished_at_utc`` is None)."""
+    lost_detected_by: str | None = None
+    """Set only for ``outcome == "LOST"``: the worker identity that noticed it."""
 
     @classmethod
     def from_row(cls, row: Row[Any]) -> AttemptView:

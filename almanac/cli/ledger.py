@@ -29,7 +29,7 @@ from almanac.cli.output import (
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from ledger import Ledger, OccurrenceDetail, OccurrenceState, OccurrenceView
+    from ledger import AttemptView, Ledger, OccurrenceDetail, OccurrenceState, OccurrenceView
 
 ledger_app = new_app(
     "Read the occurrence ledger: list a schedule's occurrences, show one with its trail.",
@@ -130,6 +130,13 @@ def _z(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
 
 
+def _finished(attempt: AttemptView) -> str:
+    """The attempt's finish as a person reads it: a LOST attempt has none, only its finding."""
+    if attempt.lost_detected_at_utc is not None:
+        return f"lost (found {_z(attempt.lost_detected_at_utc)} by {attempt.lost_detected_by})"
+    return _z(attempt.finished_at_utc) or ""
+
+
 def detail_json(detail: OccurrenceDetail) -> dict[str, Any]:
     """An occurrence with its attempts, events and case as JSON."""
     case = detail.case
@@ -145,6 +152,8 @@ def detail_json(detail: OccurrenceDetail) -> dict[str, Any]:
                 "inputDigest": a.input_digest,
                 "startedAt": _z(a.started_at_utc),
                 "finishedAt": _z(a.finished_at_utc),
+                "lostDetectedAt": _z(a.lost_detected_at_utc),
+                "lostDetectedBy": a.lost_detected_by,
                 "outcome": a.outcome,
                 "errorClass": a.error_class,
                 "errorMessage": a.error_message,
@@ -273,7 +282,7 @@ def show_command(
             a.implementation_alias,
             str(a.execution_epoch),
             _z(a.started_at_utc),
-            _z(a.finished_at_utc) or "",
+            _finished(a),
             a.outcome or "",
             f"{a.error_class}: {a.error_message}" if a.error_class else "",
         )

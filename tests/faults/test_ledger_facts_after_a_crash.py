@@ -241,7 +241,7 @@ async def crash_mid_call(
     detail = ledger.show_occurrence(ledger_, first)
     attempts = detail.attempts
     assert [(a.claim_generation, a.outcome) for a in attempts] == [
-        (1, AttemptOutcome.UNKNOWN.value),
+        (1, AttemptOutcome.LOST.value),
         (2, AttemptOutcome.SUCCEEDED.value),
     ]
     assert attempts[0].worker_identity == identity_of(worker_a.process)
@@ -250,7 +250,11 @@ async def crash_mid_call(
     # The retry's own time: at or after the process that ran it started, not the instant the
     # workflow scheduled the call (before the crash).
     assert attempts[1].started_at_utc >= restart, (attempts[1].started_at_utc, restart)
-    assert attempts[0].finished_at_utc is not None and attempts[0].finished_at_utc >= restart
+    # Nobody saw attempt 1 end: it has no finish time; worker B found it lost, after its start.
+    assert attempts[0].finished_at_utc is None
+    assert attempts[0].lost_detected_by == identity_of(worker_b.process)
+    assert attempts[0].lost_detected_at_utc is not None
+    assert attempts[0].lost_detected_at_utc >= restart
     for occurrence in occurrences:
         trail_is_monotonic(ledger_, occurrence.occurrence_id)
     # Every call start worker B recorded (RUNNING events by B) is one dispatch-lag observation.

@@ -3,8 +3,9 @@
 Real processes: a Temporal dev server, ``python -m worker`` as a subprocess, a SQLite ledger file
 shared with the test, and the sink. The sink records the first delivery and then holds the answer;
 while it holds, the test SIGKILLs the worker. Temporal retries the activity on a new worker
-process after the attempt's start-to-close timeout; the retry finds the occurrence RUNNING, closes
-attempt 1 as UNKNOWN (LostAcknowledgement) and re-sends with the same Idempotency-Key.
+process after the attempt's start-to-close timeout; the retry finds the occurrence RUNNING, records
+attempt 1 as LOST (found by the new worker, no finish time) and re-sends with the same
+Idempotency-Key.
 
 The occurrence workflow is started the way the schedule workflow starts it (ID = occurrenceId)
 but with a short ``action_timeout_seconds``: the schedule workflow cannot pass one (its children
@@ -92,10 +93,12 @@ async def test_sigkill_after_downstream_success_gives_one_effect_and_two_attempt
         assert detail.occurrence.state is OccurrenceState.SUCCEEDED
         attempts = [(a.claim_generation, a.outcome, a.error_class) for a in detail.attempts]
         assert attempts == [
-            (1, AttemptOutcome.UNKNOWN.value, "LostAcknowledgement"),
+            (1, AttemptOutcome.LOST.value, "LostAcknowledgement"),
             (2, AttemptOutcome.SUCCEEDED.value, None),
         ]
         assert detail.attempts[0].worker_identity == "fault-worker-A"
+        assert detail.attempts[0].finished_at_utc is None
+        assert detail.attempts[0].lost_detected_by == "fault-worker-B"
         assert detail.attempts[1].worker_identity == "fault-worker-B"
         # One occurrence, and no other occurrence of the schedule was touched.
         others = ledger.list_occurrences(ledger_, spec.schedule_id)

@@ -12,6 +12,7 @@ from ledger_support import T0, claim_now, due_occurrence
 from sqlalchemy import Connection, inspect, text
 
 from ledger import (
+    AttemptOutcome,
     Ledger,
     LedgerIntegrityError,
     OccurrenceDetail,
@@ -56,8 +57,26 @@ def _occurrence_with_three_attempts(ledger: Ledger) -> str:
 
 
 def _without_jitter(detail: OccurrenceDetail) -> OccurrenceDetail:
-    """The detail as it reads after a downgrade below 0005: ``jitter_ms`` is a new column."""
-    return replace(detail, occurrence=replace(detail.occurrence, jitter=None))
+    """The detail as it reads after a downgrade below 0005 and back.
+
+    ``jitter_ms`` is a new column (0005); a LOST attempt reads as the revisions before 0012 wrote
+    it: UNKNOWN, finished when it was found lost.
+    """
+    attempts = [
+        replace(
+            a,
+            outcome=AttemptOutcome.UNKNOWN.value,
+            finished_at_utc=a.lost_detected_at_utc,
+            lost_detected_at_utc=None,
+            lost_detected_by=None,
+        )
+        if a.outcome == AttemptOutcome.LOST.value
+        else a
+        for a in detail.attempts
+    ]
+    return replace(
+        detail, occurrence=replace(detail.occurrence, jitter=None), attempts=tuple(attempts)
+    )
 
 
 def _insert_outbox_row(connection: Connection, occurrence_id: str) -> None:
