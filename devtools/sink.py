@@ -14,6 +14,14 @@ It stands in for a downstream system in the examples and tests (DESIGN §7). End
   :class:`FaultRule`); faults apply to ``POST /effects`` only, so result queries stay truthful.
 - ``GET /healthz``: ``200 {"ok": true}``.
 
+Strict (``Sink(strict=True)``, ``almanac sink --strict``): the sink then behaves like a downstream
+that follows the Idempotency-Key header draft (draft-ietf-httpapi-idempotency-key-header, "Error
+Scenarios") or Stripe. It keeps the first delivery's payload fingerprint (SHA-256 of the body's
+bytes) and answers a repeat of the key with another payload ``422``, and a repeat that arrives
+while the first delivery of the key is still being answered ``409``; neither records anything nor
+counts as a delivery (each is counted in ``refusedCount``). A repeat of the same bytes after the
+first answer gets the first result, as always.
+
 Given a Standard Webhooks signing key (``Sink(signing_secret=...)``, ``almanac sink`` reads
 ``ALMANAC_SINK_SIGNING_SECRET``), ``POST /effects`` verifies ``webhook-id``,
 ``webhook-timestamp`` and ``webhook-signature`` first and answers ``401`` to a delivery that is
@@ -25,6 +33,7 @@ Effects live in SQLite: a file (``--db``, default ``<data dir>/sink.sqlite3``) o
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import sys
@@ -33,6 +42,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -52,9 +62,16 @@ create table if not exists effects (
     body text not null,
     result text not null,
     received_at_utc text not null,
-    delivery_count integer not null
+    delivery_count integer not null,
+    fingerprint text not null default '',
+    refused_count integer not null default 0
 )
 """
+_COLUMNS_ADDED = (
+    "alter table effects add column fingerprint text not null default ''",
+    "alter table effects add column refused_count integer not null default 0",
+)
+"""For a sink file written before strict mode: the columns it lacks (added once, in order)."""
 
 
 def _utc_now() -> datetime:
@@ -77,50 +94,93 @@ class EffectRecord:
     """When the first delivery was recorded (aware UTC)."""
     delivery_count: int
     """How many ``POST /effects`` with this key were answered 200/201 (1 + repeats)."""
+    refused_count: int = 0
+    """How many repeats a strict sink refused (409 in flight, 422 another payload)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The record as ``GET /effects/{key}`` answers it: the result, the count, the body."""
-        return {**self.result, "deliveryCount": self.delivery_count, "body": self.body}
+        """The record as ``GET /effects/{key}`` answers it: the result, the counts, the body."""
+        return {
+            **self.result,
+            "deliveryCount": self.delivery_count,
+            "refusedCount": self.refused_count,
+            "body": self.body,
+        }
+
+
+class DeliveryKind(StrEnum):
+    """What the store made of one ``POST /effects``."""
+
+    CREATED = "CREATED"
+    """The key's first delivery: the effect is recorded (201)."""
+    REPEATED = "REPEATED"
+    """A repeat answered with the first result (200)."""
+    IN_FLIGHT = "IN_FLIGHT"
+    """Strict: the key's first delivery is still being answered (409)."""
+    PAYLOAD_CHANGED = "PAYLOAD_CHANGED"
+    """Strict: the key was delivered before with another payload (422)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """The store's answer to one delivery: its kind and the key's first result."""
+
+    kind: DeliveryKind
+    result: dict[str, Any]
 
 
 class EffectStore:
     """The sink's SQLite table of effects; thread-safe (one connection behind a lock)."""
 
-    def __init__(self, db: str | Path = ":memory:", clock: Callable[[], datetime] = _utc_now):
+    def __init__(
+        self,
+        db: str | Path = ":memory:",
+        clock: Callable[[], datetime] = _utc_now,
+        *,
+        strict: bool = False,
+    ):
         """Open (and create if needed) the store.
 
         Args:
             db: a SQLite file path, or ``":memory:"``.
             clock: returns the aware UTC instant recorded as ``receivedAtUtc``.
+            strict: refuse repeats as the Idempotency-Key draft does (see the module docstring).
         """
         if str(db) != ":memory:":
             Path(db).parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(str(db), check_same_thread=False, isolation_level=None)
         self._conn.execute(_SCHEMA)
+        columns = {row[1] for row in self._conn.execute("pragma table_info(effects)")}
+        for statement in _COLUMNS_ADDED:
+            if statement.split()[5] not in columns:
+                self._conn.execute(statement)
         self._lock = threading.Lock()
         self._clock = clock
+        self.strict = strict
+        self._in_flight: set[str] = set()
 
-    def deliver(self, key: str, body: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-        """Record a delivery of ``key``.
+    def deliver(self, key: str, body: dict[str, Any], raw: bytes = b"") -> Delivery:
+        """Record a delivery of ``key`` whose body is ``body`` (``raw``: its bytes).
 
-        Returns:
-            ``(created, first_result)``: ``created`` is true for the key's first delivery, which
-            records the effect; a repeat only increments the delivery count.
+        A first delivery records the effect; a repeat only increments the delivery count, unless
+        the store is strict and refuses it (:class:`DeliveryKind`). A created or repeated key stays
+        in flight until :meth:`answered`.
         """
+        fingerprint = hashlib.sha256(raw).hexdigest()
         with self._lock:
             self._conn.execute("begin immediate")
             try:
                 row = self._conn.execute(
-                    "select result from effects where idempotency_key = ?", (key,)
+                    "select result, fingerprint from effects where idempotency_key = ?", (key,)
                 ).fetchone()
                 if row is not None:
+                    kind = self._repeat_kind(key, fingerprint, row[1])
+                    counter = "delivery_count" if kind is DeliveryKind.REPEATED else "refused_count"
                     self._conn.execute(
-                        "update effects set delivery_count = delivery_count + 1 "
-                        "where idempotency_key = ?",
+                        f"update effects set {counter} = {counter} + 1 where idempotency_key = ?",
                         (key,),
                     )
                     self._conn.execute("commit")
-                    return False, dict(json.loads(row[0]))
+                    return Delivery(kind, dict(json.loads(row[0])))
                 received_at_utc = self._clock().astimezone(UTC)
                 result = {
                     "effectId": uuid.uuid4().hex,
@@ -130,20 +190,36 @@ class EffectStore:
                 }
                 self._conn.execute(
                     "insert into effects (idempotency_key, effect_id, body, result, "
-                    "received_at_utc, delivery_count) values (?, ?, ?, ?, ?, 1)",
+                    "received_at_utc, delivery_count, fingerprint) values (?, ?, ?, ?, ?, 1, ?)",
                     (
                         key,
                         result["effectId"],
                         json.dumps(body),
                         json.dumps(result),
                         received_at_utc.isoformat(),
+                        fingerprint,
                     ),
                 )
                 self._conn.execute("commit")
-                return True, result
+                self._in_flight.add(key)
+                return Delivery(DeliveryKind.CREATED, result)
             except BaseException:
                 self._conn.execute("rollback")
                 raise
+
+    def _repeat_kind(self, key: str, fingerprint: str, first: str) -> DeliveryKind:
+        if not self.strict:
+            return DeliveryKind.REPEATED
+        if key in self._in_flight:
+            return DeliveryKind.IN_FLIGHT
+        if first and fingerprint != first:
+            return DeliveryKind.PAYLOAD_CHANGED
+        return DeliveryKind.REPEATED
+
+    def answered(self, key: str) -> None:
+        """The first delivery of ``key`` has been answered (or its connection closed)."""
+        with self._lock:
+            self._in_flight.discard(key)
 
     def get(self, key: str) -> EffectRecord | None:
         """The effect recorded for ``key``, or ``None``."""
@@ -157,8 +233,8 @@ class EffectStore:
     def _select(self, tail: str, args: tuple[Any, ...]) -> list[EffectRecord]:
         with self._lock:
             rows = self._conn.execute(
-                "select idempotency_key, effect_id, body, result, received_at_utc, delivery_count "
-                f"from effects {tail}",
+                "select idempotency_key, effect_id, body, result, received_at_utc, delivery_count,"
+                f" refused_count from effects {tail}",
                 args,
             ).fetchall()
         return [
@@ -169,6 +245,7 @@ class EffectStore:
                 result=json.loads(r[3]),
                 received_at_utc=datetime.fromisoformat(r[4]),
                 delivery_count=r[5],
+                refused_count=r[6],
             )
             for r in rows
         ]
@@ -390,13 +467,25 @@ class _Handler(BaseHTTPRequestHandler):
         if decision.fail_status is not None:
             self._error(decision.fail_status, "injected fault")
             return
-        created, result = self.server.store.deliver(key, body)
-        if decision.delay:
-            self.server.stopping.wait(decision.delay)
-        if decision.drop:
-            self.close_connection = True
+        store = self.server.store
+        delivery = store.deliver(key, body, self.raw_body)
+        if delivery.kind is DeliveryKind.IN_FLIGHT:
+            self._error(409, "a request with this Idempotency-Key is still being processed")
             return
-        self._send(HTTPStatus.CREATED if created else HTTPStatus.OK, result)
+        if delivery.kind is DeliveryKind.PAYLOAD_CHANGED:
+            self._error(422, "Idempotency-Key reused with a different request payload")
+            return
+        try:
+            if decision.delay:
+                self.server.stopping.wait(decision.delay)
+            if decision.drop:
+                self.close_connection = True
+                return
+            created = delivery.kind is DeliveryKind.CREATED
+            self._send(HTTPStatus.CREATED if created else HTTPStatus.OK, delivery.result)
+        finally:
+            if delivery.kind is DeliveryKind.CREATED:
+                store.answered(key)
 
 
 class Sink:
@@ -416,18 +505,24 @@ class Sink:
         port: int = 0,
         clock: Callable[[], datetime] = _utc_now,
         signing_secret: str | None = None,
+        *,
+        strict: bool = False,
     ) -> None:
-        """Prepare a sink; :meth:`start` binds and serves (verifying with ``signing_secret``)."""
+        """Prepare a sink; :meth:`start` binds and serves (verifying with ``signing_secret``).
+
+        ``strict``: refuse repeats as the Idempotency-Key draft does (the module docstring).
+        """
         self._db = db
         self._address = (host, port)
         self._clock = clock
         self._signing_secret = signing_secret
+        self._strict = strict
         self._server: SinkServer | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> Sink:
         """Bind the port and serve on a daemon thread; returns ``self``."""
-        store = EffectStore(self._db, self._clock)
+        store = EffectStore(self._db, self._clock, strict=self._strict)
         self._server = SinkServer(self._address, store, self._signing_secret)
         self._thread = threading.Thread(
             target=self._server.serve_forever,

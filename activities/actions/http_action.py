@@ -12,14 +12,19 @@ Parameters (camelCase, as written in the spec)::
                     ``{secretRef: {env: ALMANAC_SECRET_…}}`` / ``{secretRef: {file: …}}``. A
                     secret-bearing header (``Authorization``, ``Cookie``, ``X-Api-Key``, any name
                     with token/secret/password/… — see ``timecontract.secrets``) must be a
-                    reference; ``Idempotency-Key`` and ``webhook-*`` are set by Almanac.
+                    reference; ``Idempotency-Key``, ``Almanac-Attempt`` and ``webhook-*`` are
+                    set by Almanac.
     signingSecret:  a secret reference to a Standard Webhooks key (``whsec_<base64>``): each
                     POST is signed (``webhook-id`` = occurrenceId, ``webhook-timestamp``,
                     ``webhook-signature``), see https://www.standardwebhooks.com/
     data:           extra JSON sent as the body's ``data`` member
 
 The body is ``{"occurrenceId", "idempotencyKey", "scheduleId", "revision", "nominalLocal",
-"instantUtc", "attempt", "data"}``, serialized once: the signature covers exactly those bytes.
+"instantUtc", "data"}``, serialized once: the signature covers exactly those bytes. Every delivery
+of one occurrence sends the same body, byte for byte — a retry, and a redelivery after a worker
+died mid-call, alike — because a downstream that follows the Idempotency-Key header draft (or
+behaves like Stripe) fingerprints the keyed payload and refuses a changed one. The attempt's
+number travels outside it, in the ``Almanac-Attempt`` header.
 
 Trust (DESIGN §10): secrets are resolved here, at call time, and scrubbed from everything the
 adapter returns; every connection passes the worker's :class:`EgressPolicy` (redirects are never
@@ -31,7 +36,11 @@ How errors are classified — by whether the request can have reached the server
 - 2xx → CONFIRMED (``result`` is the JSON object answered, else ``{"status", "text"}``).
 - 408, 429, 5xx → RETRYABLE_FAILURE (the key makes the resend safe), with ``retry_after_seconds``
   from a ``Retry-After: <seconds>`` header.
-- any other status (3xx, 4xx) → NON_RETRYABLE_FAILURE.
+- 409 or 422 on a re-send (attempt 2 or later: this key went out before) → UNCONFIRMED. These are
+  the draft's "key already used" answers (409: the first request with this key is still being
+  processed; 422: the key was used with another payload): evidence that the effect may exist,
+  never a failure. The occurrence is reconciled by the result query or queued for a human.
+- any other status (3xx, 4xx; 409 and 422 on the first send) → NON_RETRYABLE_FAILURE.
 - ``ConnectError``, ``ConnectTimeout``, ``PoolTimeout`` → RETRYABLE_FAILURE: nothing was sent.
 - an egress refusal, an unavailable secret, ``UnsupportedProtocol``, ``LocalProtocolError`` →
   NON_RETRYABLE_FAILURE: nothing was sent, and nothing will be.
@@ -67,6 +76,7 @@ from activities.actions.base import (
 )
 from activities.actions.egress import EgressPolicy, EgressTransport, refusal_of
 from activities.actions.parameters import (
+    ATTEMPT_HEADER,
     IDEMPOTENCY_HEADER,
     RESULT_URL_PLACEHOLDER,
     HttpParameters,
@@ -79,6 +89,10 @@ from activities.actions.secrets import (
 )
 
 RETRYABLE_STATUSES = frozenset({408, 429})
+KEY_USED_STATUSES = frozenset({409, 422})
+"""Answers that say the idempotency key was used before (draft-ietf-httpapi-idempotency-key-header,
+"Error Scenarios": 409 while the first request is still being processed, 422 for a key reused with
+another payload; several payment APIs answer 409 for both)."""
 MAX_RESPONSE_BYTES = 64 * 1024
 """The most of a reply read: beyond it a result is recorded as truncated."""
 EXCERPT_CHARS = 160
@@ -91,7 +105,7 @@ _CREDENTIAL_FIELDS = re.compile(
 
 
 def occurrence_body(ctx: ActionContext, data: JsonValue) -> dict[str, Any]:
-    """The JSON body describing ``ctx``'s occurrence."""
+    """The JSON body describing ``ctx``'s occurrence: the same for every attempt (no attempt)."""
     return {
         "occurrenceId": ctx.occurrence_id,
         "idempotencyKey": ctx.idempotency_key,
@@ -99,7 +113,6 @@ def occurrence_body(ctx: ActionContext, data: JsonValue) -> dict[str, Any]:
         "revision": ctx.revision,
         "nominalLocal": ctx.nominal_local,
         "instantUtc": ctx.instant_utc,
-        "attempt": ctx.attempt,
         "data": data,
     }
 
@@ -269,7 +282,11 @@ class HttpAction(ActionAdapter[HttpParameters]):
             return Outcome(OutcomeKind.NON_RETRYABLE_FAILURE, detail=f"not sent: {exc}")
         scrub = Scrubber(secrets)
         headers.update(
-            {"Content-Type": "application/json", IDEMPOTENCY_HEADER: ctx.idempotency_key}
+            {
+                "Content-Type": "application/json",
+                IDEMPOTENCY_HEADER: ctx.idempotency_key,
+                ATTEMPT_HEADER: str(ctx.attempt),
+            }
         )
         async with self._client(params) as client:
             request = client.build_request("POST", str(params.url), content=body, headers=headers)
@@ -297,6 +314,12 @@ class HttpAction(ActionAdapter[HttpParameters]):
                 status_code=code,
             )
         detail = f"HTTP {code}: {excerpt(reply.text, scrub)}".rstrip(": ")
+        if code in KEY_USED_STATUSES and ctx.attempt > 1:
+            return Outcome(
+                OutcomeKind.UNCONFIRMED,
+                detail=f"key already used, the effect may exist: {detail}",
+                status_code=code,
+            )
         if code in RETRYABLE_STATUSES or code >= 500:
             return Outcome(
                 OutcomeKind.RETRYABLE_FAILURE,

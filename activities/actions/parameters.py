@@ -38,6 +38,8 @@ from timecontract.spec import build_without_plugins
 SECRET_ENV_PATTERN = r"^ALMANAC_SECRET_[A-Z0-9_]{1,100}$"
 SECRET_FILE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+ATTEMPT_HEADER = "Almanac-Attempt"
+"""The attempt's number travels here, outside the keyed body: a redelivery's body is the same."""
 RESULT_URL_PLACEHOLDER = "{idempotencyKey}"
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
 ADDRESS_PATTERN = r"^[^@\s<>]+@[^@\s<>]+$"
@@ -168,6 +170,8 @@ class HttpParameters(BaseModel):
             lowered = name.lower()
             if lowered == IDEMPOTENCY_HEADER.lower():
                 raise ValueError(f"{IDEMPOTENCY_HEADER} is set by Almanac (the occurrenceId)")
+            if lowered == ATTEMPT_HEADER.lower():
+                raise ValueError(f"{ATTEMPT_HEADER} is set by Almanac (the attempt's number)")
             if lowered.startswith("webhook-"):
                 raise ValueError(f"{name} is set by Almanac (use signingSecret to sign)")
             if is_secret_name(name) and could_be_secret(name, item):

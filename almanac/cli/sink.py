@@ -24,6 +24,13 @@ def sink(
         str | None,
         typer.Option(help="SQLite file of effects, or :memory:; default <data dir>/sink.sqlite3."),
     ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            help="Refuse repeats like the Idempotency-Key draft: 422 for another payload, "
+            "409 while the key's first request is still being answered."
+        ),
+    ] = False,
 ) -> None:
     """Serve POST /effects, GET /effects[/{key}], /faults and /healthz until SIGTERM/SIGINT."""
     import os
@@ -38,7 +45,7 @@ def sink(
     # The signing key comes from the environment, never the command line (visible in ps).
     signing_secret = os.environ.get("ALMANAC_SINK_SIGNING_SECRET") or None
     try:
-        store = EffectStore(db_path)
+        store = EffectStore(db_path, strict=strict)
         server = SinkServer((host, port), store, signing_secret)
     except (OSError, ValueError) as exc:
         fail(f"cannot start the sink on {host}:{port} ({db_path}): {exc}", EXIT_OPERATIONAL)
@@ -52,6 +59,7 @@ def sink(
     signal.signal(signal.SIGINT, request_stop)
     bound_host, bound_port = server.server_address[:2]
     verifying = ", verifying webhook signatures" if signing_secret else ""
+    verifying += ", strict about repeated keys" if strict else ""
     console = err()
     console.print(
         f"sink listening on http://{bound_host!s}:{bound_port} (effects in {db_path}{verifying})"

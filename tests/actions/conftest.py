@@ -30,6 +30,13 @@ def sink() -> Iterator[Sink]:
 
 
 @pytest.fixture
+def strict_sink() -> Iterator[Sink]:
+    """A sink that refuses repeats like the Idempotency-Key draft (409 in flight, 422 changed)."""
+    with Sink(strict=True) as running:
+        yield running
+
+
+@pytest.fixture
 def smtp_server() -> Iterator[FakeSmtpServer]:
     """A minimal SMTP server on a free port; set ``.mode`` to make it misbehave."""
     server = FakeSmtpServer()

@@ -66,9 +66,9 @@ async def test_post_sends_occurrence_with_idempotency_key_and_is_confirmed(sink:
         "revision": 7,
         "nominalLocal": "2026-11-01T01:30:00",
         "instantUtc": "2026-11-01T05:30:00Z",
-        "attempt": 1,
         "data": {"report": "ops"},
     }
+    assert sink.server.last_headers["Almanac-Attempt"] == "1"
 
 
 async def test_repeated_invocation_is_confirmed_with_the_first_result_and_one_effect(
@@ -116,7 +116,8 @@ async def test_500_twice_then_200_is_retryable_twice_then_one_effect(sink: Sink)
     ]
     [effect] = sink.effects()
     assert effect.delivery_count == 1
-    assert effect.body["attempt"] == 3
+    assert "attempt" not in effect.body
+    assert sink.server.last_headers["Almanac-Attempt"] == "3"
 
 
 @pytest.mark.parametrize("status", [408, 429, 502, 503])
@@ -128,7 +129,9 @@ async def test_retryable_statuses(sink: Sink, status: int) -> None:
 
 
 @pytest.mark.parametrize("status", [400, 401, 404, 409, 422])
-async def test_other_4xx_are_non_retryable(sink: Sink, status: int) -> None:
+async def test_other_4xx_and_key_used_on_a_first_send_are_non_retryable(
+    sink: Sink, status: int
+) -> None:
     sink.add_fault(failTimes=1, status=status)
     outcome = await HttpAction(egress=LOCAL).invoke(ctx(sink_parameters(sink)))
     assert outcome.kind is OutcomeKind.NON_RETRYABLE_FAILURE
@@ -234,3 +237,60 @@ async def test_invalid_parameters_name_the_parameter(
     assert raised.value.field == field
     assert field in str(raised.value)
     assert "'http'" in str(raised.value)
+
+
+async def test_every_attempt_sends_the_same_bytes_with_its_number_in_a_header(
+    strict_sink: Sink,
+) -> None:
+    """A strict downstream fingerprints the keyed body: attempts 1–3 must send one body."""
+    action = HttpAction(egress=LOCAL)
+    params = sink_parameters(strict_sink, data={"report": "ops", "items": [1, 2]})
+    numbers = []
+    for attempt in (1, 2, 3):
+        outcome = await action.invoke(ctx(params, attempt=attempt))
+        assert outcome.kind is OutcomeKind.CONFIRMED, outcome.detail
+        numbers.append(strict_sink.server.last_headers["Almanac-Attempt"])
+
+    [effect] = strict_sink.effects()
+    assert (effect.delivery_count, effect.refused_count) == (3, 0)
+    assert numbers == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("status", [409, 422])
+async def test_key_used_on_a_re_send_is_unconfirmed_never_a_failure(
+    sink: Sink, status: int
+) -> None:
+    """Draft "key already used" answers: the effect may exist, so reconcile (never FAILED)."""
+    sink.add_fault(failTimes=1, status=status)
+    outcome = await HttpAction(egress=LOCAL).invoke(ctx(sink_parameters(sink), attempt=2))
+    assert outcome.kind is OutcomeKind.UNCONFIRMED
+    assert outcome.status_code == status
+    assert "key already used" in outcome.detail
+
+
+async def test_re_send_while_the_first_is_in_flight_is_unconfirmed_then_found(
+    strict_sink: Sink,
+) -> None:
+    """The worker died mid-call; its redelivery meets the strict downstream's 409 in flight."""
+    strict_sink.add_fault(match=OCCURRENCE, delay=3, delayTimes=1)
+    action = HttpAction(egress=LOCAL)
+    params = sink_parameters(strict_sink)
+    outcomes = []
+
+    async def first() -> None:
+        outcomes.append(await action.invoke(ctx(params, attempt=1)))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(first)
+        deadline = time.monotonic() + 10
+        while strict_sink.effect(OCCURRENCE) is None and time.monotonic() < deadline:
+            await anyio.sleep(0.01)
+        resend = await action.invoke(ctx(params, attempt=2))
+
+    assert resend.kind is OutcomeKind.UNCONFIRMED, resend.detail
+    assert resend.status_code == 409
+    answer = await _query_until_found(action, ctx(params, attempt=2))
+    assert answer.kind is QueryOutcomeKind.FOUND
+    assert [o.kind for o in outcomes] == [OutcomeKind.CONFIRMED]
+    [effect] = strict_sink.effects()
+    assert (effect.delivery_count, effect.refused_count) == (1, 1)

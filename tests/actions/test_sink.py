@@ -164,3 +164,46 @@ def test_command_serves_until_sigterm_and_exits_zero(tmp_path: Path) -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_strict_sink_answers_422_to_another_payload_and_keeps_the_first(
+    strict_sink: Sink,
+) -> None:
+    first = post(strict_sink, "k1", {"n": 1})
+    changed = post(strict_sink, "k1", {"n": 2})
+    same = post(strict_sink, "k1", {"n": 1})
+
+    assert (first.status_code, changed.status_code, same.status_code) == (201, 422, 200)
+    assert same.json() == first.json()
+    [effect] = strict_sink.effects()
+    assert (effect.body, effect.delivery_count, effect.refused_count) == ({"n": 1}, 2, 1)
+
+
+def test_strict_sink_answers_409_while_the_first_request_is_answered(strict_sink: Sink) -> None:
+    strict_sink.add_fault(match="k1", delay=2, delayTimes=1)
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(post, strict_sink, "k1", {"n": 1})
+        deadline = time.monotonic() + 10
+        while strict_sink.effect("k1") is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        in_flight = post(strict_sink, "k1", {"n": 1})
+        assert first.result().status_code == 201
+    after = post(strict_sink, "k1", {"n": 1})
+
+    assert (in_flight.status_code, after.status_code) == (409, 200)
+    [effect] = strict_sink.effects()
+    assert (effect.delivery_count, effect.refused_count) == (2, 1)
+
+
+def test_lenient_sink_answers_every_repeat_with_the_first_result(sink: Sink) -> None:
+    sink.add_fault(match="k1", delay=1, delayTimes=1)
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(post, sink, "k1", {"n": 1})
+        deadline = time.monotonic() + 10
+        while sink.effect("k1") is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        in_flight = post(sink, "k1", {"n": 2})
+        assert first.result().status_code == 201
+    assert in_flight.status_code == 200
+    [effect] = sink.effects()
+    assert (effect.delivery_count, effect.refused_count) == (2, 0)
