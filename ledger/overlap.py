@@ -7,9 +7,12 @@ to, so the choice is a recorded fact, the same on every worker, and workflow cod
 
 *In flight* means released and not finished: ``DUE`` (released, its workflow about to claim),
 ``DISPATCHING``, ``RUNNING`` or ``RETRY_WAIT``, across all the schedule's revisions, ordered by
-instant. ``UNKNOWN_EFFECT`` is not in flight: its attempt ended and reconciliation may take up to
-30 minutes (or a human, longer); waiting for it would stall the schedule. Each occurrence obeys the
-policy of its own revision:
+instant. A ``DUE`` occurrence still waiting out its jitter (instant + ``jitter_ms`` after the
+release instant) has not started and overlaps nothing: it is not in flight for the decisions
+below, as Temporal Schedules judge overlap when a jittered action is taken. ``UNKNOWN_EFFECT`` is
+not in flight: its attempt ended and reconciliation may take up to 30 minutes (or a human,
+longer); waiting for it would stall the schedule. Each occurrence obeys the policy of its own
+revision:
 
 - ``ALLOW_ALL``: released (``DUE``) whatever runs — the behaviour before the field existed.
 - ``SKIP``: while another occurrence is in flight, ``PLANNED → SKIPPED_OVERLAP`` ("overlap: <id>
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 from sqlalchemy import Connection, select
@@ -71,16 +74,28 @@ def revision_spec(connection: Connection, schedule_id: str, revision: int) -> Sc
     return _parsed(text, f"{schedule_id} r{revision}")
 
 
-def _in_flight(connection: Connection, schedule_id: str) -> list[tuple[str, int, str]]:
-    """The schedule's in-flight occurrences: ``(occurrence_id, revision, state)``, oldest first."""
+def _in_flight(
+    connection: Connection, schedule_id: str, started_by: datetime | None = None
+) -> list[tuple[str, int, str]]:
+    """The schedule's in-flight occurrences: ``(occurrence_id, revision, state)``, oldest first.
+
+    With ``started_by``, a ``DUE`` occurrence whose jittered dispatch (instant + ``jitter_ms``) is
+    later than it is left out: it has not started.
+    """
+    columns = OCCURRENCES.c
+    rows = connection.execute(
+        select(columns.occurrence_id, columns.revision, columns.state, columns.instant_utc)
+        .add_columns(columns.jitter_ms)
+        .where(columns.schedule_id == schedule_id)
+        .where(columns.state.in_([s.value for s in IN_FLIGHT]))
+        .order_by(columns.instant_utc, columns.occurrence_id)
+    )
     return [
         (row.occurrence_id, row.revision, row.state)
-        for row in connection.execute(
-            select(OCCURRENCES.c.occurrence_id, OCCURRENCES.c.revision, OCCURRENCES.c.state)
-            .where(OCCURRENCES.c.schedule_id == schedule_id)
-            .where(OCCURRENCES.c.state.in_([s.value for s in IN_FLIGHT]))
-            .order_by(OCCURRENCES.c.instant_utc, OCCURRENCES.c.occurrence_id)
-        )
+        for row in rows
+        if started_by is None
+        or row.state != S.DUE.value
+        or row.instant_utc + timedelta(milliseconds=row.jitter_ms or 0) <= started_by
     ]
 
 
@@ -101,7 +116,9 @@ def release(
         ``(released, skipped)``: the IDs moved to ``DUE`` and to ``SKIPPED_OVERLAP``, in order.
 
     """
-    flight = [(oid, S(state)) for oid, _revision, state in _in_flight(connection, schedule_id)]
+    flight = [
+        (oid, S(state)) for oid, _revision, state in _in_flight(connection, schedule_id, at_utc)
+    ]
     released: list[str] = []
     skipped: list[str] = []
     for oid in ids:

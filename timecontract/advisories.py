@@ -23,6 +23,11 @@ validate``, ``apply`` and ``preview`` print them on stderr and still exit 0).
   its distance into the gap): this revision does not own that record, while the rule's times just
   after the gap are its own.
 
+- ``JITTER_CAPPED`` — ``jitter`` is longer than the gap between two occurrences among the first
+  :data:`JITTER_SAMPLE` the revision yields: each delay is capped at the gap to the next
+  occurrence (``timecontract.resolve``, as Temporal Schedules do), so the spread is smaller than
+  asked for there, and a run never starts after its successor is due.
+
 Transitions are found by sampling the zone's offset hourly around the cutover and daily over the
 rule's look-ahead (:data:`FOLD_SCAN`), then bisecting to the second, as
 ``timecontract.resolve`` does; the records are ``timecontract.occurrences`` itself, so the checks
@@ -34,13 +39,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
-from itertools import pairwise
+from itertools import islice, pairwise
 from pathlib import Path
 
 from timecontract import zones
-from timecontract.resolve import OccurrenceRecord, Reason, _transition_between, occurrences
-from timecontract.spec import FoldPolicy, GapPolicy, ScheduleSpecV1, format_instant
+from timecontract.resolve import (
+    Disposition,
+    OccurrenceRecord,
+    Reason,
+    _transition_between,
+    iter_occurrences,
+    occurrences,
+)
+from timecontract.spec import (
+    FoldPolicy,
+    GapPolicy,
+    ScheduleSpecV1,
+    format_duration,
+    format_instant,
+)
 
+JITTER_SAMPLE = 200
+"""How many of the revision's first occurrences ``JITTER_CAPPED`` compares the jitter with."""
 FOLD_SCAN = timedelta(days=2 * 366)
 """How far after the revision's first instant folds are looked for (two fall-back nights)."""
 _HOUR = timedelta(hours=1)
@@ -56,6 +76,8 @@ class WarningCode(StrEnum):
     """cutoverAt lies between the two instants of a nominal time the rule yields in a fold."""
     CUTOVER_IN_GAP = "CUTOVER_IN_GAP"
     """cutoverAt lies in a gap's span, after where a gap time of the rule is placed."""
+    JITTER_CAPPED = "JITTER_CAPPED"
+    """jitter is longer than a gap between occurrences: delays are capped at the gap."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +175,35 @@ def spec_warnings(spec: ScheduleSpecV1, *, tzdb_store: Path | None = None) -> li
     if repeated is not None:
         found.append(repeated)
     found.extend(_cutover_warnings(spec, zone, tzdb_store))
+    capped = _jitter_capped(spec, tzdb_store)
+    if capped is not None:
+        found.append(capped)
     return found
+
+
+def _jitter_capped(spec: ScheduleSpecV1, tzdb_store: Path | None) -> SpecWarning | None:
+    if not spec.jitter:
+        return None
+    begin = spec.cutover_at
+    planned = (
+        r.instant_utc
+        for r in iter_occurrences(spec, begin, begin + FOLD_SCAN, tzdb_store=tzdb_store)
+        if r.instant_utc is not None and r.disposition is Disposition.PLANNED
+    )
+    sample = sorted(set(islice(planned, JITTER_SAMPLE)))
+    gaps = [(b - a, a) for a, b in pairwise(sample)]
+    if not gaps or min(gaps)[0] >= spec.jitter:
+        return None
+    gap, at = min(gaps)
+    return SpecWarning(
+        WarningCode.JITTER_CAPPED,
+        "jitter",
+        format_duration(spec.jitter),
+        f"it is longer than the {format_duration(gap)} between the occurrences at "
+        f"{format_instant(at)} and {format_instant(at + gap)}: each delay is capped at the gap "
+        "to the next occurrence (as Temporal Schedules do), so a run never starts after its "
+        "successor is due and the spread there is smaller than asked for",
+    )
 
 
 def _records_near(
@@ -310,4 +360,12 @@ def _cutover_in_gap(
     )
 
 
-__all__ = ["FOLD_SCAN", "SpecWarning", "Transition", "WarningCode", "spec_warnings", "transitions"]
+__all__ = [
+    "FOLD_SCAN",
+    "JITTER_SAMPLE",
+    "SpecWarning",
+    "Transition",
+    "WarningCode",
+    "spec_warnings",
+    "transitions",
+]

@@ -7,7 +7,9 @@ every process computes the same one::
 
     delay = (first 8 bytes of sha256(occurrenceId as UTF-8), big-endian) mod jitter_ms  milliseconds
 
-which lies in ``[0, jitter)`` (``PT0S`` when jitter is ``PT0S``). The bias of the modulo is below
+which lies in ``[0, jitter)`` (``PT0S`` when jitter is ``PT0S``). ``timecontract.resolve`` passes
+``min(jitter, gap to the next occurrence)`` as ``jitter``, as Temporal Schedules cap theirs.
+The bias of the modulo is below
 ``jitter_ms / 2**64``, i.e. nil. Python's ``hash()`` is never used: it is salted per process.
 
 The delay is evidence, recorded on the occurrence (the preview shows it; the ledger stores it,

@@ -25,7 +25,7 @@ skipped records).
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -297,12 +297,20 @@ def occurrences(
 
     """
     _check_window(from_utc, to_utc)
+    records = _unjittered(spec, from_utc, to_utc, tzdb_store)
+    return _jittered(spec, records, to_utc, tzdb_store) if spec.jitter else records
+
+
+def _unjittered(
+    spec: ScheduleSpecV1, from_utc: datetime, to_utc: datetime, tzdb_store: Path | None
+) -> list[OccurrenceRecord]:
+    """:func:`occurrences` before each planned record is given its ``jitter_delay``."""
     from_utc = max(from_utc, spec.cutover_at)
     if to_utc <= from_utc:
         return []
     zone = zones.load(spec.time_zone, spec.tzdb_version, tzdb_store)
     if spec.interval is not None:
-        return _jittered(spec, _interval_records(spec, zone, from_utc, to_utc))
+        return _interval_records(spec, zone, from_utc, to_utc)
     rule = spec.rscale_rule
     table = zones.transitions(spec.time_zone, spec.tzdb_version, tzdb_store)
     if rule.rule.count is not None and (
@@ -327,15 +335,14 @@ def occurrences(
         nominals = rule.expand(spec.start, low, high)
         records, irregular, ordered = _build_all(spec, rule.rule, zone, nominals, bands)
         if ordered:
-            return _jittered(spec, _assemble(records, irregular, from_utc, to_utc))
+            return _assemble(records, irregular, from_utc, to_utc)
         records += irregular
     owned = [
         r
         for r in _settle_collisions(records)
         if from_utc <= (r.instant_utc if r.instant_utc is not None else r.gap_at_utc) < to_utc  # type: ignore[operator]
     ]
-    ordered_records = sorted(owned, key=_order)
-    return _jittered(spec, ordered_records)
+    return sorted(owned, key=_order)
 
 
 def _instant(record: OccurrenceRecord) -> datetime:
@@ -455,15 +462,40 @@ def _interval_records(
     ]
 
 
-def _jittered(spec: ScheduleSpecV1, records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
-    if not spec.jitter:
-        return records
-    return [
-        replace(record, jitter_delay=jitter_delay(record.occurrence_id, spec.jitter))
-        if record.disposition is Disposition.PLANNED
-        else record
-        for record in records
-    ]
+def _planned_instants(records: Iterable[OccurrenceRecord]) -> list[datetime]:
+    """The distinct instants of the planned records, ascending."""
+    return sorted({_instant(r) for r in records if r.disposition is Disposition.PLANNED})
+
+
+def _jittered(
+    spec: ScheduleSpecV1,
+    records: list[OccurrenceRecord],
+    to_utc: datetime,
+    tzdb_store: Path | None,
+) -> list[OccurrenceRecord]:
+    """Give each planned record its ``jitter_delay``, capped at the gap to the next one.
+
+    As Temporal Schedules do, a delay never reaches the next planned instant of the series: the
+    range is ``[0, min(jitter, next instant - instant))``, so a delayed run always starts before
+    its successor is due, and a jitter longer than the period cannot make two runs overlap. The
+    successor of a record near the window's end is found past it (at most ``jitter`` further), so
+    a window split in two gets the same delays as the whole.
+    """
+    instants = _planned_instants(records)
+    if instants and instants[-1] + spec.jitter > to_utc:
+        beyond_end = min(instants[-1] + spec.jitter, LAST_WINDOW_END)
+        instants += _planned_instants(_unjittered(spec, to_utc, beyond_end, tzdb_store))
+    jittered = []
+    for record in records:
+        if record.disposition is Disposition.PLANNED:
+            instant = _instant(record)
+            after = bisect_right(instants, instant)
+            cap = spec.jitter
+            if after < len(instants):
+                cap = min(cap, instants[after] - instant)
+            record = replace(record, jitter_delay=jitter_delay(record.occurrence_id, cap))
+        jittered.append(record)
+    return jittered
 
 
 def _local_bounds(zone: tzinfo, from_utc: datetime, to_utc: datetime) -> tuple[datetime, datetime]:

@@ -260,7 +260,8 @@ class ScheduleSpecV1(BaseModel):
         default=timedelta(0),
         description=(
             "Largest dispatch delay, ISO 8601 duration (PT30S), whole milliseconds, at most P1D. "
-            "Each occurrence waits a fixed delay in [0, jitter) derived from sha256(occurrenceId)."
+            "Each occurrence waits a fixed delay in [0, jitter) derived from sha256(occurrenceId), "
+            "capped at the gap to the next occurrence."
         ),
     )
     overlap_policy: OverlapPolicy = Field(
