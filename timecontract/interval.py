@@ -9,9 +9,12 @@ interval is fixed spacing on the UTC line:
 
 anchored at :data:`INTERVAL_EPOCH_UTC` (the Unix epoch, as Temporal's ``IntervalSpec``), so the
 grid never depends on when a spec was written or applied. ``start`` and ``end`` (local
-date-times in the zone) bound the series: an instant belongs to it when its local wall-clock
-reading ``r`` satisfies ``start <= r <= end``. Every instant exists exactly once, so there are no
-gaps or folds and ``gapPolicy``/``foldPolicy`` do not apply (they are ignored).
+date-times in the zone) bound the series, each read as one instant (RFC 5545 §3.3.5: a local time
+that occurs twice is its first occurrence, one that does not exist is read with the offset before
+the gap; ``timecontract.resolve`` reads them): an instant ``t`` belongs to the series when
+``start_utc <= t <= end_utc``. A bound is never compared as a wall-clock reading, which inside a
+fold would hold twice and cut the elapsed-time series in two. Every instant exists exactly once,
+so there are no gaps or folds and ``gapPolicy``/``foldPolicy`` do not apply (they are ignored).
 
 Each instant's wall-clock reading, fold ordinal and UTC offset in the zone of the pinned release
 are kept as evidence (``nominalLocal``, ``fold``, ``utcOffset``), with reason ``ELAPSED_INTERVAL``.
@@ -94,17 +97,15 @@ def interval_readings(
     zone: tzinfo,
     from_utc: datetime,
     to_utc: datetime,
-    start: datetime,
-    end: datetime | None,
+    start_utc: datetime,
+    end_utc: datetime | None,
 ) -> Iterator[WallReading]:
     """The series' instants in ``[from_utc, to_utc)`` with their wall readings, in order.
 
-    ``start``/``end`` (naive local, inclusive) filter on the wall reading, as the module says.
+    ``start_utc``/``end_utc`` (aware, inclusive; ``None``: no end) bound the series, as the module
+    says.
     """
-    for instant in interval_instants(interval, phase, from_utc, to_utc):
-        reading = wall_reading(instant, zone)
-        if reading.nominal_local < start:
-            continue
-        if end is not None and reading.nominal_local > end:
-            continue
-        yield reading
+    low = max(from_utc, start_utc)
+    high = to_utc if end_utc is None else min(to_utc, end_utc + timedelta(microseconds=1))
+    for instant in interval_instants(interval, phase, low, max(low, high)):
+        yield wall_reading(instant, zone)

@@ -438,8 +438,9 @@ def _interval_records(
     spec: ScheduleSpecV1, zone: tzinfo, from_utc: datetime, to_utc: datetime
 ) -> list[OccurrenceRecord]:
     assert spec.interval is not None
+    end_utc = None if spec.end is None else _bound_instant(spec.end, zone)
     readings = interval_readings(
-        spec.interval, spec.phase, zone, from_utc, to_utc, spec.start, spec.end
+        spec.interval, spec.phase, zone, from_utc, to_utc, _bound_instant(spec.start, zone), end_utc
     )
     return [
         OccurrenceRecord(
@@ -460,6 +461,17 @@ def _interval_records(
         )
         for reading in readings
     ]
+
+
+def _bound_instant(nominal_local: datetime, zone: tzinfo) -> datetime:
+    """A ``start``/``end`` bound as one instant (RFC 5545 §3.3.5).
+
+    A local time that occurs twice is its first occurrence; one that does not exist is read with
+    the offset before the gap.
+    """
+    (first,) = resolve_local(nominal_local, zone, GapPolicy.SHIFT_FORWARD, FoldPolicy.FIRST_ONLY)
+    assert first.instant_utc is not None
+    return first.instant_utc
 
 
 def _planned_instants(records: Iterable[OccurrenceRecord]) -> list[datetime]:
