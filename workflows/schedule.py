@@ -11,8 +11,8 @@ they race with dispatch only on the ledger's gate:
 - **Updates** (``publish_revision``, ``disable``, ``enable``, ``delete``, ``backfill``; what
   ``almanac`` and :class:`almanac.client.AlmanacClient` send): a validator rejects a malformed
   payload before it enters history (a spec holding a literal secret included: the rule of
-  ``timecontract.secrets``, as ``almanac validate`` applies it); an admitted change waits for the loop to apply it and returns
-  the ledger's verdict (``io.PublishRevisionResult``, ``io.ChangeGateResult``,
+  ``timecontract.secrets``, as ``almanac validate`` applies it); an admitted change waits for
+  the loop to apply it and returns the ledger's verdict (``io.PublishRevisionResult``, ``io.ChangeGateResult``,
   ``io.DeleteScheduleResult``, ``io.BackfillResult``).
 - **Signals** (``publish_revision``, ``disable``, ``enable``; kept for ``temporal`` CLI and UI
   users): fire and forget. A malformed signal is rejected and recorded; it never raises, so it can
@@ -57,8 +57,8 @@ from workflows import search_attributes as sa
 
 with workflow.unsafe.imports_passed_through():
     from activities import io
-    from timecontract.secrets import REDACTED, secret_problems
     from activities.ledger_activities import AlmanacActivities
+    from timecontract.secrets import REDACTED, secret_problems
     from workflows.contracts import (
         LEDGER_RETRY,
         LEDGER_TIMEOUT,
