@@ -12,8 +12,8 @@ they race with dispatch only on the ledger's gate:
   ``almanac`` and :class:`almanac.client.AlmanacClient` send): a validator rejects a malformed
   payload before it enters history (a spec holding a literal secret included: the rule of
   ``timecontract.secrets``, as ``almanac validate`` applies it); an admitted change waits for
-  the loop to apply it and returns the ledger's verdict (``io.PublishRevisionResult``, ``io.ChangeGateResult``,
-  ``io.DeleteScheduleResult``, ``io.BackfillResult``).
+  the loop to apply it and returns the ledger's verdict (``io.PublishRevisionResult``,
+  ``io.ChangeGateResult``, ``io.DeleteScheduleResult``, ``io.BackfillResult``).
 - **Signals** (``publish_revision``, ``disable``, ``enable``; kept for ``temporal`` CLI and UI
   users): fire and forget. A malformed signal is rejected and recorded; it never raises, so it can
   never wedge the workflow. A signal's payload is in history before its handler runs, so a
