@@ -103,10 +103,10 @@ def encoded_forms(secret: str) -> set[str]:
     """The texts a downstream may echo ``secret`` as, each found inside a longer encoding too.
 
     The secret itself; percent-encoded (RFC 3986 §2.1, ``quote`` and the form encoding's
-    ``quote_plus``); JSON-escaped (RFC 8259 §7, ASCII-only and not, and with an escaped slash); hex, lower
-    and upper case; and base64 and base64url (RFC 4648 §4–5) at each of the three byte offsets
-    the secret can sit at inside a longer encoded text — for each, the characters that depend on
-    the secret's bytes alone (a secret at byte offset ``k`` fills characters
+    ``quote_plus``); JSON-escaped (RFC 8259 §7, ASCII-only and not, and with an escaped slash);
+    hex, lower and upper case; and base64 and base64url (RFC 4648 §4–5) at each of the three
+    byte offsets the secret can sit at inside a longer encoded text — for each, the characters
+    that depend on the secret's bytes alone (a secret at byte offset ``k`` fills characters
     ``ceil(8k/6)`` to ``floor(8(k+n)/6)`` of the encoding, whatever surrounds it).
     """
     raw = secret.encode()
