@@ -251,8 +251,8 @@ def redact(value: Any, *, under_secret: bool = False) -> Any:
         return [redact(item, under_secret=under_secret) for item in value]
     if under_secret and is_literal_scalar(value):
         return REDACTED
-    if not isinstance(value, str | int | float | bool | None):
-        return REDACTED  # not JSON data (bytes of a !!binary, a set): nothing to show safely
+    if isinstance(value, bytes | bytearray | set | frozenset | tuple):
+        return REDACTED  # not JSON data (a !!binary's bytes, a set): nothing to show safely
     if isinstance(value, str):
         shown = redact_url(value)  # a URL keeps its shape, without its credentials
         return REDACTED if credential_shape(shown.replace(REDACTED, "")) is not None else shown
