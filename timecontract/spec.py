@@ -815,9 +815,10 @@ def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
         spec = ScheduleSpecV1.model_validate(dict(data))
     except ValidationError as exc:
         schedule_id, revision = _valid_identity(exc, data)
+        # Not chained: pydantic's error holds every input value, a literal secret included.
         raise InvalidSpec(
             _problems(exc, data) + exclusive, source, schedule_id=schedule_id, revision=revision
-        ) from exc
+        ) from None
     assert not exclusive  # the model's own validator refuses the same
     return spec
 

@@ -236,3 +236,18 @@ def test_a_disguised_secret_is_refused_at_validate_never_repeated(case: str) -> 
 def test_a_look_alike_is_no_secret(case: str) -> None:
     assert secret_problems(spec_with(LOOK_ALIKES[case])) == []
     assert load_spec(spec_with(LOOK_ALIKES[case])).schedule_id == SEED_SPEC["scheduleId"]
+
+
+def test_a_refusal_carries_no_chained_error_that_repeats_the_secret() -> None:
+    # A chained cause travels in tracebacks (logs) and in Temporal failures: pydantic's own
+    # error quotes input values (here: no action name, so its "missing" error quotes the action).
+    import traceback
+
+    from activities.actions.catalog import check_action
+
+    nameless = {**SEED_SPEC, "action": {"parameters": {"x": f"Bearer {CANARY}"}}}
+    parameters = {"url": HOOK, "headers": {"X-Up": f"Bearer {CANARY}"}}
+    for attempt in (lambda: load_spec(nameless), lambda: check_action("http", parameters)):
+        with pytest.raises(ValueError) as raised:
+            attempt()
+        assert CANARY not in "".join(traceback.format_exception(raised.value))
