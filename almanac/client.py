@@ -28,8 +28,9 @@ the workflow's validator refuses a malformed change before it enters history, th
 an admitted one through an activity, and the activity's answer comes back. ``apply`` is one
 update-with-start: it starts the workflow if it is not running (``USE_EXISTING`` otherwise) and
 publishes the spec as a revision in the same call, so even a first revision returns its verdict.
-Before anything is sent, ``apply`` checks the spec's action against the registered adapters'
-parameter models (no worker needed).
+Before anything is sent, ``apply`` checks the spec for literal secrets (the rule of
+``timecontract.secrets``; the workflow's validator applies it again) and its action against the
+registered adapters' parameter models (no worker needed).
 
 A verdict needs a worker: without one the call waits up to ``update_timeout`` and raises
 :class:`NoVerdict` (an admitted change may still be applied when a worker polls). Queries
@@ -50,6 +51,7 @@ Errors:
   by the validator or by the ledger; ``field`` and ``value`` name what (``revision``,
   ``cutoverAt``, ``action.name``, ``action.parameters.url``, ``reason`` …).
 - ``timecontract.SpecError`` (``ValueError``): the action failed the edge check; nothing was sent.
+- ``timecontract.InvalidSpec`` (``ValueError``): the spec holds a literal secret; nothing was sent.
 - :class:`ScheduleNotRunning` (``LookupError``): no running schedule workflow with that ID.
 - :class:`TemporalUnavailable`: the frontend cannot be reached (or refused the call).
 - :class:`NoWorkerAnswered`, :class:`NoVerdict`: no worker answered in time (operational).
@@ -83,7 +85,8 @@ from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 from activities import io
 from almanac import manual, readings
 from almanac.settings import AlmanacSettings
-from timecontract import AlmanacError, ScheduleSpecV1, format_instant
+from timecontract import AlmanacError, InvalidSpec, ScheduleSpecV1, format_instant
+from timecontract.secrets import secret_problems
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 from workflows.contracts import DeleteInput, DisableInput
 from workflows.schedule import ENDING, NOT_APPLIED, WORKFLOW_ID_PREFIX, BackfillRequest
@@ -285,7 +288,22 @@ def check_action(spec: ScheduleSpecV1) -> None:
         return
     from activities.actions.catalog import check_action as check_parameters
 
+    check_secrets(spec)
     check_parameters(spec.action.name, spec.action.parameters)
+
+
+def check_secrets(spec: ScheduleSpecV1) -> None:
+    """Refuse a spec holding a literal secret (``timecontract.secrets``), however it was built.
+
+    ``load_spec`` applies the rule, but a spec built another way (``ScheduleSpecV1`` from data)
+    has not been through it; the schedule workflow's validator would refuse it too, after a
+    round trip.
+
+    Raises:
+        InvalidSpec: every literal secret, named by its field, its value ``<redacted>``.
+    """
+    if problems := secret_problems(spec.resolved()):
+        raise InvalidSpec(problems, schedule_id=spec.schedule_id, revision=spec.revision)
 
 
 def check_applicable(spec: ScheduleSpecV1) -> None:
@@ -379,6 +397,7 @@ class AlmanacClient:
             ApplyRefused: the spec has no action, or the schedule refused it (naming the field
                 and value: a revision that does not increase, a cutover in the past, …).
             SpecError: the action's name or parameters fail the registered adapters' check.
+            InvalidSpec: the spec holds a literal secret (nothing is sent).
             NoVerdict: no worker applied it within ``update_timeout``.
             TemporalUnavailable: Temporal failed the call.
         """

@@ -42,9 +42,13 @@ ALLOWED = {
     "ledger": {"timecontract", "ledger"},
     "activities": {"timecontract", "ledger", "activities"},
     # Workflows see only the activity definitions (passed through the sandbox, called by method
-    # reference) and their I/O dataclasses: no zones, RRULEs or SQL in workflow code.
-    "workflows": {"workflows", "activities"},
+    # reference), their I/O dataclasses and the secret rule (WORKFLOW_TIMECONTRACT_MODULES): no
+    # zones, RRULEs or SQL in workflow code.
+    "workflows": {"workflows", "activities", "timecontract"},
 }
+WORKFLOW_TIMECONTRACT_MODULES = {"timecontract.secrets"}
+"""The one time-contract module workflow code calls: the secret rule (pure text; no zones, RRULE
+or I/O), which the update validator and the publish signal apply before anything is queued."""
 WORKFLOW_ACTIVITY_MODULES = {"activities", "activities.io", "activities.ledger_activities"}
 FORBIDDEN_THIRD_PARTY = {
     "timecontract": {"sqlalchemy", "temporalio", "httpx", "alembic", "psycopg"},
@@ -203,6 +207,8 @@ def test_imports_point_down_the_layers(unit: str) -> None:
             assert target in ALLOWED[unit], f"{where}: {unit} must not import {imp.target}"
         if unit == "workflows" and target == "activities":
             assert imp.target in WORKFLOW_ACTIVITY_MODULES, f"{where}: imports {imp.target}"
+        if unit == "workflows" and target == "timecontract":
+            assert imp.target in WORKFLOW_TIMECONTRACT_MODULES, f"{where}: imports {imp.target}"
 
 
 def test_no_two_packages_import_each_other() -> None:

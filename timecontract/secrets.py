@@ -10,23 +10,24 @@ signing key) the spec names it instead::
 
 and the worker resolves the reference when it makes the call (``activities.actions.secrets``).
 
-The rule for what counts as secret-bearing, checked on every mapping key inside
-``action.parameters`` (header names included): the key, lowercased with ``-``, ``_`` and spaces
-removed, is ``authorization``, ``proxyauthorization`` or ``cookie``, or contains one of
-``token``, ``secret``, ``password``, ``passwd``, ``apikey``, ``accesskey``, ``privatekey``,
-``credential``. Every string or number at or below such a key — directly, in a list, in a nested
-mapping — is a literal secret and refused, naming its field, unless it is inside a reference;
-its value is never repeated in the error (it shows as ``<redacted>``). Booleans and ``null`` are
-no secrets, nor is a number whose own key names a quantity (``maxTokens: 500``, ``tokenCount``,
-``passwordMinLength``: it contains ``count``, ``max``, ``min``, ``limit``, ``length``, ``size``,
-``ttl``, ``expir`` or ``timeout``).
+The rule, checked on every mapping key and every string inside ``action.parameters`` (header
+names included; :func:`literal_secret_problems`): every string or number at or below a
+secret-bearing key — directly, in a list, in a nested mapping — is a literal secret and refused,
+naming its field, unless it is inside a reference; so is a credential-shaped string or key under
+any name (a ``Bearer …`` value, ``user:pw@`` in a URL inside a data string, a JWT), and a mapping
+with a ``secretRef`` key that is not exactly ``{secretRef: {env|file: <string>}}``. Which names are
+secret-bearing and which values credential-shaped, after Unicode, percent and separator
+normalisation, is :mod:`timecontract.credentials`. The value is never repeated in the error (it
+shows as ``<redacted>``). Booleans and ``null`` are no secrets, nor is a number whose own key
+names a quantity (``maxTokens: 500``, ``tokenCount``, ``passwordMinLength``: it contains
+``count``, ``max``, ``min``, ``limit``, ``length``, ``size``, ``ttl``, ``expir`` or ``timeout``).
 
 What an error may repeat (:func:`redact_at`): every string or number at or below a
 secret-bearing key is ``<redacted>`` (``secretRef`` is such a key), except the ``env`` or
 ``file`` of a reference — the name of where the secret is, not the secret; an ``env`` string only
-when it is written like a variable's name — and no URL's ``user:password@`` is ever repeated. A
-``headers`` value that is not a mapping (header lines pasted as a string or a list) is never
-repeated either.
+when it is written like a variable's name — and no URL's ``user:password@`` nor a
+credential-shaped string is ever repeated. A ``headers`` value that is not a mapping (header
+lines pasted as a string or a list) is never repeated either.
 """
 
 from __future__ import annotations
@@ -35,34 +36,43 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from timecontract.credentials import (
+    URL_PARAMETER,
+    credential_shape,
+    is_secret_name,
+    names_a_quantity,
+)
 from timecontract.errors import SpecError
 
 SECRET_REF_KEY = "secretRef"
+SECRET_LOCATIONS = ("env", "file")
+"""A reference's location keys: exactly one, holding a string (the name of where the secret is)."""
 HEADERS_KEY = "headers"
 """A header bag's key: its value must be a mapping; anything else is redacted whole in errors."""
 REDACTED = "<redacted>"
-_SECRET_NAMES = frozenset({"authorization", "proxyauthorization", "cookie"})
-_SECRET_PARTS = (
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "apikey",
-    "accesskey",
-    "privatekey",
-    "credential",
+_PAIR_NAME_KEYS = frozenset({"name", "key", "header", "field", "param", "parameter"})
+"""In a ``{name: …, value: …}`` pair (a header list), the keys that hold the name."""
+_PAIR_VALUE_KEYS = frozenset({"value", "values", "content", "val"})
+"""In such a pair, the keys that hold the value."""
+REFERENCE_HINT = (
+    "name it instead: {secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}"
 )
 
 
-def is_secret_name(name: str) -> bool:
-    """Whether a parameter or header named ``name`` carries a secret (see the module docstring)."""
-    folded = name.lower().replace("-", "").replace("_", "").replace(" ", "")
-    return folded in _SECRET_NAMES or any(part in folded for part in _SECRET_PARTS)
-
-
 def is_secret_ref(value: Any) -> bool:
-    """Whether ``value`` has the shape of a reference: a mapping whose only key is ``secretRef``."""
-    return isinstance(value, Mapping) and set(value) == {SECRET_REF_KEY}
+    """Whether ``value`` is a reference: ``{secretRef: {env: <string>}}`` or ``{… file: …}``.
+
+    Exactly that shape: a ``secretRef`` holding a string, or a location with another key (a
+    ``value`` beside the ``env``), is no reference, and whatever it holds is a literal; so is an
+    ``env`` not written like a variable's name or a credential-shaped name (a pasted token).
+    """
+    if not (isinstance(value, Mapping) and set(value) == {SECRET_REF_KEY}):
+        return False
+    location = value[SECRET_REF_KEY]
+    if not (isinstance(location, Mapping) and len(location) == 1):
+        return False
+    [(key, name)] = location.items()
+    return key in SECRET_LOCATIONS and isinstance(name, str) and _is_location_name(key, name)
 
 
 def is_literal_scalar(value: Any) -> bool:
@@ -74,9 +84,6 @@ def is_literal_scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
-_QUANTITY_PARTS = ("count", "max", "min", "limit", "length", "size", "ttl", "expir", "timeout")
-
-
 def could_be_secret(key: str, value: Any) -> bool:
     """Whether ``value``, found under ``key`` at or below a secret-bearing key, is refused.
 
@@ -86,19 +93,33 @@ def could_be_secret(key: str, value: Any) -> bool:
     """
     if isinstance(value, str):
         return True
-    folded = key.lower()
-    return is_literal_scalar(value) and not any(part in folded for part in _QUANTITY_PARTS)
+    return is_literal_scalar(value) and not names_a_quantity(key)
+
+
+def _pair_names_a_secret(value: Mapping[Any, Any]) -> bool:
+    """Whether a mapping is a ``{name: <secret-bearing name>, value: …}`` pair."""
+    return any(
+        str(key).casefold() in _PAIR_NAME_KEYS and isinstance(item, str) and is_secret_name(item)
+        for key, item in value.items()
+    ) and any(str(key).casefold() in _PAIR_VALUE_KEYS for key in value)
+
+
+def _literal(where: str, why: str = "holds a literal secret") -> SpecError:
+    return SpecError(where, REDACTED, f"{why}; {REFERENCE_HINT}")
 
 
 def literal_secret_problems(
     value: Any, where: str, *, under_secret: bool = False, key: str = ""
 ) -> list[SpecError]:
-    """Every literal scalar at or below a secret-bearing key under ``value``, one problem each.
+    """Every literal secret under ``value``, one problem each, named by its dotted path.
 
-    A string or number (:func:`could_be_secret`) directly under a secret-bearing key, or at any
-    depth below one (in a list, a nested mapping), is a literal secret unless it is inside a
-    reference (:func:`is_secret_ref`). The problem names the scalar's dotted path; its value is
-    always ``<redacted>``.
+    A literal secret is: a string or number (:func:`could_be_secret`) at any depth below a
+    secret-bearing key (``timecontract.credentials.is_secret_name``) or below the ``value`` of a
+    ``{name: <secret-bearing name>, value: …}`` pair, unless it is inside a reference
+    (:func:`is_secret_ref`); a mapping with a ``secretRef`` key that is not exactly a reference
+    (a fake reference); and any string — or mapping key — that is credential-shaped
+    (``timecontract.credentials.credential_shape``), under whatever key. Every problem's value is
+    ``<redacted>``.
 
     Args:
         value: JSON data (an action's parameters).
@@ -110,13 +131,25 @@ def literal_secret_problems(
     if isinstance(value, Mapping):
         if is_secret_ref(value):
             return problems
+        if SECRET_REF_KEY in value:
+            return _fake_reference_problems(value, where)
+        paired = _pair_names_a_secret(value)
         for name, item in value.items():
+            text = str(name)
+            shape = credential_shape(text)
+            if shape is not None:
+                problems.append(
+                    _literal(f"{where}.{REDACTED}", f"a key holds a literal secret ({shape})")
+                )
+                continue
             problems.extend(
                 literal_secret_problems(
                     item,
-                    f"{where}.{name}",
-                    under_secret=under_secret or is_secret_name(str(name)),
-                    key=str(name),
+                    f"{where}.{text}",
+                    under_secret=under_secret
+                    or is_secret_name(text)
+                    or (paired and text.casefold() in _PAIR_VALUE_KEYS),
+                    key=text,
                 )
             )
     elif isinstance(value, list):
@@ -127,49 +160,72 @@ def literal_secret_problems(
                 )
             )
     elif under_secret and could_be_secret(key, value):
-        problems.append(
-            SpecError(
-                where,
-                REDACTED,
-                "holds a literal secret; name it instead: "
-                "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}",
-            )
-        )
-    elif isinstance(value, str) and "://" in value and (names := secret_query_names(value)):
-        problems.append(
-            SpecError(
-                where,
-                redact_url(value),
-                f"query parameter {names[0]!r} holds a literal secret; send it in a header "
-                "with a secretRef instead",
-            )
-        )
+        problems.append(_literal(where))
+    elif isinstance(value, str) and (shape := credential_shape(value)) is not None:
+        problems.append(_literal(where, f"holds a literal secret ({shape})"))
     return problems
 
 
-_URL_CREDENTIALS = re.compile(r"://[^/@\s]+@")
-"""The ``user:password@`` of a URL (RFC 3986 userinfo), which a message must never repeat."""
+def _fake_reference_problems(value: Mapping[Any, Any], where: str) -> list[SpecError]:
+    """A mapping with a ``secretRef`` key that is not a reference: what in it may be a secret.
 
-_QUERY_PARAMETER = re.compile(r"([?&;])([^=&;#\s]+)=([^&;#\s]*)")
-"""A URL query's ``name=value`` pair (RFC 3986 §3.4, as forms write it)."""
+    A location's ``env``/``file`` string written like a name is a name (the reference's own
+    model says what else is wrong with it); a ``secretRef`` that is no mapping, any other key's
+    scalar (``value``), a sibling of ``secretRef``, or an ``env`` that is not written like a
+    variable's name (a pasted token) is a literal.
+    """
+    problems: list[SpecError] = []
+    for name, item in value.items():
+        here = f"{where}.{name}"
+        if str(name) != SECRET_REF_KEY:
+            problems.extend(literal_secret_problems(item, here, under_secret=True, key=str(name)))
+        elif not isinstance(item, Mapping):
+            why = "is not a secret reference: secretRef holds {env: …} or {file: …}"
+            problems.extend([_literal(here, why)] if could_be_secret(SECRET_REF_KEY, item) else [])
+        else:
+            for key, where_to in item.items():
+                if isinstance(where_to, str) and _redact_location(key, where_to) == where_to:
+                    continue  # a name: shown, and checked by the reference's model
+                problems.extend(
+                    literal_secret_problems(
+                        where_to, f"{here}.{key}", under_secret=True, key=str(key)
+                    )
+                )
+    return problems
+
+
+def secret_problems(data: Any) -> list[SpecError]:
+    """The literal secrets in spec data: :func:`literal_secret_problems` of its action's parameters.
+
+    The one check every entry point makes (``load_spec``, the Python client, the schedule
+    workflow's update validator and publish signal); pure, so a workflow may run it.
+    """
+    action = data.get("action") if isinstance(data, Mapping) else None
+    if not isinstance(action, Mapping):
+        return []
+    return literal_secret_problems(action.get("parameters"), "action.parameters")
 
 
 def secret_query_names(url: str) -> list[str]:
-    """The query parameters of ``url`` whose names are secret-bearing (``?token=…``, ``api_key``).
+    """The query or fragment parameters of ``url`` whose names are secret-bearing, as written.
 
     A literal secret in a URL is a literal secret in the spec, and it would travel in access logs.
     """
-    return [m.group(2) for m in _QUERY_PARAMETER.finditer(url) if is_secret_name(m.group(2))]
+    return [m.group(2) for m in URL_PARAMETER.finditer(url) if is_secret_name(m.group(2))]
 
 
 def redact_url(text: str) -> str:
-    """``text`` with every URL's ``user:password@`` and secret-bearing query values hidden."""
+    """``text`` with every URL's ``user:password@`` and secret-bearing parameter values hidden."""
 
     def hide(match: re.Match[str]) -> str:
         lead, name, value = match.groups()
         return f"{lead}{name}={REDACTED}" if is_secret_name(name) and value else match.group(0)
 
-    return _QUERY_PARAMETER.sub(hide, _URL_CREDENTIALS.sub("://<redacted>@", text))
+    return URL_PARAMETER.sub(hide, _URL_CREDENTIALS.sub("//<redacted>@", text))
+
+
+_URL_CREDENTIALS = re.compile(r"//[^/@\s]+@")
+"""The ``user:password@`` of a URL (RFC 3986 userinfo), which a message must never repeat."""
 
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
@@ -186,14 +242,20 @@ def redact(value: Any, *, under_secret: bool = False) -> Any:
     """
     if isinstance(value, Mapping):
         return {
-            key: _redact_item(key, item, under_secret=under_secret) for key, item in value.items()
+            (REDACTED if credential_shape(str(key)) else key): _redact_item(
+                key, item, under_secret=under_secret
+            )
+            for key, item in value.items()
         }
     if isinstance(value, list):
         return [redact(item, under_secret=under_secret) for item in value]
     if under_secret and is_literal_scalar(value):
         return REDACTED
+    if isinstance(value, bytes | bytearray | set | frozenset | tuple):
+        return REDACTED  # not JSON data (a !!binary's bytes, a set): nothing to show safely
     if isinstance(value, str):
-        return redact_url(value)
+        shown = redact_url(value)  # a URL keeps its shape, without its credentials
+        return REDACTED if credential_shape(shown.replace(REDACTED, "")) is not None else shown
     return value
 
 
@@ -203,6 +265,13 @@ def _redact_item(key: Any, item: Any, *, under_secret: bool) -> Any:
     return redact(item, under_secret=under_secret or is_secret_name(str(key)))
 
 
+def _is_location_name(key: Any, value: str) -> bool:
+    """Whether ``value``, a reference's ``env`` or ``file`` string, is written like a name."""
+    if credential_shape(value) is not None:
+        return False
+    return str(key) == "file" or (str(key) == "env" and _ENV_NAME.fullmatch(value) is not None)
+
+
 def _redact_location(key: Any, value: Any) -> Any:
     """A value inside a reference: a string ``env``/``file`` is a name (shown), the rest is not.
 
@@ -210,9 +279,7 @@ def _redact_location(key: Any, value: Any) -> Any:
     (``_ENV_NAME``: upper case, digits, ``_``): a token pasted there by mistake (mixed case,
     ``-``, ``.``, ``=``…) stays redacted.
     """
-    is_name = isinstance(value, str) and (
-        str(key) == "file" or (str(key) == "env" and _ENV_NAME.fullmatch(value) is not None)
-    )
+    is_name = isinstance(value, str) and _is_location_name(key, value)
     return redact(value, under_secret=not is_name)
 
 
@@ -230,3 +297,24 @@ def redact_at(path: Iterable[Any], value: Any) -> Any:
     if parts and parts[-1] == HEADERS_KEY and not isinstance(value, Mapping):
         return REDACTED  # header lines pasted as text (`curl -H 'Authorization: Bearer …'`)
     return redact(value, under_secret=any(is_secret_name(part) for part in parts))
+
+
+_QUOTED = re.compile(r"'([^']*)'")
+_STANDARD_TAG = re.compile(r"tag:yaml\.org,2002:[a-z]{1,12}")
+
+
+def quiet_parser_message(message: str) -> str:
+    """A YAML/JSON parser's message without any text it quotes from the document.
+
+    Parsers quote what they stumbled on (``found undefined alias 'ghp_…'``, ``invalid literal for
+    int() with base 10: '…'``), which may be a secret. A quoted fragment stays only when it is
+    at most three characters (a comma, a tab), a parser's own token (``'<stream end>'``) or a
+    standard YAML tag (``'tag:yaml.org,2002:int'``); any other becomes ``'<not shown>'``.
+    """
+
+    def keep(match: re.Match[str]) -> str:
+        text = match.group(1)
+        shown = len(text) <= 3 or _STANDARD_TAG.fullmatch(text) or text in {"<stream end>", "utf-8"}
+        return match.group(0) if shown else "'<not shown>'"
+
+    return _QUOTED.sub(keep, message)

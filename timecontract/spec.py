@@ -54,7 +54,7 @@ from timecontract.errors import AlmanacError, SpecError
 from timecontract.expand import nominal_period
 from timecontract.rrule import Rule, RuleError
 from timecontract.rscale import RscaleRule, parse_rscale_rule
-from timecontract.secrets import literal_secret_problems, redact_at
+from timecontract.secrets import quiet_parser_message, redact_at, secret_problems
 
 SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 """scheduleId: 1–63 characters of ``a-z``, ``0-9`` and ``-``, not starting or ending with ``-``
@@ -606,6 +606,9 @@ class _NoTimestampLoader(yaml.SafeLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.alias_uses = 0
+        self.paths: dict[int, list[str]] = {}
+        """Each node's path of keys from the document's top (by node id): a duplicate key's
+        value is shown only as :func:`~timecontract.secrets.redact_at` allows at its path."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -615,17 +618,53 @@ class _NoTimestampLoader(yaml.SafeLoader):
                 raise _TooManyAliases(str(event.anchor), event.start_mark.line + 1)
         return super().compose_node(parent, index)
 
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
+            # A tagged scalar that is no such value (``!!int abc``, ``!!bool x``): the library's
+            # own error quotes the value, or is a bare KeyError; say where, never what.
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the value cannot be read as {node.tag}", node.start_mark
+            ) from None
+
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         # A key given twice is a mistake the reader cannot see (YAML keeps the last one silently).
         seen: set[Any] = set()
+        path = self.paths.get(id(node), [])
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=True)
+            self.paths[id(value_node)] = [*path, str(key)]
             if isinstance(key, str | int | float | bool) and key in seen:
                 value = self.construct_object(value_node, deep=True)
-                raise _DuplicateKey(str(key), value, key_node.start_mark.line + 1)
+                shown = redact_at([*path, str(key)], value)
+                raise _DuplicateKey(str(key), shown, key_node.start_mark.line + 1)
             seen.add(key)
         return super().construct_mapping(node, deep)
 
+    def construct_sequence(self, node: Any, deep: bool = False) -> Any:
+        path = self.paths.get(id(node), [])
+        for index, item in enumerate(node.value):
+            self.paths[id(item)] = [*path, str(index)]
+        return super().construct_sequence(node, deep)
+
+
+def _not_json(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    # A spec is JSON data: bytes, sets, ordered pairs and timestamps have no JSON form, and an
+    # error about such a value would repeat it (a secret as !!binary).
+    tag = node.tag.rpartition(":")[2]
+    raise yaml.constructor.ConstructorError(
+        None,
+        None,
+        f"a !!{tag} value is not JSON data (a spec holds JSON values only)",
+        node.start_mark,
+    )
+
+
+for _tag in ("binary", "set", "omap", "pairs", "timestamp"):
+    _NoTimestampLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
 _NoTimestampLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
@@ -641,14 +680,39 @@ class _DuplicateKey(Exception):
         self.line = line
 
 
+class _Duplicated(dict[str, Any]):
+    """A JSON object in which a key was given twice: the first such key and its later value."""
+
+    duplicate: tuple[str, Any]
+
+
 def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads`` object hook: a key given twice is an error (JSON keeps the last silently)."""
+    """``json.loads`` object hook: mark an object whose key is given twice (JSON keeps the last).
+
+    Objects are built innermost first, so the path above is not known yet: the object is marked
+    here and :func:`_first_duplicate` finds it, with its path, once the document is read.
+    """
     data: dict[str, Any] = {}
     for key, value in pairs:
-        if key in data:
-            raise _DuplicateKey(key, value, None)
+        if key in data and not isinstance(data, _Duplicated):
+            data = _Duplicated(data)
+            data.duplicate = (key, value)
         data[key] = value
     return data
+
+
+def _first_duplicate(document: Any) -> None:
+    """Raise :class:`_DuplicateKey` for the first marked object, its value redacted at its path."""
+    stack: list[tuple[list[str], Any]] = [([], document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _Duplicated):
+            key, given = value.duplicate
+            raise _DuplicateKey(key, redact_at([*path, key], given), None)
+        if isinstance(value, dict):
+            stack.extend(([*path, str(k)], v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(([*path, str(i)], v) for i, v in enumerate(value))
 
 
 class _TooManyAliases(Exception):
@@ -678,19 +742,24 @@ def read_spec_data(path: Path) -> Any:
             raise InvalidSpec([SpecError("file", str(path), problem)], str(path))
         text = raw.decode("utf-8")
         if path.suffix.lower() == ".json":
-            return json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+            document = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+            _first_duplicate(document)
+            return document
         return yaml.load(text, Loader=_NoTimestampLoader)
     except InvalidSpec:
         raise
     except _DuplicateKey as exc:
+        # The value is shown only as the secret rule allows at its path; so is the key.
         where = f" (again on line {exc.line})" if exc.line else ""
         problem = f"given more than once{where}; each key may appear once"
-        raise InvalidSpec([SpecError(exc.key, exc.value, problem)], str(path)) from None
+        key = redact_at([], exc.key)
+        raise InvalidSpec([SpecError(key, exc.value, problem)], str(path)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = f"not valid YAML: {line}{exc.problem or exc.context or 'cannot be parsed'}"
-        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from exc
+        said = quiet_parser_message(exc.problem or exc.context or "cannot be parsed")
+        problem = f"not valid YAML: {line}{said}"
+        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
     except _TooManyAliases as exc:
         problem = (
             f"more than {MAX_YAML_ALIASES} YAML alias uses (this one on line {exc.line}); "
@@ -698,9 +767,8 @@ def read_spec_data(path: Path) -> Any:
         )
         raise InvalidSpec([SpecError("yaml alias", f"*{exc.anchor}", problem)], str(path)) from None
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
-        raise InvalidSpec(
-            [SpecError("file", str(path), str(exc).splitlines()[0])], str(path)
-        ) from exc
+        said = quiet_parser_message(str(exc).splitlines()[0])
+        raise InvalidSpec([SpecError("file", str(path), said)], str(path)) from None
 
 
 def size_problems(data: Any) -> list[SpecError]:
@@ -748,9 +816,10 @@ def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
         spec = ScheduleSpecV1.model_validate(dict(data))
     except ValidationError as exc:
         schedule_id, revision = _valid_identity(exc, data)
+        # Not chained: pydantic's error holds every input value, a literal secret included.
         raise InvalidSpec(
             _problems(exc, data) + exclusive, source, schedule_id=schedule_id, revision=revision
-        ) from exc
+        ) from None
     assert not exclusive  # the model's own validator refuses the same
     return spec
 
@@ -814,9 +883,7 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
     if too_large:
         raise InvalidSpec(too_large, name)
     problems = zone_problems(data, tzdb_store) if isinstance(data, Mapping) else []
-    action = data.get("action") if isinstance(data, Mapping) else None
-    if isinstance(action, Mapping):
-        problems += literal_secret_problems(action.get("parameters"), "action.parameters")
+    problems += secret_problems(data)
     try:
         spec = parse_spec(data, name)
     except InvalidSpec as exc:

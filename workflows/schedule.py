@@ -10,12 +10,15 @@ they race with dispatch only on the ledger's gate:
 
 - **Updates** (``publish_revision``, ``disable``, ``enable``, ``delete``, ``backfill``; what
   ``almanac`` and :class:`almanac.client.AlmanacClient` send): a validator rejects a malformed
-  payload before it enters history; an admitted change waits for the loop to apply it and returns
-  the ledger's verdict (``io.PublishRevisionResult``, ``io.ChangeGateResult``,
-  ``io.DeleteScheduleResult``, ``io.BackfillResult``).
+  payload before it enters history (a spec holding a literal secret included: the rule of
+  ``timecontract.secrets``, as ``almanac validate`` applies it); an admitted change waits for
+  the loop to apply it and returns the ledger's verdict (``io.PublishRevisionResult``,
+  ``io.ChangeGateResult``, ``io.DeleteScheduleResult``, ``io.BackfillResult``).
 - **Signals** (``publish_revision``, ``disable``, ``enable``; kept for ``temporal`` CLI and UI
   users): fire and forget. A malformed signal is rejected and recorded; it never raises, so it can
-  never wedge the workflow.
+  never wedge the workflow. A signal's payload is in history before its handler runs, so a
+  published spec holding a literal secret is refused there (and never reaches the ledger), but
+  it is in history: only the update path keeps a literal out of it.
 
 A ``delete`` ends the workflow (it completes with its status) once the ledger has deleted the
 schedule; so does a first revision the ledger rejects when it arrives by update (no schedule to
@@ -55,6 +58,7 @@ from workflows import search_attributes as sa
 with workflow.unsafe.imports_passed_through():
     from activities import io
     from activities.ledger_activities import AlmanacActivities
+    from timecontract.secrets import REDACTED, secret_problems
     from workflows.contracts import (
         LEDGER_RETRY,
         LEDGER_TIMEOUT,
@@ -159,6 +163,12 @@ BACKFILL_REFUSED = "BackfillRefused"
 MAX_BACKFILL_BOUND = 2000
 """The largest ``max_occurrences`` a backfill may ask for (the validator refuses more): the
 ledger's cap on a window's occurrences (``ledger.backfill.MAX_WINDOW_OCCURRENCES``)."""
+SIGNAL_SECRETS_PATCH = "almanac-signal-secrets"
+"""Patch: a ``publish_revision`` signal whose spec holds a literal secret
+(``timecontract.secrets.secret_problems``) is rejected and recorded without the value, instead of
+queued for the publish activity (which refused it too, later, naming the field). The signal's
+payload is in the history before any handler runs: only the update path keeps a literal out.
+Histories recorded before it replay queuing such a signal."""
 HELD_POLL = timedelta(minutes=1)
 """How soon to release again while buffered occurrences wait and no child is watched (after a
 continue-as-new, the running occurrence was started by an earlier run)."""
@@ -224,6 +234,16 @@ class ScheduleWorkflow:
         if not isinstance(payload, dict):
             self._reject("publish_revision", f"needs a spec mapping, got {type(payload).__name__}")
             return
+        problems = secret_problems(payload)
+        if problems and workflow.patched(SIGNAL_SECRETS_PATCH):
+            # Temporal wrote the payload into history before this handler ran: refuse it here,
+            # so it goes no further (the ledger, the activity's input), and say nothing of it.
+            self._reject(
+                "publish_revision",
+                f"{problems[0].field}={REDACTED}: {problems[0].problem}; send specs by update "
+                "(almanac apply): a signal's payload is recorded in history as sent",
+            )
+            return
         self._state.pending.append(Command("publish_revision", spec=payload))
 
     def _reject(self, signal: str, problem: str, *, by_update: bool = False) -> None:
@@ -251,6 +271,9 @@ class ScheduleWorkflow:
         size = len(json.dumps(spec, default=str))
         if size > MAX_SPEC_BYTES:
             _refuse("spec", f"{size} bytes", f"larger than {MAX_SPEC_BYTES} bytes")
+        # The rule ``validate`` and the client apply: a literal secret never enters history.
+        for problem in secret_problems(spec)[:1]:
+            _refuse(problem.field, REDACTED, problem.problem)
         schedule_id = spec.get("scheduleId")
         if schedule_id != self._params.schedule_id:
             _refuse("scheduleId", schedule_id, f"this schedule is {self._params.schedule_id!r}")

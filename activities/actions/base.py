@@ -193,7 +193,9 @@ def validate_parameters(action: str, model: type[M], parameters: Mapping[str, An
             # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
             value = None if err["type"] == "missing" else redact_at(path, err.get("input"))
             problems.append((where, value, err["msg"]))
-        raise InvalidActionParameters(action, problems) from exc
+        # Not chained: pydantic's error holds every input value, a literal secret included, and
+        # a chained cause travels in tracebacks and Temporal failures.
+        raise InvalidActionParameters(action, problems) from None
 
 
 def unknown_action_name(name: str, known: list[str]) -> SpecError:

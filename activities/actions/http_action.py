@@ -10,8 +10,9 @@ Parameters (camelCase, as written in the spec)::
                     cannot be queried (``capabilities(...).can_query_result`` is false).
     headers:        extra request headers; a value is a string or a secret reference
                     ``{secretRef: {env: ALMANAC_SECRET_…}}`` / ``{secretRef: {file: …}}``. A
-                    secret-bearing header (``Authorization``, ``Cookie``, ``X-Api-Key``, any name
-                    with token/secret/password/… — see ``timecontract.secrets``) must be a
+                    secret-bearing header (``Authorization``, ``Set-Cookie``, ``X-Api.Key``,
+                    ``X-Session`` … after normalisation — see ``timecontract.credentials``), and
+                    any header whose value is credential-shaped (``Bearer …``), must be a
                     reference; ``Idempotency-Key``, ``Almanac-Attempt`` and ``webhook-*`` are
                     set by Almanac.
     signingSecret:  a secret reference to a Standard Webhooks key (``whsec_<base64>``): each

@@ -32,7 +32,8 @@ from pydantic import (
 )
 
 from activities.actions.base import branch_tag
-from timecontract.secrets import could_be_secret, is_secret_name, secret_query_names
+from timecontract.credentials import credential_shape, is_secret_name
+from timecontract.secrets import REFERENCE_HINT, could_be_secret
 from timecontract.spec import build_without_plugins
 
 SECRET_ENV_PATTERN = r"^ALMANAC_SECRET_[A-Z0-9_]{1,100}$"
@@ -102,19 +103,18 @@ so a bad reference is told what is wrong with it, not also that it is not a stri
 
 
 def _no_credentials(url: AnyHttpUrl) -> AnyHttpUrl:
-    """Refuse ``user:password@`` or a secret-bearing query parameter (``?token=…``) in a URL.
+    """Refuse ``user:password@``, a secret-bearing query or fragment parameter, any credential.
 
-    Either is a literal secret in a spec (and in every access log); send it in a header with a
-    secretRef instead.
+    A URL has no place for a reference: a credential in it is a literal secret in the spec (and
+    in every access log); send it in a header with a secretRef instead.
     """
     if url.username or url.password:
         raise ValueError(
             "holds credentials (user:password@); send them in a header with a secretRef instead"
         )
-    if names := secret_query_names(str(url)):
+    if (shape := credential_shape(str(url))) is not None:
         raise ValueError(
-            f"query parameter {names[0]!r} holds a literal secret; send it in a header with a "
-            "secretRef instead"
+            f"holds a literal secret ({shape}); send it in a header with a secretRef instead"
         )
     return url
 
@@ -166,7 +166,8 @@ class HttpParameters(BaseModel):
             return value
         for name, item in value.items():
             if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
-                raise ValueError(f"{name!r} is not an HTTP header name")
+                shown = "a header name" if credential_shape(str(name)) else repr(name)
+                raise ValueError(f"{shown} is not an HTTP header name (an RFC 9110 token)")
             lowered = name.lower()
             if lowered == IDEMPOTENCY_HEADER.lower():
                 raise ValueError(f"{IDEMPOTENCY_HEADER} is set by Almanac (the occurrenceId)")
@@ -174,11 +175,11 @@ class HttpParameters(BaseModel):
                 raise ValueError(f"{ATTEMPT_HEADER} is set by Almanac (the attempt's number)")
             if lowered.startswith("webhook-"):
                 raise ValueError(f"{name} is set by Almanac (use signingSecret to sign)")
-            if is_secret_name(name) and could_be_secret(name, item):
-                raise ValueError(
-                    f"header {name} holds a literal secret; name it instead: "
-                    "{secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}"
-                )
+            # A credential may travel in any header: a secret-bearing name, or a value shaped
+            # like one under any name (``X-Forwarded: Bearer …``), must be a reference.
+            shaped = isinstance(item, str) and credential_shape(item) is not None
+            if shaped or (is_secret_name(name) and could_be_secret(name, item)):
+                raise ValueError(f"header {name} holds a literal secret; {REFERENCE_HINT}")
         return value
 
 

@@ -22,11 +22,15 @@ The reference's model, :class:`SecretRef`, is declared with the parameter models
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from activities.actions.base import ActionError
 from activities.actions.parameters import SecretRef  # the reference a spec writes
@@ -90,15 +94,66 @@ class SecretResolver:
         return value
 
 
+MIN_ENCODED_CHARS = 8
+"""The shortest encoded form of a secret the :class:`Scrubber` replaces: a shorter run of base64
+or hex would match unrelated text, and says little of the secret."""
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """The texts a downstream may echo ``secret`` as, each found inside a longer encoding too.
+
+    The secret itself; percent-encoded (RFC 3986 §2.1, ``quote`` and the form encoding's
+    ``quote_plus``); JSON-escaped (RFC 8259 §7, ASCII-only and not, and with an escaped slash);
+    hex, lower and upper case; and base64 and base64url (RFC 4648 §4–5) at each of the three
+    byte offsets the secret can sit at inside a longer encoded text — for each, the characters
+    that depend on the secret's bytes alone (a secret at byte offset ``k`` fills characters
+    ``ceil(8k/6)`` to ``floor(8(k+n)/6)`` of the encoding, whatever surrounds it).
+    """
+    raw = secret.encode()
+    forms = {
+        secret,
+        quote(secret, safe=""),
+        quote_plus(secret, safe=""),
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        json.dumps(secret)[1:-1].replace("/", "\\/"),
+        raw.hex(),
+        raw.hex().upper(),
+    }
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        for offset in range(3):
+            text = encode(b"\0" * offset + raw).decode()
+            forms.add(text[-(-8 * offset // 6) : 8 * (offset + len(raw)) // 6])
+    return {form for form in forms if form == secret or len(form) >= MIN_ENCODED_CHARS}
+
+
+def _decoded_credential(word: str) -> str | None:
+    """The text a base64 credential stands for (``Basic dXNlcjpwdw==`` → ``user:pw``), if any."""
+    try:
+        text = base64.b64decode(word, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    return text if len(text) >= MIN_ENCODED_CHARS and text.isprintable() else None
+
+
 class Scrubber:
-    """Replaces the secrets one call used with ``<secret>`` in any text it returns."""
+    """Replaces the secrets one call used with ``<secret>`` in any text it returns.
+
+    Each secret is found as written and in the encodings a downstream may echo it in
+    (:func:`encoded_forms`), as is each part after a scheme word (``Bearer …``) and the text a
+    base64 part stands for (a ``Basic`` credential's ``user:password``).
+    """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        """Scrub each of ``secrets`` (and its parts after a scheme word like ``Bearer``)."""
+        """Scrub each of ``secrets``, its parts of 8+ characters, and their encodings."""
         words: set[str] = set()
         for secret in secrets:
-            words.add(secret)
-            words.update(part for part in secret.split() if len(part) >= 8)
+            if not secret:
+                continue
+            parts = {secret} | {part for part in secret.split() if len(part) >= 8}
+            parts |= {text for part in list(parts) if (text := _decoded_credential(part))}
+            for part in parts:
+                words |= encoded_forms(part)
         ordered = sorted((w for w in words if w), key=len, reverse=True)
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
 

@@ -50,6 +50,11 @@ REF_NAME = {"secretRef": {"env": "MY_TOKEN_ENV"}}
         ),
         (("data", "count"), 3, 3),
         (("headers", "X-Team"), "ops", "ops"),
+        # Data that is not JSON (bytes, a set: from Python, or YAML's !!binary and !!set) and a
+        # credential-shaped string under a harmless name are never shown.
+        (("data",), CANARY.encode(), REDACTED),
+        (("data", "tags"), {CANARY}, REDACTED),
+        (("data", "note"), f"Bearer {CANARY}", REDACTED),
         # A URL's credentials, wherever it is.
         (("url",), f"https://ops:{CANARY}@example.com/h", "https://<redacted>@example.com/h"),
         # A secret-bearing query parameter's value; other parameters are shown.
