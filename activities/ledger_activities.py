@@ -68,11 +68,18 @@ from timecontract import (
     format_instant,
     load_spec,
     occurrence_schedule_id,
+    span_for,
 )
 
 DEFAULT_HORIZON = timedelta(days=14)
 """How far ahead a schedule materializes (seed: "a finite horizon, such as 14 days")."""
 HORIZON_PERIODS = 2000
+"""A high-frequency rule looks at most this many rule periods ahead (``horizon_for``)…"""
+HORIZON_OCCURRENCES = 5_000
+"""… and a dense one about this many occurrences (``timecontract.density``: its per-day bound)."""
+MATERIALIZE_LIMIT = 10_000
+"""The most records one materialization (an activity's, or a catch-up's) writes, in transactions
+of ``ledger.materialization.CHUNK_OCCURRENCES``; the rest of its window is the next call's."""
 CATCH_UP_SUFFIX = " (catch-up)"
 """Appended to the worker's identity on the events of a start-up catch-up (``almanac.catch_up``)."""
 MIN_HORIZON = timedelta(hours=1)
@@ -104,13 +111,17 @@ ERROR_DETAIL_LIMIT = 500
 
 
 def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
-    """The look-ahead to materialize: ``horizon``, or less for a high-frequency rule.
+    """The look-ahead to materialize: ``horizon``, or less for a high-frequency or dense rule.
 
     At most :data:`HORIZON_PERIODS` rule periods ahead (a 10-second rule looks 5.5 hours ahead,
-    not 14 days: 120,000 rows a refresh would help no one), and never less than an hour.
+    not 14 days: 120,000 rows a refresh would help no one), at most the span that holds about
+    :data:`HORIZON_OCCURRENCES` occurrences by the rule's per-day bound (a rule firing every 2
+    seconds of every day through BYxxx lists looks an hour ahead, not 2,000 days), and never less
+    than an hour (at most 1,800 occurrences at the densest supported schedule).
     """
     periods = spec.nominal_period * HORIZON_PERIODS
-    return max(min(horizon, periods), MIN_HORIZON)
+    dense = span_for(HORIZON_OCCURRENCES, spec.per_day_bound)
+    return max(min(horizon, periods, dense), MIN_HORIZON)
 
 
 def retry_delay(claim_number: int, first: timedelta = FIRST_RETRY_DELAY) -> timedelta:
@@ -210,17 +221,21 @@ class AlmanacActivities:
         # An empty window ([from, until) with from ≥ until: the follow-up of a wake-up that
         # materialized at the same instant already) writes nothing: skip its transactions.
         for spec in specs if since < until else []:
-            result = ledger.materialize(
+            # Bounded in occurrences: a window holding more than MATERIALIZE_LIMIT (a dense
+            # rule's horizon after an outage) ends where this call stopped; the next call (the
+            # next wake-up or refresh) continues from there.
+            result = ledger.materialize_bounded(
                 self._ledger,
                 spec,
                 since,
                 until,
-                self._clock.now(),
+                self._clock.now,
+                limit=MATERIALIZE_LIMIT,
                 by=by or self._identity,
                 tzdb_store=self._tzdb_store,
-                rows=False,
             )
-            inserted += len(result.created)
+            inserted += result.created
+            until = result.through_utc
         return until, inserted
 
     def _reading(

@@ -44,6 +44,7 @@ from ledger.states import (
 from ledger.views import (
     DEFAULT_IMPLEMENTATION_ALIAS,
     AttemptView,
+    BoundedMaterialization,
     CaseView,
     ClaimResult,
     EventView,
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
         manual_occurrence_id,
         record_trigger,
     )
-    from ledger.materialization import materialize, release_due
+    from ledger.materialization import materialize, materialize_bounded, release_due
     from ledger.occurrences import (
         RECONCILIATION_DEADLINE,
         cancel,
@@ -149,7 +150,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "manual_occurrence_id",
         "record_trigger",
     ),
-    "ledger.materialization": ("materialize", "release_due"),
+    "ledger.materialization": ("materialize", "materialize_bounded", "release_due"),
     "ledger.occurrences": (
         "RECONCILIATION_DEADLINE",
         "cancel",
@@ -226,6 +227,7 @@ __all__ = [
     "BackfillEntry",
     "BackfillPlan",
     "BackfillRefused",
+    "BoundedMaterialization",
     "CaseNotFound",
     "CaseView",
     "ClaimLost",
@@ -284,6 +286,7 @@ __all__ = [
     "manual_occurrence_id",
     "mark_running",
     "materialize",
+    "materialize_bounded",
     "missed_schedules",
     "next_due",
     "open_cases",
