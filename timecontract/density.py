@@ -22,6 +22,7 @@ sized with it, so work follows occurrences, not rule periods.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -48,12 +49,14 @@ def _ceil_div(a: int, b: int) -> int:
 def per_minute_bound(rule: Rule) -> int:
     """The most date-times ``rule`` can produce in one clock minute (an upper bound).
 
-    FREQ=SECONDLY: one per INTERVAL seconds, at most the BYSECOND values; coarser: the BYSECOND
-    values (DTSTART's one second when absent), at most the BYSETPOS positions (each selects one
-    date-time of a period of at least a minute).
+    FREQ=SECONDLY: the BYSECOND values (all 60 when absent) one progression of step INTERVAL can
+    hit in a minute, i.e. the most of them sharing one residue modulo INTERVAL; coarser: the
+    BYSECOND values (DTSTART's one second when absent), at most the BYSETPOS positions (each
+    selects one date-time of a period of at least a minute).
     """
     if rule.frequency == du.SECONDLY:
-        return min(_ceil_div(60, rule.interval), _count(rule.by_second, 60))
+        seconds = set(rule.by_second) or set(range(60))
+        return max(Counter(second % rule.interval for second in seconds).values())
     seconds = _count(rule.by_second, 1)
     return min(seconds, len(set(rule.by_set_pos))) if rule.by_set_pos else seconds
 
@@ -62,8 +65,8 @@ def per_day_bound(rule: Rule) -> int:
     """The most date-times ``rule`` can produce in one calendar day (an upper bound, ≥ 1).
 
     Each unit finer than FREQ multiplies by its BY list's cardinality (or its whole range when
-    absent); the FREQ unit itself fires at most once per INTERVAL units; a BYSETPOS caps a
-    period at its number of positions.
+    absent); the FREQ unit itself fires at most once per INTERVAL units, in a day and in each
+    coarser unit; a BYSETPOS caps a period at its number of positions.
     """
     freq = rule.frequency
     hours, minutes, seconds = (
@@ -72,11 +75,12 @@ def per_day_bound(rule: Rule) -> int:
         _count(rule.by_second, 60 if freq >= du.SECONDLY else 1),
     )
     if freq == du.SECONDLY:
-        return min(_ceil_div(86_400, rule.interval), hours * minutes * seconds)
+        per_hour = min(minutes * per_minute_bound(rule), _ceil_div(3_600, rule.interval))
+        return min(_ceil_div(86_400, rule.interval), hours * per_hour)
     positions = len(set(rule.by_set_pos)) or None
     if freq == du.MINUTELY:
-        per_minute = min(seconds, positions or seconds)
-        return min(_ceil_div(1_440, rule.interval), hours * minutes) * per_minute
+        per_hour = min(minutes, _ceil_div(60, rule.interval))
+        return min(_ceil_div(1_440, rule.interval), hours * per_hour) * per_minute_bound(rule)
     if freq == du.HOURLY:
         per_hour = min(minutes * seconds, positions or minutes * seconds)
         return min(_ceil_div(24, rule.interval), hours) * per_hour

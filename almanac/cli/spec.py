@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from timecontract import InvalidSpec, OccurrenceRecord, ScheduleSpecV1, SpecError, SpecWarning
 
 PREVIEW_PERIODS = 2000
-PREVIEW_OCCURRENCES = 10_000
+PREVIEW_OCCURRENCES = 5_000
 """The default window holds about this many occurrences at most (``timecontract.density``)."""
 MAX_TABLE_ROWS = 10_000
 """The most records the table shows (it is built in memory); ``--json`` streams any window."""
@@ -233,7 +233,7 @@ def preview(
         typer.Option(
             "--to",
             help="Window end, UTC instant, exclusive. Default: --from + 366 days, 2,000 "
-            "periods of a high-frequency rule, or about 10,000 occurrences of a dense one.",
+            "periods of a high-frequency rule, or about 5,000 occurrences of a dense one.",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON array contract.")] = False,
@@ -306,7 +306,7 @@ def write_json_array(items: Iterable[Any], out: TextIO) -> None:
 
 
 def default_window(spec: ScheduleSpecV1) -> timedelta:
-    """The preview's default window: 366 days, 2,000 periods, or ~10,000 occurrences if shorter.
+    """The preview's default window: 366 days, 2,000 periods, or ~5,000 occurrences if shorter.
 
     The occurrence bound uses the spec's per-day bound (``timecontract.density``), so a rule that
     is dense through BYxxx lists (every 2 seconds from ``FREQ=DAILY``) previews hours, not a year.
