@@ -55,8 +55,8 @@ def per_minute_bound(rule: Rule) -> int:
     selects one date-time of a period of at least a minute).
     """
     if rule.frequency == du.SECONDLY:
-        seconds = set(rule.by_second) or set(range(60))
-        return max(Counter(second % rule.interval for second in seconds).values())
+        listed = set(rule.by_second) or set(range(60))
+        return max(Counter(second % rule.interval for second in listed).values())
     seconds = _count(rule.by_second, 1)
     return min(seconds, len(set(rule.by_set_pos))) if rule.by_set_pos else seconds
 
