@@ -160,7 +160,7 @@ def materialize_bounded(
     clock: Callable[[], datetime],
     *,
     limit: int,
-    chunk: int = CHUNK_OCCURRENCES,
+    chunk: int | None = None,
     by: str = MATERIALIZER,
     tzdb_store: Path | None = None,
 ) -> BoundedMaterialization:
@@ -181,7 +181,8 @@ def materialize_bounded(
         to_utc: window end, aware UTC, exclusive.
         clock: the rows' creation time, read when each transaction is written (aware UTC).
         limit: the most records one call writes (≥ ``chunk``; a piece is never split).
-        chunk: about how many records one transaction writes.
+        chunk: about how many records one transaction writes (default
+            :data:`CHUNK_OCCURRENCES`).
         by: who materializes (event rows).
         tzdb_store: the local tz release store (``timecontract.zones``).
 
@@ -198,6 +199,7 @@ def materialize_bounded(
     low, high = ledger.read(lambda c: _owned_window(c, spec, from_utc, to_utc))
     if low >= high:
         return BoundedMaterialization(to_utc, 0)
+    chunk = CHUNK_OCCURRENCES if chunk is None else chunk
     created = written = 0
     batch: list[OccurrenceRecord] = []
     start = from_utc
