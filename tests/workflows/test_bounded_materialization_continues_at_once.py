@@ -1,13 +1,14 @@
 """A window larger than one materialization call is written call after call, a second apart.
 
 A schedule whose revision was published 48 hours before its workflow first runs at 00:30 (as
-after an outage: the ledger holds nothing since) has 48 hourly occurrences overdue and 3 ahead in
-its first window. With the bound lowered to 10 occurrences a call (and a transaction), the window is written
-in six calls: each stops at its bound (``truncated``), and the loop refreshes again at its next
-wake-up (``almanac-bounded-materialize``), not an hour later. While the overdue set is incomplete
-nothing is decided; once it is, ``misfirePolicy: CATCH_UP_BOUNDED`` with ``maxCatchUp: 1`` runs
-exactly one (the most recent, 23:00) and expires the other 47 — a release per chunk would have run
-one of each chunk. Expected values from the spec's arithmetic (hourly at :00 UTC; lateness PT5M).
+after an outage: the ledger holds nothing since) has 48 hourly occurrences overdue and 3 ahead
+in its first window. With the bound lowered to 10 occurrences a call (and a transaction), the
+window is written in six calls: each stops at its bound (``truncated``), and the loop refreshes
+again at its next wake-up (``almanac-bounded-materialize``), not an hour later. While the overdue
+set is incomplete nothing is decided; once it is, ``misfirePolicy: CATCH_UP_BOUNDED`` with
+``maxCatchUp: 1`` runs exactly one (the most recent, 00:00) and expires the other 47 — a release
+per chunk would run one of each chunk. Expected values from the spec's arithmetic (hourly at :00
+UTC; lateness PT5M).
 """
 
 from __future__ import annotations
