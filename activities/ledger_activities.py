@@ -389,8 +389,10 @@ class AlmanacActivities:
         """A schedule's recovery in the ledger: its wake-up's work, without its workflow.
 
         Materializes ``[since_utc, now_utc + horizon)`` (as ``release_due`` with
-        ``materialize_first`` does) and then decides what is overdue at ``now_utc`` by the misfire
-        policy. The same ledger calls as the schedule workflow's own wake-up, which may run at the
+        ``materialize_first`` does; at most :data:`MATERIALIZE_LIMIT` occurrences) and then
+        decides what is overdue at ``now_utc`` by the misfire policy — nothing when the window
+        stopped at its bound before ``now_utc``: the schedule workflow writes the rest and
+        decides the whole overdue set. The same ledger calls as the schedule workflow's own wake-up, which may run at the
         same time: both are idempotent and serialized by the gate lock, so whichever comes second
         finds the window written and the misfires decided, and the workflow starts what is DUE.
         The event rows name the worker with :data:`CATCH_UP_SUFFIX` (who decided is on record).
