@@ -393,9 +393,10 @@ class AlmanacActivities:
         decides what is overdue at ``now_utc`` by the misfire policy — nothing when the window
         stopped at its bound before ``now_utc``: the schedule workflow writes the rest and
         decides the whole overdue set. The same ledger calls as the schedule workflow's own
-        wake-up, which may run at the same time: both are idempotent and serialized by the gate lock, so whichever comes second
-        finds the window written and the misfires decided, and the workflow starts what is DUE.
-        The event rows name the worker with :data:`CATCH_UP_SUFFIX` (who decided is on record).
+        wake-up, which may run at the same time: both are idempotent and serialized by the gate
+        lock, so whichever comes second finds the window written and the misfires decided, and
+        the workflow starts what is DUE. The event rows name the worker with
+        :data:`CATCH_UP_SUFFIX` (who decided is on record).
 
         Args:
             schedule_id: the schedule.
