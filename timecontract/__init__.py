@@ -5,7 +5,7 @@ Public surface; everything else is an implementation detail of this package.
 
 from timecontract.advisories import SpecWarning, WarningCode, spec_warnings
 from timecontract.cutover import Cutover, owned_interval, owning_revision, owns
-from timecontract.density import MAX_PER_MINUTE, MIN_INTERVAL, span_for
+from timecontract.density import span_for
 from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
 from timecontract.expand import nominal_period
 from timecontract.ids import (
@@ -51,8 +51,6 @@ from timecontract.spec import (
 __all__ = [
     "INTERVAL_EPOCH_UTC",
     "LAST_WINDOW_END",
-    "MAX_PER_MINUTE",
-    "MIN_INTERVAL",
     "ActionSpec",
     "AlmanacError",
     "Cutover",
