@@ -127,6 +127,9 @@ class MaterializeOccurrencesResult:
     upcoming: list[UpcomingOccurrence]
     counts_by_state: dict[str, int]
     inserted: int
+    truncated: bool = False
+    """The window held more than one call writes (``MATERIALIZE_LIMIT`` occurrences): it ends at
+    ``materialized_through_utc``, before ``now + horizon``; the rest is the next call's."""
 
 
 @dataclass(frozen=True)

@@ -68,11 +68,18 @@ from timecontract import (
     format_instant,
     load_spec,
     occurrence_schedule_id,
+    span_for,
 )
 
 DEFAULT_HORIZON = timedelta(days=14)
 """How far ahead a schedule materializes (seed: "a finite horizon, such as 14 days")."""
 HORIZON_PERIODS = 2000
+"""A high-frequency rule looks at most this many rule periods ahead (``horizon_for``)…"""
+HORIZON_OCCURRENCES = 5_000
+"""… and a dense one about this many occurrences (``timecontract.density``: its per-day bound)."""
+MATERIALIZE_LIMIT = 10_000
+"""The most records one materialization (an activity's, or a catch-up's) writes, in transactions
+of ``ledger.materialization.CHUNK_OCCURRENCES``; the rest of its window is the next call's."""
 CATCH_UP_SUFFIX = " (catch-up)"
 """Appended to the worker's identity on the events of a start-up catch-up (``almanac.catch_up``)."""
 MIN_HORIZON = timedelta(hours=1)
@@ -104,13 +111,17 @@ ERROR_DETAIL_LIMIT = 500
 
 
 def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
-    """The look-ahead to materialize: ``horizon``, or less for a high-frequency rule.
+    """The look-ahead to materialize: ``horizon``, or less for a high-frequency or dense rule.
 
     At most :data:`HORIZON_PERIODS` rule periods ahead (a 10-second rule looks 5.5 hours ahead,
-    not 14 days: 120,000 rows a refresh would help no one), and never less than an hour.
+    not 14 days: 120,000 rows a refresh would help no one), at most the span that holds about
+    :data:`HORIZON_OCCURRENCES` occurrences by the rule's per-day bound (a rule firing every 2
+    seconds of every day through BYxxx lists looks an hour ahead, not 2,000 days), and never less
+    than an hour (at most 1,800 occurrences at the densest supported schedule).
     """
     periods = spec.nominal_period * HORIZON_PERIODS
-    return max(min(horizon, periods), MIN_HORIZON)
+    dense = span_for(HORIZON_OCCURRENCES, spec.per_day_bound)
+    return max(min(horizon, periods, dense), MIN_HORIZON)
 
 
 def retry_delay(claim_number: int, first: timedelta = FIRST_RETRY_DELAY) -> timedelta:
@@ -190,15 +201,15 @@ class AlmanacActivities:
     ) -> io.MaterializeOccurrencesResult:
         """The materialize activity's work (also the follow-up of ``release_due``)."""
         started = time.monotonic()
-        until, inserted = self._write_window(params)
-        return self._reading(params, until, inserted, started)
+        return self._reading(params, *self._write_window(params), started)
 
     def _write_window(
         self, params: io.MaterializeOccurrencesInput, by: str | None = None
-    ) -> tuple[datetime, int]:
-        """Materialize ``[from, now + horizon)``: (the window's end, UTC; rows inserted).
+    ) -> tuple[datetime, int, bool]:
+        """Materialize ``[from, now + horizon)``: (where it ends, UTC; rows inserted; truncated).
 
-        ``by``: who, on the event rows (default: this worker's identity).
+        ``by``: who, on the event rows (default: this worker's identity). Truncated: the window
+        held more than :data:`MATERIALIZE_LIMIT` records and ends before ``now + horizon``.
         """
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
@@ -206,25 +217,34 @@ class AlmanacActivities:
         horizon = timedelta(seconds=params.horizon_seconds)
         if specs:
             horizon = horizon_for(specs[-1], horizon)
-        until = params.now_utc + horizon
+        until = end = params.now_utc + horizon
         # An empty window ([from, until) with from ≥ until: the follow-up of a wake-up that
         # materialized at the same instant already) writes nothing: skip its transactions.
         for spec in specs if since < until else []:
-            result = ledger.materialize(
+            # Bounded in occurrences: a window holding more than MATERIALIZE_LIMIT (a dense
+            # rule's horizon after an outage) ends where this call stopped; the schedule's next
+            # wake-up continues from there at once (``workflows.schedule.BOUNDED_MATERIALIZE``).
+            result = ledger.materialize_bounded(
                 self._ledger,
                 spec,
                 since,
                 until,
-                self._clock.now(),
+                self._clock.now,
+                limit=MATERIALIZE_LIMIT,
                 by=by or self._identity,
                 tzdb_store=self._tzdb_store,
-                rows=False,
             )
-            inserted += len(result.created)
-        return until, inserted
+            inserted += result.created
+            until = result.through_utc
+        return until, inserted, until < end
 
     def _reading(
-        self, params: io.MaterializeOccurrencesInput, until: datetime, inserted: int, started: float
+        self,
+        params: io.MaterializeOccurrencesInput,
+        until: datetime,
+        inserted: int,
+        truncated: bool,
+        started: float,
     ) -> io.MaterializeOccurrencesResult:
         """What the ledger holds after a window was written (``started``: ``time.monotonic``)."""
         upcoming = ledger.list_occurrences(
@@ -253,6 +273,7 @@ class AlmanacActivities:
             upcoming=[_upcoming(o) for o in upcoming],
             counts_by_state={state.value: n for state, n in counts.items()},
             inserted=inserted,
+            truncated=truncated,
         )
 
     @activity.defn(name=io.RELEASE_DUE)
@@ -268,6 +289,7 @@ class AlmanacActivities:
         Its events are stamped with the clock, when they are written.
         """
         first, started = params.materialize_first, time.monotonic()
+        window = None
         if first is not None:
             # The wake-up's materialization, before the release (one activity, not two). A
             # deterministic error fails the activity here, before anything is released: as the
@@ -279,12 +301,13 @@ class AlmanacActivities:
             decided = params.not_before_utc
             self._hold_until(decided)
         with self._domain_errors(params.schedule_id, io.RELEASE_DUE):
-            released, due = self._release(params.schedule_id, decided)
+            released, due = self._release(params.schedule_id, decided, written=window)
         assert released.gate is not None  # the ledger's release reads it under its lock
         gate = released.gate
         materialized, materialize_error = None, None
         follow_up: Callable[[], io.MaterializeOccurrencesResult] | None = None
         if first is not None:
+            assert window is not None
             follow_up = partial(self._reading, first, *window, started)
         elif params.then_materialize is not None and (due or released.expired):
             follow_up = partial(self._materialize, params.then_materialize)
@@ -326,14 +349,25 @@ class AlmanacActivities:
             time.sleep(rest.total_seconds())
 
     def _release(
-        self, schedule_id: str, now_utc: datetime, by: str | None = None
+        self,
+        schedule_id: str,
+        now_utc: datetime,
+        by: str | None = None,
+        *,
+        written: tuple[datetime, int, bool] | None = None,
     ) -> tuple[ledger.ReleaseResult, list[OccurrenceView]]:
         """Misfire planning at ``now_utc`` (``ledger.release_due``), counted in the metrics.
 
         Returns the ledger's result and every DUE occurrence not held back behind an older
         in-flight one (overlapPolicy BUFFER_*), oldest first: what the schedule starts. ``by``:
-        who, on the event rows (default: this worker's identity).
+        who, on the event rows (default: this worker's identity). ``written``: the call's own
+        materialization (``_write_window``); when it stopped at its bound at or before
+        ``now_utc``, the overdue set is not complete yet and nothing is decided (a catch-up
+        bound counts the most recent missed ones: it must see all of them first).
         """
+        if written is not None and written[2] and written[0] <= now_utc:
+            gate = ledger.get_gate(self._ledger, schedule_id)
+            return ledger.ReleaseResult((), (), disabled=gate.disabled, gate=gate), []
         released = ledger.release_due(
             self._ledger,
             schedule_id,
@@ -355,11 +389,14 @@ class AlmanacActivities:
         """A schedule's recovery in the ledger: its wake-up's work, without its workflow.
 
         Materializes ``[since_utc, now_utc + horizon)`` (as ``release_due`` with
-        ``materialize_first`` does) and then decides what is overdue at ``now_utc`` by the misfire
-        policy. The same ledger calls as the schedule workflow's own wake-up, which may run at the
-        same time: both are idempotent and serialized by the gate lock, so whichever comes second
-        finds the window written and the misfires decided, and the workflow starts what is DUE.
-        The event rows name the worker with :data:`CATCH_UP_SUFFIX` (who decided is on record).
+        ``materialize_first`` does; at most :data:`MATERIALIZE_LIMIT` occurrences) and then
+        decides what is overdue at ``now_utc`` by the misfire policy — nothing when the window
+        stopped at its bound before ``now_utc``: the schedule workflow writes the rest and
+        decides the whole overdue set. The same ledger calls as the schedule workflow's own
+        wake-up, which may run at the same time: both are idempotent and serialized by the gate
+        lock, so whichever comes second finds the window written and the misfires decided, and
+        the workflow starts what is DUE. The event rows name the worker with
+        :data:`CATCH_UP_SUFFIX` (who decided is on record).
 
         Args:
             schedule_id: the schedule.
@@ -379,9 +416,9 @@ class AlmanacActivities:
             schedule_id, now_utc, horizon.total_seconds(), from_utc=since_utc
         )
         by = self._identity + CATCH_UP_SUFFIX
-        inserted = self._write_window(window, by)[1]
-        self._metrics.observe_materialization(schedule_id, time.monotonic() - started, inserted)
-        return self._release(schedule_id, now_utc, by)[0]
+        written = self._write_window(window, by)
+        self._metrics.observe_materialization(schedule_id, time.monotonic() - started, written[1])
+        return self._release(schedule_id, now_utc, by, written=written)[0]
 
     @activity.defn(name=io.PUBLISH_REVISION)
     def publish_revision(self, params: io.PublishRevisionInput) -> io.PublishRevisionResult:

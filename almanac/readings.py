@@ -32,6 +32,7 @@ from timecontract import (
     ScheduleSpecV1,
     occurrences,
     owning_revision,
+    span_for,
 )
 
 OPEN_STATES = (
@@ -44,6 +45,9 @@ OPEN_STATES = (
 """States an upcoming occurrence can be in: not yet run, or running (not UNKNOWN_EFFECT, which
 waits for reconciliation and is listed by ``almanac ledger unknown``)."""
 PROJECTION_LIMIT = timedelta(days=20 * 366)
+MIN_PROJECTION_WINDOW = timedelta(hours=1)
+"""The shortest window the projection resolves at a time (at most 1,800 occurrences of a valid
+spec: ``timecontract.density.MAX_PER_MINUTE``)."""
 """How far past the ledger's last occurrence the specs are searched for the rest."""
 
 
@@ -173,8 +177,15 @@ def project(
     found: list[Upcoming] = []
     start = after_utc
     # The spec's own period: an RRULE's FREQ × INTERVAL, or an elapsed-time ``interval`` (whose
-    # spec has no parsed rule at all).
-    window = max(specs[-1].nominal_period * (n + 1), timedelta(days=1))
+    # spec has no parsed rule at all); shorter for a rule dense through BYxxx lists, so that a
+    # window holds about n occurrences, not n periods (``timecontract.density``).
+    window = max(
+        min(
+            specs[-1].nominal_period * (n + 1),
+            span_for(n + 1, max(s.per_day_bound for s in specs)),
+        ),
+        MIN_PROJECTION_WINDOW,
+    )
     while len(found) < n and start - after_utc < PROJECTION_LIMIT:
         end = start + window
         batch = []

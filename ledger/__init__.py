@@ -44,6 +44,7 @@ from ledger.states import (
 from ledger.views import (
     DEFAULT_IMPLEMENTATION_ALIAS,
     AttemptView,
+    BoundedMaterialization,
     CaseView,
     ClaimResult,
     EventView,
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
         manual_occurrence_id,
         record_trigger,
     )
-    from ledger.materialization import materialize, release_due
+    from ledger.materialization import materialize, materialize_bounded, release_due
     from ledger.occurrences import (
         LOST_ACKNOWLEDGEMENT,
         RECONCILIATION_DEADLINE,
@@ -150,7 +151,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "manual_occurrence_id",
         "record_trigger",
     ),
-    "ledger.materialization": ("materialize", "release_due"),
+    "ledger.materialization": ("materialize", "materialize_bounded", "release_due"),
     "ledger.occurrences": (
         "LOST_ACKNOWLEDGEMENT",
         "RECONCILIATION_DEADLINE",
@@ -229,6 +230,7 @@ __all__ = [
     "BackfillEntry",
     "BackfillPlan",
     "BackfillRefused",
+    "BoundedMaterialization",
     "CaseNotFound",
     "CaseView",
     "ClaimLost",
@@ -287,6 +289,7 @@ __all__ = [
     "manual_occurrence_id",
     "mark_running",
     "materialize",
+    "materialize_bounded",
     "missed_schedules",
     "next_due",
     "open_cases",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -26,12 +26,14 @@ from ledger.gate import lock_gate, schedule_cutovers
 from ledger.queries import occurrences_in
 from ledger.states import OccurrenceState
 from ledger.transitions import transition_where
-from ledger.views import MaterializeResult, OccurrenceView, ReleaseResult
+from ledger.views import BoundedMaterialization, MaterializeResult, OccurrenceView, ReleaseResult
 from timecontract import (
+    OccurrenceRecord,
     Overdue,
     OverlapPolicy,
     ScheduleSpecV1,
     format_duration,
+    iter_occurrences,
     occurrences,
     owned_interval,
     parse_spec,
@@ -40,6 +42,8 @@ from timecontract import (
 from timecontract.ids import OccurrenceId
 
 MATERIALIZER = "materializer"
+CHUNK_OCCURRENCES = 1_000
+"""About how many records one materialization transaction writes (:func:`materialize_bounded`)."""
 
 
 def materialize(
@@ -102,6 +106,22 @@ def materialize(
         else []
     )
 
+    return _write(ledger, spec, records, from_utc, to_utc, now_utc, by=by, rows=rows)
+
+
+def _write(
+    ledger: Ledger,
+    spec: ScheduleSpecV1,
+    records: Sequence[OccurrenceRecord],
+    from_utc: datetime,
+    to_utc: datetime,
+    now_utc: datetime,
+    *,
+    by: str,
+    rows: bool,
+) -> MaterializeResult:
+    """Write the owned ``records`` in ``[from_utc, to_utc)`` at commit, as one transaction."""
+
     def work(connection: Connection) -> MaterializeResult:
         # A shared gate lock orders this against publish (which takes it exclusively), so the
         # revisions read below are the ones in force when this transaction commits.
@@ -130,6 +150,72 @@ def materialize(
         return MaterializeResult(low, max(low, high), created, conflicts, tuple(views))
 
     return ledger.write(work)
+
+
+def materialize_bounded(
+    ledger: Ledger,
+    spec: ScheduleSpecV1,
+    from_utc: datetime,
+    to_utc: datetime,
+    clock: Callable[[], datetime],
+    *,
+    limit: int,
+    chunk: int | None = None,
+    by: str = MATERIALIZER,
+    tzdb_store: Path | None = None,
+) -> BoundedMaterialization:
+    """:func:`materialize` a window in occurrence-bounded transactions, stopping at ``limit``.
+
+    The window's records are resolved as a stream (``timecontract.iter_occurrences``: memory
+    follows a piece, not the window) and written in transactions of about ``chunk`` records
+    (never splitting records placed at the same instant), each exactly what :func:`materialize`
+    writes for its sub-window. Once ``limit`` records are written (created or already present),
+    the call stops at the next record's instant: ``[from_utc, through_utc)`` is then complete and
+    the rest is the next call's. So one call's work and memory are bounded in occurrences, however
+    dense the rule or long the window.
+
+    Args:
+        ledger: the ledger.
+        spec: the revision's spec; it must be published with the same digest.
+        from_utc: window start, aware UTC, inclusive.
+        to_utc: window end, aware UTC, exclusive.
+        clock: the rows' creation time, read when each transaction is written (aware UTC).
+        limit: the most records one call writes (≥ ``chunk``; a piece is never split).
+        chunk: about how many records one transaction writes (default
+            :data:`CHUNK_OCCURRENCES`).
+        by: who materializes (event rows).
+        tzdb_store: the local tz release store (``timecontract.zones``).
+
+    Returns:
+        Where the complete part of the window ends (``to_utc`` unless truncated) and how many
+        occurrences this call created.
+
+    Raises:
+        The same as :func:`materialize`.
+
+    """
+    for name, value in (("from_utc", from_utc), ("to_utc", to_utc)):
+        require_aware(name, value)
+    low, high = ledger.read(lambda c: _owned_window(c, spec, from_utc, to_utc))
+    if low >= high:
+        return BoundedMaterialization(to_utc, 0)
+    chunk = CHUNK_OCCURRENCES if chunk is None else chunk
+    created = written = 0
+    batch: list[OccurrenceRecord] = []
+    start = from_utc
+    for record in iter_occurrences(spec, low, high, tzdb_store=tzdb_store):
+        placed = record.placed_at_utc
+        if len(batch) >= chunk and placed > batch[-1].placed_at_utc:
+            result = _write(ledger, spec, batch, start, placed, clock(), by=by, rows=False)
+            created, written = created + len(result.created), written + len(batch)
+            start, batch = placed, []
+            if written >= limit:
+                return BoundedMaterialization(start, created, truncated=True)
+        batch.append(record)
+    if batch:
+        result = _write(ledger, spec, batch, start, to_utc, clock(), by=by, rows=False)
+        created += len(result.created)
+    return BoundedMaterialization(to_utc, created)
 
 
 def _owned_window(

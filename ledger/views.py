@@ -316,6 +316,23 @@ class MaterializeResult:
 
 
 @dataclass(frozen=True, slots=True)
+class BoundedMaterialization:
+    """What :func:`ledger.materialize_bounded` wrote.
+
+    Attributes:
+        through_utc: the window ``[from, through_utc)`` is materialized completely (aware UTC);
+            the caller's ``to_utc`` unless the call stopped at its occurrence bound.
+        created: how many occurrences this call inserted.
+        truncated: the call stopped at its bound before ``to_utc``.
+
+    """
+
+    through_utc: datetime
+    created: int
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ReleaseResult:
     """What :func:`ledger.release_due` did at one ``now_utc`` (occurrence IDs, oldest first)."""
 

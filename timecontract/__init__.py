@@ -5,6 +5,7 @@ Public surface; everything else is an implementation detail of this package.
 
 from timecontract.advisories import SpecWarning, WarningCode, spec_warnings
 from timecontract.cutover import Cutover, owned_interval, owning_revision, owns
+from timecontract.density import span_for
 from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
 from timecontract.expand import nominal_period
 from timecontract.ids import (
@@ -99,5 +100,6 @@ __all__ = [
     "parse_spec",
     "plan_misfires",
     "resolve_local",
+    "span_for",
     "spec_warnings",
 ]

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from timecontract import zones
 from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
+from timecontract.density import span_for
 from timecontract.ids import (
     LOCAL_YEARS,
     TWO_DIGITS,
@@ -388,7 +389,10 @@ def _assemble(
 
 
 STREAM_PERIODS = 10_000
-""":func:`iter_occurrences` resolves its window in pieces of this many rule periods (≥ 1 day)."""
+""":func:`iter_occurrences` resolves its window in pieces of at most this many rule periods…"""
+STREAM_OCCURRENCES = 10_000
+"""… and of about this many occurrences (``timecontract.density``), never shorter than an hour."""
+_SHORTEST_PIECE = timedelta(hours=1)
 
 
 def iter_occurrences(
@@ -400,8 +404,10 @@ def iter_occurrences(
 ) -> Iterator[OccurrenceRecord]:
     """:func:`occurrences`, yielded piece by piece: memory follows a piece, not the window.
 
-    The window is cut into consecutive pieces of :data:`STREAM_PERIODS` periods (at least a
-    day) and each is resolved by :func:`occurrences`; splitting a window yields the same records
+    The window is cut into consecutive pieces of :data:`STREAM_PERIODS` periods or about
+    :data:`STREAM_OCCURRENCES` occurrences, whichever is shorter (at least an hour: at most
+    ``60 × MAX_PER_MINUTE`` records for a valid spec), and each is resolved by
+    :func:`occurrences`; splitting a window yields the same records
     as the whole, in the same order (records are sorted by their placed instant, and pieces split
     the UTC line), so the concatenation is exactly ``occurrences(spec, from_utc, to_utc)``. A
     COUNT rule that is walked from DTSTART is resolved in one piece (a walk per piece would
@@ -418,7 +424,13 @@ def iter_occurrences(
         and rule.rule.count is not None
         and (rule.moves_invalid_dates or not counts_arithmetically(rule.rule))
     )
-    piece = max(min(spec.nominal_period, timedelta(days=366)) * STREAM_PERIODS, timedelta(days=1))
+    piece = max(
+        min(
+            min(spec.nominal_period, timedelta(days=366)) * STREAM_PERIODS,
+            span_for(STREAM_OCCURRENCES, spec.per_day_bound),
+        ),
+        _SHORTEST_PIECE,
+    )
     start = from_utc
     while True:
         end = to_utc if walked or to_utc - start <= piece else start + piece

@@ -50,6 +50,13 @@ from pydantic import (
 )
 
 from timecontract import zones
+from timecontract.density import (
+    MAX_PER_MINUTE,
+    MIN_INTERVAL,
+    density_problem,
+    interval_per_day,
+    per_day_bound,
+)
 from timecontract.errors import AlmanacError, SpecError
 from timecontract.expand import nominal_period
 from timecontract.rrule import Rule, RuleError
@@ -248,7 +255,7 @@ class ScheduleSpecV1(BaseModel):
         default=None,
         description=(
             "Elapsed-time spacing instead of rule, an ISO 8601 duration (PT2H): occurrences at "
-            "1970-01-01T00:00:00Z + phase + k × interval, through DST. Whole seconds, PT1S to "
+            "1970-01-01T00:00:00Z + phase + k × interval, through DST. Whole seconds, PT2S to "
             "P3660D; no years or months. Give exactly one of rule and interval."
         ),
     )
@@ -424,6 +431,16 @@ class ScheduleSpecV1(BaseModel):
         if self.interval is not None:
             return self.interval
         return nominal_period(self.parsed_rule)
+
+    @property
+    def per_day_bound(self) -> int:
+        """The most occurrences one day can hold (``timecontract.density``; an upper bound).
+
+        Used to size windows by occurrences (horizon, preview, stream pieces), never for instants.
+        """
+        if self.interval is not None:
+            return interval_per_day(self.interval)
+        return per_day_bound(self.parsed_rule)
 
     def resolved(self) -> dict[str, Any]:
         """Return the stored form: JSON data with camelCase keys and every default written out.
@@ -872,7 +889,8 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
         InvalidSpec: every problem at once, each a :class:`SpecError` naming the field and the
             value (the zone and release problems together with the others); a literal secret
             in ``action.parameters`` (see ``timecontract.secrets``), and data larger than
-            :data:`MAX_SPEC_VALUES` / :data:`MAX_SPEC_TEXT`, are problems too. Its
+            :data:`MAX_SPEC_VALUES` / :data:`MAX_SPEC_TEXT`, and a schedule denser than
+            ``density.MAX_PER_MINUTE`` (:func:`density_problems`), are problems too. Its
             ``schedule_id`` and ``revision`` are those of the data when each is valid by itself
             (``None`` for data too large to check).
 
@@ -890,9 +908,30 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
         raise InvalidSpec(
             exc.problems + problems, name, schedule_id=exc.schedule_id, revision=exc.revision
         ) from exc
+    problems += density_problems(spec)
     if problems:
         raise InvalidSpec(problems, name, schedule_id=spec.schedule_id, revision=spec.revision)
     return spec
+
+
+def density_problems(spec: ScheduleSpecV1) -> list[SpecError]:
+    """Zero or one problem: the spec is denser than Almanac supports (``timecontract.density``).
+
+    Checked where a spec enters (:func:`load_spec`: ``validate``, ``apply``, the publish
+    activity), in constant time from the rule's parts; not by :func:`parse_spec`, which also reads
+    revisions already published, so one published before the bound still loads (and its work is
+    bounded in occurrences all the same).
+    """
+    if spec.interval is not None:
+        if spec.interval >= MIN_INTERVAL:
+            return []
+        problem = (
+            f"is shorter than PT{MIN_INTERVAL.seconds}S, the densest supported schedule "
+            f"({MAX_PER_MINUTE} occurrences a minute)"
+        )
+        return [SpecError("interval", format_duration(spec.interval), problem)]
+    too_dense = density_problem(spec.parsed_rule)
+    return [] if too_dense is None else [SpecError("rule", spec.rule, too_dense)]
 
 
 def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:

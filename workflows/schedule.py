@@ -154,6 +154,12 @@ of the same workflow ID can take the change once this one has closed."""
 NOT_APPLIED = "ChangeNotApplied"
 """The error type of an update whose activity failed (a deterministic error, already recorded on
 the schedule, or the ledger unreachable past the retry bound): an operational failure."""
+BOUNDED_MATERIALIZE = "almanac-bounded-materialize"
+"""Patch: when a materialization stopped at its occurrence bound (``truncated``: a dense rule's
+window after an outage), the loop refreshes again at its next wake-up (``MIN_DELAY`` later), so
+the rest of the window is written one bounded call at a time, with every queued change applied
+between two calls, instead of waiting for the hourly refresh. Runs before it never saw a
+truncated materialization."""
 UPDATES_PATCH = "almanac-control-updates"
 """``workflow.patched`` ID of the update paths' behaviour (a run started without a revision)."""
 BACKFILL_PATCH = "almanac-backfill"
@@ -201,6 +207,8 @@ class ScheduleWorkflow:
             params.schedule_id, None, None, rejected_signals=self._state.rejected_signals
         )
         self._upcoming: list[io.UpcomingOccurrence] = []
+        self._truncated = False
+        """The latest materialization stopped at its occurrence bound (``BOUNDED_MATERIALIZE``)."""
         self._verdicts: dict[str, Any] = {}
         self._deleting = False
         """A delete was admitted: validators refuse further changes."""
@@ -432,6 +440,8 @@ class ScheduleWorkflow:
                 await self._release_and_start(now, materialize_first=folded, timer_for=timer_for)
                 if refreshing:
                     next_refresh = now + refresh
+                if self._truncated and workflow.patched(BOUNDED_MATERIALIZE):
+                    next_refresh = now  # the window's rest: the next wake-up's, a second away
             except ActivityError as exc:
                 # The ledger refused (a deterministic error: non-retryable, already recorded on
                 # the schedule by the activity) or stayed unreachable past the bounded retry
@@ -687,6 +697,7 @@ class ScheduleWorkflow:
         self._materialized(result)
 
     def _materialized(self, result: io.MaterializeOccurrencesResult) -> None:
+        self._truncated = result.truncated
         self._upcoming = result.upcoming
         self._status.gate = result.gate
         self._status.next_instant_utc = result.next_instant_utc

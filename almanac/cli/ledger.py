@@ -318,9 +318,12 @@ def materialize_command(
     url: UrlOption = None,
 ) -> None:
     """Record a spec's occurrences for a window (publishing its revision if new) and list them."""
+    from itertools import islice
+
+    from activities.ledger_activities import MATERIALIZE_LIMIT
     from almanac.settings import AlmanacSettings
     from ledger import materialize, publish_revision
-    from timecontract import InvalidSpec, load_spec
+    from timecontract import InvalidSpec, iter_occurrences, load_spec
 
     store = AlmanacSettings().tzdb_store
     try:
@@ -332,6 +335,14 @@ def materialize_command(
     if high < low:
         fail(f"--to={to!r}: before --from")
     at = _instant("--now", now) or _clock()
+    # Bounded as every materialization is (README, Density and isolation): counted lazily, the
+    # window is refused before anything is written.
+    window = iter_occurrences(spec, low, high, tzdb_store=store)
+    if sum(1 for _ in islice(window, MATERIALIZE_LIMIT + 1)) > MATERIALIZE_LIMIT:
+        fail(
+            f"--to={to!r}: the window holds more than {MATERIALIZE_LIMIT} occurrences, the most "
+            "one materialization writes: narrow the window (nothing was written)"
+        )
     with _ledger(url) as handle:
         publish_revision(handle, spec, at, by="almanac-cli")
         result = materialize(handle, spec, low, high, at, by="almanac-cli", tzdb_store=store)

@@ -9,6 +9,7 @@ import json
 import sys
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
     from timecontract import InvalidSpec, OccurrenceRecord, ScheduleSpecV1, SpecError, SpecWarning
 
 PREVIEW_PERIODS = 2000
+PREVIEW_OCCURRENCES = 5_000
+"""The default window holds about this many occurrences at most (``timecontract.density``)."""
+MAX_TABLE_ROWS = 10_000
+"""The most records the table shows (it is built in memory); ``--json`` streams any window."""
 
 
 def _tzdb_store() -> Path:
@@ -227,8 +232,8 @@ def preview(
         str | None,
         typer.Option(
             "--to",
-            help="Window end, UTC instant, exclusive. Default: --from + 366 days, or 2,000 "
-            "periods of a high-frequency rule.",
+            help="Window end, UTC instant, exclusive. Default: --from + 366 days, 2,000 "
+            "periods of a high-frequency rule, or about 5,000 occurrences of a dense one.",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON array contract.")] = False,
@@ -243,6 +248,7 @@ def preview(
     from timecontract import (
         LAST_WINDOW_END,
         InvalidSpec,
+        format_instant,
         iter_occurrences,
         load_spec,
         spec_warnings,
@@ -274,7 +280,13 @@ def preview(
         # Streamed: a 34-year minutely window is ~300,000 records, written as they are resolved.
         write_json_array((r.to_json() for r in records), sys.stdout)
         return
-    preview_table(spec, list(records), start, end, ids=ids).print()
+    shown = list(islice(records, MAX_TABLE_ROWS + 1))
+    if len(shown) > MAX_TABLE_ROWS:
+        fail(
+            f"--to={format_instant(end)}: the window holds more than {MAX_TABLE_ROWS} records, "
+            "the most the table shows: narrow the window, or use --json (streamed)"
+        )
+    preview_table(spec, shown, start, end, ids=ids).print()
 
 
 def write_json_array(items: Iterable[Any], out: TextIO) -> None:
@@ -294,8 +306,18 @@ def write_json_array(items: Iterable[Any], out: TextIO) -> None:
 
 
 def default_window(spec: ScheduleSpecV1) -> timedelta:
-    """The preview's default window: 366 days, or 2,000 periods of a high-frequency rule."""
-    return min(timedelta(days=366), spec.nominal_period * PREVIEW_PERIODS)
+    """The preview's default window: 366 days, 2,000 periods, or ~5,000 occurrences if shorter.
+
+    The occurrence bound uses the spec's per-day bound (``timecontract.density``), so a rule that
+    is dense through BYxxx lists (every 2 seconds from ``FREQ=DAILY``) previews hours, not a year.
+    """
+    from timecontract import span_for
+
+    return min(
+        timedelta(days=366),
+        spec.nominal_period * PREVIEW_PERIODS,
+        span_for(PREVIEW_OCCURRENCES, spec.per_day_bound),
+    )
 
 
 def preview_table(

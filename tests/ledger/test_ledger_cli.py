@@ -202,3 +202,15 @@ def test_ledger_list_never_wraps_an_occurrence_id(run) -> None:  # type: ignore[
     console.print(_table("occurrences", rows))
     lines = console.export_text().splitlines()
     assert all(any(i in line for line in lines) for i in ids), "\n".join(lines)
+
+
+def test_ledger_materialize_refuses_a_window_beyond_the_bound_writing_nothing(run) -> None:  # type: ignore[no-untyped-def]
+    # Every 10 s for two days: 17,280 occurrences, past the 10,000 one materialization writes.
+    assert run("db", "upgrade").exit_code == 0
+    dense = Path(__file__).parents[2] / "examples" / "every-10-seconds.yaml"
+    window = ["--from", "2027-01-01T00:00:00Z", "--to", "2027-01-03T00:00:00Z"]
+    refused = run("ledger", "materialize", str(dense), *window, "--now", "2026-12-31T00:00:00Z")
+    assert refused.exit_code == 2
+    [line] = refused.output.strip().splitlines()
+    assert "--to='2027-01-03T00:00:00Z'" in line and "more than 10000 occurrences" in line
+    assert run("ledger", "list", "every-10-seconds").exit_code == 2  # nothing published
