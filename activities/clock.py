@@ -29,10 +29,16 @@ ledger field                                         source
                                                      the activity (``almanac.worker.
                                                      default_identity``: host and pid), or the
                                                      signal's ``by`` for gate changes
-``almanac_dispatch_lag_seconds``                     the same clock reading the ledger records as
-                                                     the call's start (the RUNNING event) minus the
-                                                     occurrence's resolved instant
+``almanac_dispatch_lag_seconds``                     clock, read right after the RUNNING event
+                                                     commits, minus the occurrence's resolved
+                                                     instant
 ===================================================  ===========================================
+
+**When** the clock is read: the claim, the RUNNING transition and the recorded outcomes hand the
+ledger the clock itself (``ledger.events.Now``), and the ledger reads it inside the transaction
+once it holds the locks it waited for (``ledger.events.fact_time``): a slow lock never stamps a
+fact earlier than it happened. How far this clock may be from the database's and Temporal's is
+measured and bounded before each claim (:mod:`activities.clock_skew`).
 
 **Decision instants** — the instant a schedule *decides as of*. They keep the workflow's instant
 (``workflow.now()``, carried in the input's ``now_utc``) because the schedule workflow's timers and

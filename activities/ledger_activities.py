@@ -50,6 +50,7 @@ from activities.actions import (
     QueryOutcomeKind,
 )
 from activities.clock import Clock
+from activities.clock_skew import ClockGuard
 from activities.heartbeat import heartbeating
 from activities.metrics import AlmanacMetrics, default_metrics
 from ledger import (
@@ -131,6 +132,7 @@ class AlmanacActivities:
         implementation_alias: str = ledger.DEFAULT_IMPLEMENTATION_ALIAS,
         tzdb_store: Path | None = None,
         metrics: AlmanacMetrics | None = None,
+        clock_guard: ClockGuard | None = None,
     ) -> None:
         """Build the activities.
 
@@ -143,6 +145,8 @@ class AlmanacActivities:
             implementation_alias: the implementation this worker runs (claims check it).
             tzdb_store: the local tz release store.
             metrics: where to count (default: the process registry).
+            clock_guard: measures and bounds the clock's skew before each claim
+                (:mod:`activities.clock_skew`; the production worker's); ``None``: unguarded.
         """
         self._ledger = ledger_
         self._actions = actions
@@ -151,6 +155,7 @@ class AlmanacActivities:
         self._alias = implementation_alias
         self._tzdb_store = tzdb_store
         self._metrics = metrics or default_metrics()
+        self._clock_guard = clock_guard
         self._specs: dict[tuple[str, int], ScheduleSpecV1] = {}
 
     def all(self) -> list[Callable[..., Any]]:
@@ -605,6 +610,13 @@ class AlmanacActivities:
         """
         with self._domain_errors(_schedule_of(params.occurrence_id), io.CLAIM):
             occurrence = ledger.show_occurrence(self._ledger, params.occurrence_id).occurrence
+            if self._clock_guard is not None:
+                scheduled = (
+                    activity.info().current_attempt_scheduled_time
+                    if activity.in_activity()
+                    else None
+                )
+                self._clock_guard.check_claim(occurrence.instant_utc, scheduled)
             if occurrence.state is OccurrenceState.RETRY_WAIT:
                 # overlapPolicy CANCEL_OTHER: a retry never runs after its successor was released.
                 newer = ledger.cancel_superseded(
@@ -624,7 +636,7 @@ class AlmanacActivities:
                     worker_identity=self._identity,
                     implementation_alias=self._alias,
                     input_digest=_input_digest(occurrence, self._spec(occurrence)),
-                    now_utc=self._clock.now(),
+                    now_utc=self._clock.now,  # read once the claim holds its locks
                 )
                 if result.refusal is not ClaimRefusal.REVISION_CHANGED:
                     break
@@ -720,10 +732,10 @@ class AlmanacActivities:
             )
             generation = attempt.claim_generation
         else:
-            started = self._clock.now()
             await asyncio.to_thread(
-                ledger.mark_running, self._ledger, oid, generation, started, by=by
+                ledger.mark_running, self._ledger, oid, generation, self._clock.now, by=by
             )
+            started = self._clock.now()  # no earlier than the RUNNING fact's own reading
         if occurrence.instant_utc is not None:
             lag = (started - occurrence.instant_utc).total_seconds()
             self._metrics.observe_dispatch_lag(occurrence.schedule_id, lag)
@@ -757,7 +769,9 @@ class AlmanacActivities:
                 "RETRY_WAIT", delay.total_seconds(), detail=outcome.detail
             )
         if outcome.kind is OutcomeKind.CONFIRMED:
-            await asyncio.to_thread(ledger.succeeded, self._ledger, oid, generation, now, by=by)
+            await asyncio.to_thread(
+                ledger.succeeded, self._ledger, oid, generation, self._clock.now, by=by
+            )
             state = OccurrenceState.SUCCEEDED
         else:
             why = f"retries exhausted: {outcome.detail}" if retryable else outcome.detail
@@ -766,7 +780,7 @@ class AlmanacActivities:
                 self._ledger,
                 oid,
                 generation,
-                now,
+                self._clock.now,
                 by=by,
                 error_class=outcome.kind.value,
                 error_message=why,
@@ -820,7 +834,7 @@ class AlmanacActivities:
             self._ledger,
             occurrence.occurrence_id,
             generation,
-            self._clock.now(),
+            self._clock.now,
             by=self._identity,
             error_class="UNCONFIRMED",
             error_message=detail or "outcome not confirmed",
