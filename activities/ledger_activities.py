@@ -50,7 +50,7 @@ from activities.actions import (
     QueryOutcomeKind,
 )
 from activities.clock import Clock
-from activities.clock_skew import ClockGuard
+from activities.clock_skew import CLOCK_SKEW_ERROR, ClockGuard
 from activities.heartbeat import heartbeating
 from activities.metrics import AlmanacMetrics, default_metrics
 from ledger import (
@@ -579,6 +579,12 @@ class AlmanacActivities:
         try:
             claim = await asyncio.to_thread(self._claim, request)
         except ledger.LedgerUnavailable as exc:
+            return io.ClaimAndExecuteResult(False, "DUE", str(exc), ledger_unavailable=True)
+        except ApplicationError as exc:
+            if exc.type != CLOCK_SKEW_ERROR:
+                raise
+            # Held for clock skew (nothing written): like an unreachable ledger, the workflow
+            # claims again under the ledger's retry policy, on this or another worker.
             return io.ClaimAndExecuteResult(False, "DUE", str(exc), ledger_unavailable=True)
         if not claim.claimed:
             return io.ClaimAndExecuteResult(False, claim.state, claim.refusal)

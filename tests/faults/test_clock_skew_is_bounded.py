@@ -81,6 +81,20 @@ def test_a_worker_90_s_behind_the_ledger_is_held_and_says_so(
     assert detail.occurrence.state is ledger.OccurrenceState.DUE and not detail.attempts
 
 
+@pytest.mark.anyio
+async def test_claim_and_execute_held_for_skew_asks_the_workflow_to_claim_again(
+    store: Ledger,
+) -> None:
+    instant = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=30)
+    oid = _manual_due(store, "skew-both", instant)
+    acts, _ = _activities(store, BEHIND)
+    request = io.ClaimAndExecuteInput(oid, gate_view(store, "skew-both"), 1, 3, instant)
+    result = await ActivityEnvironment().run(acts.claim_and_execute, request)
+    assert result.ledger_unavailable and not result.claimed and result.state == "DUE"
+    assert "off the ledger's" in (result.refusal or "")
+    assert not ledger.show_occurrence(store, oid).attempts
+
+
 def test_a_worker_in_step_claims_and_never_before_the_instant(store: Ledger) -> None:
     instant = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=1)
     oid = _manual_due(store, "skew-in-step", instant)
