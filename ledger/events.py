@@ -115,10 +115,11 @@ def check_now(now_utc: Now) -> None:
 def fact_time(connection: Connection, now_utc: Now, occurrence_id: str | None = None) -> datetime:
     """The instant of a fact, read inside its transaction after the locks it needs are held.
 
-    SQLite: a write transaction holds the database's write lock from its ``BEGIN IMMEDIATE``, so
-    any moment inside it is after the wait. PostgreSQL: with ``occurrence_id`` the occurrence's
-    row is locked first (``FOR UPDATE``, what its compare-and-set would wait for); the caller
-    holds its other locks (the gate's) already.
+    An instant given up front is returned as it is. A clock is read here: on SQLite a write
+    transaction holds the database's write lock from its ``BEGIN IMMEDIATE``, so any moment
+    inside it is after the wait; on PostgreSQL, with ``occurrence_id``, the occurrence's row is
+    locked first (``FOR UPDATE``, what its compare-and-set would wait for), and the caller holds
+    its other locks (the gate's) already.
 
     Args:
         connection: the transaction's connection.
@@ -129,13 +130,15 @@ def fact_time(connection: Connection, now_utc: Now, occurrence_id: str | None = 
         ValueError: the instant or the clock's reading is naive.
 
     """
+    if not callable(now_utc):
+        return require_aware("now_utc", now_utc)
     if occurrence_id is not None and connection.dialect.name == "postgresql":
         connection.execute(
             select(OCCURRENCES.c.occurrence_id)
             .where(OCCURRENCES.c.occurrence_id == occurrence_id)
             .with_for_update()
         )
-    return require_aware("now_utc", now_utc() if callable(now_utc) else now_utc)
+    return require_aware("now_utc", now_utc())
 
 
 def require_aware(name: str, value: datetime) -> datetime:
