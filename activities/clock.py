@@ -29,9 +29,9 @@ ledger field                                         source
                                                      the activity (``almanac.worker.
                                                      default_identity``: host and pid), or the
                                                      signal's ``by`` for gate changes
-``almanac_dispatch_lag_seconds``                     clock, read right after the RUNNING event
-                                                     commits, minus the occurrence's resolved
-                                                     instant
+``almanac_dispatch_lag_seconds``                     the same clock reading the ledger records as
+                                                     the call's start (the RUNNING event) minus the
+                                                     occurrence's resolved instant
 ===================================================  ===========================================
 
 **When** the clock is read: the claim, the RUNNING transition and the recorded outcomes hand the

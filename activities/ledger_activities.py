@@ -104,6 +104,22 @@ ERROR_DETAIL_LIMIT = 500
 """Characters of an error message carried into a failure, an event or a log line."""
 
 
+class _LastReading:
+    """A clock for the ledger to read inside a transaction; keeps the reading it took last.
+
+    The last reading is the one the committed transaction recorded (a retried transaction reads
+    again), so a metric can use the very instant the ledger holds.
+    """
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self.last = datetime.min.replace(tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.last = self._clock.now()
+        return self.last
+
+
 def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
     """The look-ahead to materialize: ``horizon``, or less for a high-frequency rule.
 
@@ -738,10 +754,11 @@ class AlmanacActivities:
             )
             generation = attempt.claim_generation
         else:
+            reading = _LastReading(self._clock)
             await asyncio.to_thread(
-                ledger.mark_running, self._ledger, oid, generation, self._clock.now, by=by
+                ledger.mark_running, self._ledger, oid, generation, reading, by=by
             )
-            started = self._clock.now()  # no earlier than the RUNNING fact's own reading
+            started = reading.last  # the instant the RUNNING event was recorded at
         if occurrence.instant_utc is not None:
             lag = (started - occurrence.instant_utc).total_seconds()
             self._metrics.observe_dispatch_lag(occurrence.schedule_id, lag)
