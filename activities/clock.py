@@ -34,6 +34,12 @@ ledger field                                         source
                                                      occurrence's resolved instant
 ===================================================  ===========================================
 
+**When** the clock is read: the claim, the RUNNING transition and the recorded outcomes hand the
+ledger the clock itself (``ledger.events.Now``), and the ledger reads it inside the transaction
+once it holds the locks it waited for (``ledger.events.fact_time``): a slow lock never stamps a
+fact earlier than it happened. How far this clock may be from the database's and Temporal's is
+measured and bounded before each claim (:mod:`activities.clock_skew`).
+
 **Decision instants** — the instant a schedule *decides as of*. They keep the workflow's instant
 (``workflow.now()``, carried in the input's ``now_utc``) because the schedule workflow's timers and
 its view of what is due run on workflow time, and a decision must not depend on when a worker got

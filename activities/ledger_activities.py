@@ -50,6 +50,7 @@ from activities.actions import (
     QueryOutcomeKind,
 )
 from activities.clock import Clock
+from activities.clock_skew import CLOCK_SKEW_ERROR, ClockGuard
 from activities.heartbeat import heartbeating
 from activities.metrics import AlmanacMetrics, default_metrics
 from ledger import (
@@ -110,6 +111,22 @@ ERROR_DETAIL_LIMIT = 500
 """Characters of an error message carried into a failure, an event or a log line."""
 
 
+class _LastReading:
+    """A clock for the ledger to read inside a transaction; keeps the reading it took last.
+
+    The last reading is the one the committed transaction recorded (a retried transaction reads
+    again), so a metric can use the very instant the ledger holds.
+    """
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self.last = datetime.min.replace(tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.last = self._clock.now()
+        return self.last
+
+
 def horizon_for(spec: ScheduleSpecV1, horizon: timedelta) -> timedelta:
     """The look-ahead to materialize: ``horizon``, or less for a high-frequency or dense rule.
 
@@ -142,6 +159,7 @@ class AlmanacActivities:
         implementation_alias: str = ledger.DEFAULT_IMPLEMENTATION_ALIAS,
         tzdb_store: Path | None = None,
         metrics: AlmanacMetrics | None = None,
+        clock_guard: ClockGuard | None = None,
     ) -> None:
         """Build the activities.
 
@@ -154,6 +172,8 @@ class AlmanacActivities:
             implementation_alias: the implementation this worker runs (claims check it).
             tzdb_store: the local tz release store.
             metrics: where to count (default: the process registry).
+            clock_guard: measures and bounds the clock's skew before each claim
+                (:mod:`activities.clock_skew`; the production worker's); ``None``: unguarded.
         """
         self._ledger = ledger_
         self._actions = actions
@@ -162,6 +182,7 @@ class AlmanacActivities:
         self._alias = implementation_alias
         self._tzdb_store = tzdb_store
         self._metrics = metrics or default_metrics()
+        self._clock_guard = clock_guard
         self._specs: dict[tuple[str, int], ScheduleSpecV1] = {}
 
     def all(self) -> list[Callable[..., Any]]:
@@ -612,6 +633,12 @@ class AlmanacActivities:
             claim = await asyncio.to_thread(self._claim, request)
         except ledger.LedgerUnavailable as exc:
             return io.ClaimAndExecuteResult(False, "DUE", str(exc), ledger_unavailable=True)
+        except ApplicationError as exc:
+            if exc.type != CLOCK_SKEW_ERROR:
+                raise
+            # Held for clock skew (nothing written): like an unreachable ledger, the workflow
+            # claims again under the ledger's retry policy, on this or another worker.
+            return io.ClaimAndExecuteResult(False, "DUE", str(exc), ledger_unavailable=True)
         if not claim.claimed:
             return io.ClaimAndExecuteResult(False, claim.state, claim.refusal)
         return await self._attempt_after_claim(params, claim.claim_generation)
@@ -642,6 +669,13 @@ class AlmanacActivities:
         """
         with self._domain_errors(_schedule_of(params.occurrence_id), io.CLAIM):
             occurrence = ledger.show_occurrence(self._ledger, params.occurrence_id).occurrence
+            if self._clock_guard is not None:
+                scheduled = (
+                    activity.info().current_attempt_scheduled_time
+                    if activity.in_activity()
+                    else None
+                )
+                self._clock_guard.check_claim(occurrence.instant_utc, scheduled)
             if occurrence.state is OccurrenceState.RETRY_WAIT:
                 # overlapPolicy CANCEL_OTHER: a retry never runs after its successor was released.
                 newer = ledger.cancel_superseded(
@@ -661,7 +695,7 @@ class AlmanacActivities:
                     worker_identity=self._identity,
                     implementation_alias=self._alias,
                     input_digest=_input_digest(occurrence, self._spec(occurrence)),
-                    now_utc=self._clock.now(),
+                    now_utc=self._clock.now,  # read once the claim holds its locks
                 )
                 if result.refusal is not ClaimRefusal.REVISION_CHANGED:
                     break
@@ -746,22 +780,23 @@ class AlmanacActivities:
                     "the worker stopped after the call began (lost acknowledgement)",
                     lost=True,
                 )
-            started = self._clock.now()
             attempt = await asyncio.to_thread(
                 ledger.redeliver,
                 self._ledger,
                 oid,
                 occurrence.claim_generation,
-                started,
+                self._clock.now,  # read once the redelivery holds its locks
                 by=by,
                 input_digest=_input_digest(occurrence, spec),
             )
             generation = attempt.claim_generation
+            started = attempt.started_at_utc
         else:
-            started = self._clock.now()
+            reading = _LastReading(self._clock)
             await asyncio.to_thread(
-                ledger.mark_running, self._ledger, oid, generation, started, by=by
+                ledger.mark_running, self._ledger, oid, generation, reading, by=by
             )
+            started = reading.last  # the instant the RUNNING event was recorded at
         if occurrence.instant_utc is not None:
             lag = (started - occurrence.instant_utc).total_seconds()
             self._metrics.observe_dispatch_lag(occurrence.schedule_id, lag)
@@ -795,7 +830,9 @@ class AlmanacActivities:
                 "RETRY_WAIT", delay.total_seconds(), detail=outcome.detail
             )
         if outcome.kind is OutcomeKind.CONFIRMED:
-            await asyncio.to_thread(ledger.succeeded, self._ledger, oid, generation, now, by=by)
+            await asyncio.to_thread(
+                ledger.succeeded, self._ledger, oid, generation, self._clock.now, by=by
+            )
             state = OccurrenceState.SUCCEEDED
         else:
             why = f"retries exhausted: {outcome.detail}" if retryable else outcome.detail
@@ -804,7 +841,7 @@ class AlmanacActivities:
                 self._ledger,
                 oid,
                 generation,
-                now,
+                self._clock.now,
                 by=by,
                 error_class=outcome.kind.value,
                 error_message=why,
@@ -860,7 +897,7 @@ class AlmanacActivities:
             self._ledger,
             occurrence.occurrence_id,
             generation,
-            self._clock.now(),
+            self._clock.now,
             by=self._identity,
             error_class=ledger.LOST_ACKNOWLEDGEMENT if lost else "UNCONFIRMED",
             error_message=detail or "outcome not confirmed",

@@ -42,6 +42,7 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import (
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     PlatformCollector,
     ProcessCollector,
@@ -52,6 +53,7 @@ from prometheus_client.registry import Collector
 
 __all__ = [
     "ATTEMPT_OUTCOMES",
+    "CLOCK_REFERENCES",
     "DEFAULT_REGISTRY",
     "DISPATCH_LAG_BUCKETS",
     "MATERIALIZATION_BUCKETS",
@@ -84,6 +86,10 @@ DISPATCH_LAG_BUCKETS: Final = (
     0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600,
 )  # fmt: skip
 """Upper bounds (seconds) of the dispatch lag histogram: up to a day (catch-up after downtime)."""
+
+
+CLOCK_REFERENCES: Final = frozenset({"ledger", "temporal"})
+"""The ``against`` label values of ``almanac_clock_skew_seconds``."""
 
 
 def _check_schedule_id(schedule_id: str) -> str:
@@ -159,6 +165,14 @@ class AlmanacMetrics:
             buckets=DISPATCH_LAG_BUCKETS,
             registry=registry,
         )
+        self.clock_skew = Gauge(
+            "almanac_clock_skew_seconds",
+            "This worker's clock minus the reference's at the last reading (negative: behind); "
+            "against ledger (the database's clock) or temporal (an activity's scheduled time, "
+            "behind only).",
+            ["against"],
+            registry=registry,
+        )
         self.rejections = Counter(
             "almanac_schedule_rejections",
             "Refused revisions and deterministic activity errors a schedule survived, by class.",
@@ -229,6 +243,16 @@ class AlmanacMetrics:
         if not error.isidentifier():
             raise ValueError(f"error must be a class name, got {error!r}")
         self.rejections.labels(sid, error).inc()
+
+    def observe_clock_skew(self, against: str, seconds: float) -> None:
+        """Record a clock-skew reading (``activities.clock_skew``): ``against`` ledger|temporal.
+
+        Raises:
+            ValueError: another reference (the label stays bounded).
+        """
+        if against not in CLOCK_REFERENCES:
+            raise ValueError(f"unknown clock reference {against!r}")
+        self.clock_skew.labels(against=against).set(seconds)
 
     def observe_dispatch_lag(self, schedule_id: str, seconds: float) -> None:
         """Record how late an attempt started.

@@ -125,6 +125,14 @@ class AlmanacSettings(BaseSettings):
         default="127.0.0.1",
         description="Interface the worker's metrics endpoints listen on (0.0.0.0 to widen).",
     )
+    max_clock_skew_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=3600,
+        description="The most the worker's clock may differ from the ledger database's and "
+        "Temporal's before it holds claims (retried later); skew is exported as "
+        "almanac_clock_skew_seconds.",
+    )
     temporal: TemporalSettings = Field(default_factory=TemporalSettings)
 
     @field_validator("egress_allow", mode="before")

@@ -37,10 +37,16 @@ from temporalio.worker import Interceptor, Worker
 import ledger
 from activities.actions import ActionRegistry
 from activities.clock import Clock, SystemClock
+from activities.clock_skew import ClockGuard
 from activities.heartbeat import HEARTBEAT_THROTTLE
 from activities.io import alias_task_queue
 from activities.ledger_activities import AlmanacActivities
-from activities.metrics import DEFAULT_REGISTRY, LedgerCollector, start_metrics_server
+from activities.metrics import (
+    DEFAULT_REGISTRY,
+    LedgerCollector,
+    default_metrics,
+    start_metrics_server,
+)
 from activities.snapshot import ledger_snapshot
 from almanac.catch_up import catch_up
 from almanac.registration import register_search_attributes
@@ -135,7 +141,21 @@ def new_activities(
     options: WorkerOptions,
     clock: Clock | None = None,
 ) -> AlmanacActivities:
-    """The worker's activities: its ledger, action adapters, identity, alias and clock."""
+    """The worker's activities: its ledger, action adapters, identity, alias and clock.
+
+    The host's clock (``clock`` ``None``) is guarded: its skew against the ledger and Temporal is
+    measured, exported and bounded by ``settings.max_clock_skew_seconds``
+    (:mod:`activities.clock_skew`). A clock passed in (a simulated one) is not.
+    """
+    guard = None
+    if clock is None:
+        clock = SystemClock()
+        guard = ClockGuard(
+            ledger_,
+            clock,
+            default_metrics().observe_clock_skew,
+            bound=timedelta(seconds=settings.max_clock_skew_seconds),
+        )
     return AlmanacActivities(
         ledger_,
         ActionRegistry.default(
@@ -144,9 +164,10 @@ def new_activities(
             secrets=settings.secret_resolver,
         ),
         identity=options.identity,
-        clock=SystemClock() if clock is None else clock,
+        clock=clock,
         implementation_alias=settings.implementation_alias,
         tzdb_store=settings.tzdb_store,
+        clock_guard=guard,
     )
 
 

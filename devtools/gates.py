@@ -12,10 +12,14 @@ Each gate runs the check behind it here and now (no cached results):
 2. duplicate occurrences over 100,000 random boundary times: seeded random minutely windows
    straddling real DST transitions (zones and releases pinned), random gap/fold policies; counts
    repeated occurrenceIds and repeated live logicalSlotIds.
+   ID determinism (``id-determinism``): the IDs of every ID code path
+   (:mod:`devtools.id_determinism`) built here and in two new processes at different wall-clock
+   moments and local zones; counts IDs that differ between them or from the documented format.
 3. materialization complete after fault recovery: a minutely schedule whose scheduler was down 7
    days recovers on a fresh SQLite ledger: materialize the 14-day horizon and release the overdue
    set; seconds from recovery to both committed. It passes only if the work is complete: the
-   ledger holds every minute of the horizon (counted against the calendar, not the materializer)
+   ledger holds every minute of the seed's 14-day horizon (counted against the calendar, not the
+   materializer, with the horizon the schedule workflow asks for by default)
    and no occurrence at or before the recovery instant is still ``PLANNED``.
 4. executions beyond the catch-up bound: 10-minute and daily schedules down 3 h / 7 days under
    ``CATCH_UP_BOUNDED`` and ``SKIP``; counted at the ledger (rows ``DUE`` after the release), the
@@ -28,8 +32,9 @@ Each gate runs the check behind it here and now (no cached results):
    delivered), and the ledger must show the occurrence ``SUCCEEDED``.
 6. UNKNOWN_EFFECT reconciled or queued: the real occurrence workflow on the time-skipping server,
    a downstream that records and never answers and cannot be asked; minutes from the case opening
-   to the human queue. It passes only if the case is in the human queue (resolution ``HUMAN``), the
-   occurrence is still ``UNKNOWN_EFFECT`` and the sink got the call once (no blind resend).
+   to the human queue, and the deadline the ledger recorded on the case (at most 30 minutes).
+   It passes only if the case is in the human queue (resolution ``HUMAN``), the occurrence is
+   still ``UNKNOWN_EFFECT`` and the sink got the call once (no blind resend).
 7. execution acceptance points checking revision and disable generation: real claims at both
    acceptance points (the ledger's claim CAS and the claim activity) against stale views — a
    stale or superseded revision, a bumped disable generation, a disabled gate, a bumped execution
@@ -48,7 +53,8 @@ Each gate runs the check behind it here and now (no cached results):
    stricter than the seed's bound on materialization, whose milestone a note also times); limit
    300 s.
 
-Each gate is shown to fail on a mutant of the code it checks: see
+A gate whose check raises reports one FAIL line with the error (no traceback) and the others
+still run. Each gate is shown to fail on a mutant of the code it checks: see
 ``tests/faults/test_gate_mutants.py`` and ``tests/ledger/test_rollback_gate.py``.
 """
 
@@ -100,12 +106,28 @@ class Gate:
     limit: str
     passed: bool
     notes: tuple[str, ...] = ()
+    error: str | None = None
+    """Set when the gate's check raised: the exception, on one line (the gate FAILs)."""
 
     def line(self) -> str:
-        """``name  figure unit  (limit)  PASS|FAIL``."""
-        figure = f"{self.figure:g} {self.unit}".strip()
+        """``name  figure unit  (limit)  PASS|FAIL``, then the error of a crashed check."""
+        figure = "error" if self.error else f"{self.figure:g} {self.unit}".strip()
         verdict = "PASS" if self.passed else "FAIL"
-        return f"{self.name:<62} {figure:>14}  limit {self.limit:<8} {verdict}"
+        line = f"{self.name:<62} {figure:>14}  limit {self.limit:<8} {verdict}"
+        return f"{line}  {self.error}" if self.error else line
+
+
+ERROR_LIMIT = 300
+"""Characters of a crashed check's error shown on its line."""
+
+
+def crashed(name: str, error: Exception) -> Gate:
+    """The FAIL line of gate ``name`` whose check raised ``error`` (one line, no traceback)."""
+    text = " ".join(f"{type(error).__name__}: {error}".split())
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    if len(text) > ERROR_LIMIT:
+        text = text[: ERROR_LIMIT - 1] + "…"
+    return Gate(f"{name} (the check crashed)", float("nan"), "", "-", False, error=text)
 
 
 @contextmanager
@@ -229,17 +251,113 @@ def duplicates(total: int = 100_000, seed: int = 20270110) -> Gate:
     )
 
 
-def recovery(
-    folder: Path,
-    downtime: timedelta = timedelta(days=7),
-    horizon: timedelta = timedelta(days=14),
+ID_PROCESS_ZONES = ("XST-14", "YST12")
+"""The local zones (POSIX ``TZ``) of the two corpus processes: their local dates always differ."""
+ID_PROCESS_SPACING = 1.5
+"""Seconds of wall clock, at least, between the two corpus processes."""
+
+
+def _id_corpus(zone: str, setup: str | None, path: Path | None) -> tuple[list[list[str]], float]:
+    """Run ``devtools.id_determinism`` in a new process in local zone ``zone``."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "TZ": zone}
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+    command = [sys.executable, "-m", "devtools.id_determinism"]
+    done = subprocess.run(
+        command + (["--setup", setup] if setup else []),
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"the ID corpus process exited {done.returncode}: {last}")
+    answer = json.loads(done.stdout)
+    return answer["corpus"], answer["wall"]
+
+
+def id_determinism(
+    folder: Path, *, setup: str | None = None, setup_path: Path | None = None
 ) -> Gate:
+    """Gate 2b: IDs that differ across processes, wall-clock moments or from their format (0).
+
+    The corpus (:mod:`devtools.id_determinism`: every ID code path) is built here and in two new
+    processes, the second started at least :data:`ID_PROCESS_SPACING` seconds of wall clock
+    after the first finished, each in another local zone (:data:`ID_PROCESS_ZONES`). The figure
+    counts IDs that differ between any two of the three, plus IDs that differ from the
+    documented format applied to the record's own fields. ``setup``/``setup_path``: a module
+    the processes import first, and where it is (a test's mutant).
+    """
+    import time as wall
+
+    from devtools.id_determinism import corpus
+
+    here = corpus()
+    first, finished = _id_corpus(ID_PROCESS_ZONES[0], setup, setup_path)
+    deadline = wall.monotonic() + 10 * ID_PROCESS_SPACING
+    while wall.time() < finished + ID_PROCESS_SPACING and wall.monotonic() < deadline:
+        wall.sleep(0.05)  # the condition: the wall clock has moved on
+    second, _ = _id_corpus(ID_PROCESS_ZONES[1], setup, setup_path)
+    notes = []
+    differing = 0
+    if not (len(here) == len(first) == len(second)):
+        notes.append(f"  ids: corpus sizes {len(here)}, {len(first)}, {len(second)} differ")
+        differing += 1
+    for ours, one, two in zip(here, first, second, strict=False):
+        ids = {tuple(ours[1:3]), tuple(one[1:3]), tuple(two[1:3])}
+        formatted = all(row[1] == row[3] and row[2] == row[4] for row in (ours, one, two))
+        if len(ids) > 1 or not formatted:
+            differing += 1
+            if len(notes) < 3:
+                notes.append(
+                    f"  ids ({ours[0]}): {ours[1]} / {one[1]} / {two[1]}, format {ours[3]}"
+                )
+    return Gate(
+        f"IDs differing across processes and time ({len(here)} IDs)",
+        differing,
+        "",
+        "0",
+        differing == 0 and bool(here),
+        tuple(notes),
+    )
+
+
+SEED_HORIZON = timedelta(days=14)
+"""The seed's look-ahead ("a finite horizon, such as 14 days"; DESIGN §4)."""
+
+
+def production_horizon() -> tuple[timedelta, list[str]]:
+    """The look-ahead the schedule workflow asks for by default, and notes if its sources differ.
+
+    ``activities.ledger_activities.DEFAULT_HORIZON``, which ``workflows.contracts.ScheduleInput``
+    takes as its default (read from the dataclass field, as a workflow start gets it).
+    """
+    from activities import ledger_activities
+    from workflows.contracts import ScheduleInput
+
+    horizon = ledger_activities.DEFAULT_HORIZON
+    field = ScheduleInput.__dataclass_fields__["horizon_seconds"].default
+    notes = []
+    if field != horizon.total_seconds():
+        notes.append(f"  recovery: the schedule workflow's default horizon is {field:g} s")
+    return horizon, notes
+
+
+def recovery(folder: Path, downtime: timedelta = timedelta(days=7)) -> Gate:
     """Gate 3: seconds to materialize the horizon and release the overdue set after downtime.
 
-    Complete means: every minute from the first materialization (08:00 on the day the scheduler
-    went down) to the end of the horizon after recovery is a row, counted against the calendar,
-    and no row at or before the recovery instant is still ``PLANNED`` (each overdue one decided).
+    The horizon is the production's default (:func:`production_horizon`). Complete means: every
+    minute from the first materialization (08:00 on the day the scheduler went down) to the end
+    of the seed's 14-day horizon after recovery is a row, counted against the calendar, and no
+    row at or before the recovery instant is still ``PLANNED`` (each overdue one decided).
     """
+    horizon, notes = production_horizon()
     store = fresh_ledger(folder, "recovery.sqlite3")
     parsed = parse_spec(spec("gate-recovery", "FREQ=MINUTELY", "CATCH_UP_BOUNDED", 2))
     down = at(9)
@@ -259,8 +377,7 @@ def recovery(
         states=[ledger.OccurrenceState.PLANNED],
     )
     store.dispose()
-    minutes = int((recovered + horizon - first) / timedelta(minutes=1))
-    notes = []
+    minutes = int((recovered + SEED_HORIZON - first) / timedelta(minutes=1))
     if rows != minutes:
         notes.append(f"  recovery: {rows} occurrences in the ledger, the calendar has {minutes}")
     if undecided:
@@ -400,8 +517,17 @@ def _quiet_runtime() -> Any:
     return Runtime(telemetry=TelemetryConfig(logging=quiet))
 
 
+UNKNOWN_EFFECT_LIMIT = timedelta(minutes=30)
+"""The seed's bound: an unconfirmed effect reconciled or in the human queue within 30 minutes."""
+
+
 def unknown_effect(folder: Path) -> Gate:
-    """Gate 6: minutes from UNKNOWN_EFFECT to reconciled or in the human queue (the workflow)."""
+    """Gate 6: minutes from UNKNOWN_EFFECT to reconciled or in the human queue (the workflow).
+
+    The deadline the ledger recorded on the case (``deadline_utc``, what the reconciler works to)
+    is checked too: a case promised later than the bound fails, that deadline as the figure, even
+    if this one was queued at once.
+    """
     from temporalio.testing import WorkflowEnvironment
 
     from devtools.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
@@ -454,6 +580,10 @@ def unknown_effect(folder: Path) -> Gate:
         if not queued or state is not ledger.OccurrenceState.UNKNOWN_EFFECT or calls != 1:
             return float("inf"), notes
         assert case is not None and case.resolved_at_utc is not None
+        promised = (case.deadline_utc - case.opened_at_utc) / timedelta(minutes=1)
+        if promised > UNKNOWN_EFFECT_LIMIT / timedelta(minutes=1):
+            notes.append(f"  unknown effect: the case's recorded deadline is {promised:g} min")
+            return promised, notes
         return (case.resolved_at_utc - case.opened_at_utc).total_seconds() / 60, notes
 
     minutes, notes = asyncio.run(scenario())
@@ -462,7 +592,7 @@ def unknown_effect(folder: Path) -> Gate:
         round(minutes, 2),
         "min",
         "30 min",
-        minutes <= 30,
+        minutes <= UNKNOWN_EFFECT_LIMIT / timedelta(minutes=1),
         tuple(notes),
     )
 
@@ -614,6 +744,7 @@ def fleet_recovery(
 GATES: dict[str, Callable[[Path], Gate]] = {
     "golden": lambda _: golden(),
     "duplicates": lambda _: duplicates(),
+    "id-determinism": id_determinism,
     "recovery": recovery,
     "catch-up": catch_up,
     "deliveries": deliveries,
@@ -669,8 +800,16 @@ def run(only: list[str] | None = None, *, fleet_schedules: int = FLEET_SCHEDULES
     }
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="almanac-gates-") as tmp:
-        gates = [chosen[name](Path(tmp)) for name in wanted]
+        gates = [_measure(name, chosen[name], Path(tmp)) for name in wanted]
     return Report(gates, time.monotonic() - started)
+
+
+def _measure(name: str, gate: Callable[[Path], Gate], folder: Path) -> Gate:
+    """Run one gate; a check that raises is that gate's FAIL line, and the others still run."""
+    try:
+        return gate(folder)
+    except Exception as error:
+        return crashed(name, error)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ created. Errors mean the caller asked for something the ledger cannot do.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from timecontract import AlmanacError
@@ -28,6 +29,22 @@ class LedgerUnavailable(LedgerError):
 
 class LedgerIntegrityError(LedgerError):
     """The database rejected a write: a constraint the schema holds was violated."""
+
+
+class LedgerDataError(LedgerError, ValueError):
+    """The database refused a value as data (SQLSTATE class 22: too long, out of range, …).
+
+    Permanent: the same write fails again, so it is never retried or reported as the ledger
+    being unavailable. The message names the value's field (the statement parameter) and its
+    size, never the value.
+
+    Attributes:
+        field: the parameter the value was bound to (``None`` when the driver does not say).
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(message)
 
 
 class IllegalTransition(LedgerError):
@@ -176,9 +193,46 @@ def translate(error: Exception, url: URL | None = None) -> LedgerError:
 
     if isinstance(error, sa_exc.IntegrityError):
         return LedgerIntegrityError(str(error.orig))
+    if isinstance(error, sa_exc.DataError):
+        return data_error(error)
     message = str(error.orig) if isinstance(error, sa_exc.DBAPIError) else str(error)
     message = "; ".join(line.strip() for line in message.splitlines() if line.strip())
     if url is not None:
         shown = url.set(query={}).render_as_string(hide_password=True)
         message = f"ledger {shown} unavailable: {message}"
     return LedgerUnavailable(message)
+
+
+_VARCHAR = re.compile(r"character varying\((\d+)\)")
+_PARAMETER_SUFFIX = re.compile(r"(_m?\d+)+$")
+
+
+def data_error(error: sa_exc.DBAPIError) -> LedgerDataError:
+    """A :class:`LedgerDataError` for a driver's data exception, naming the refused field.
+
+    For a string too long (SQLSTATE 22001, ``character varying(N)``) the field is the statement
+    parameter holding a string longer than ``N`` (``occurrence_id``, ``by``…, a multi-row
+    insert's ``_m<i>`` suffix removed); the message gives its length and the column's width.
+    Otherwise the driver's condition, on one line, up to its first colon (which is where a
+    driver quotes the value).
+    """
+    sqlstate = getattr(error.orig, "sqlstate", None) or "22000"
+    primary = str(error.orig).strip().splitlines()[0] if str(error.orig).strip() else "data error"
+    width = _VARCHAR.search(primary)
+    params = error.params
+    rows = params if isinstance(params, list | tuple) else [params]
+    if width is not None:
+        limit = int(width.group(1))
+        for row in rows:
+            if not isinstance(row, dict):
+                continue
+            for key, value in row.items():
+                if isinstance(value, str) and len(value) > limit:
+                    field = _PARAMETER_SUFFIX.sub("", key)
+                    return LedgerDataError(
+                        f"{field}: {len(value)} characters, more than the ledger's column holds "
+                        f"({limit}; SQLSTATE {sqlstate})",
+                        field,
+                    )
+    condition = primary.split(":", 1)[0]
+    return LedgerDataError(f"a value the ledger refused: {condition} (SQLSTATE {sqlstate})")

@@ -5,7 +5,7 @@ State changes themselves live in :mod:`ledger.transitions`, which appends their 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
@@ -92,6 +92,53 @@ def load_occurrence(connection: Connection, occurrence_id: str) -> OccurrenceVie
     if row is None:
         raise OccurrenceNotFound(occurrence_id)
     return OccurrenceView.from_row(row)
+
+
+Now = datetime | Callable[[], datetime]
+"""When a fact happens: an instant, or the clock to read it from inside the fact's transaction.
+
+Given a clock, the ledger reads it once the transaction holds the locks it waits for
+(:func:`fact_time`), so a slow lock never stamps a fact earlier than it happened."""
+
+
+def check_now(now_utc: Now) -> None:
+    """Check an instant given up front (a clock is checked when it is read).
+
+    Raises:
+        ValueError: a naive instant.
+
+    """
+    if not callable(now_utc):
+        require_aware("now_utc", now_utc)
+
+
+def fact_time(connection: Connection, now_utc: Now, occurrence_id: str | None = None) -> datetime:
+    """The instant of a fact, read inside its transaction after the locks it needs are held.
+
+    An instant given up front is returned as it is. A clock is read here: on SQLite a write
+    transaction holds the database's write lock from its ``BEGIN IMMEDIATE``, so any moment
+    inside it is after the wait; on PostgreSQL, with ``occurrence_id``, the occurrence's row is
+    locked first (``FOR UPDATE``, what its compare-and-set would wait for), and the caller holds
+    its other locks (the gate's) already.
+
+    Args:
+        connection: the transaction's connection.
+        now_utc: an instant (returned as is) or a clock (read now).
+        occurrence_id: the occurrence the fact changes.
+
+    Raises:
+        ValueError: the instant or the clock's reading is naive.
+
+    """
+    if not callable(now_utc):
+        return require_aware("now_utc", now_utc)
+    if occurrence_id is not None and connection.dialect.name == "postgresql":
+        connection.execute(
+            select(OCCURRENCES.c.occurrence_id)
+            .where(OCCURRENCES.c.occurrence_id == occurrence_id)
+            .with_for_update()
+        )
+    return require_aware("now_utc", now_utc())
 
 
 def require_aware(name: str, value: datetime) -> datetime:

@@ -44,6 +44,13 @@ from ledger.states import (
 )
 from ledger.types import NominalLocal, UtcDateTime
 from timecontract import Reason
+from timecontract.ids import MAX_LOGICAL_SLOT_ID_LENGTH, MAX_OCCURRENCE_ID_LENGTH
+
+OCCURRENCE_ID_LENGTH = MAX_OCCURRENCE_ID_LENGTH
+"""Characters an occurrence ID column holds: the longest ID the spec's bounds allow (migration
+0013 widened them from 120)."""
+SLOT_ID_LENGTH = MAX_LOGICAL_SLOT_ID_LENGTH
+"""Characters a logical slot ID column holds (migration 0013 widened them from 90)."""
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -187,10 +194,10 @@ class Occurrence(Base):
         ),
     )
 
-    occurrence_id: Mapped[str] = mapped_column(String(120), primary_key=True)
+    occurrence_id: Mapped[str] = mapped_column(String(OCCURRENCE_ID_LENGTH), primary_key=True)
     schedule_id: Mapped[str] = mapped_column(String(63))
     revision: Mapped[int] = mapped_column(Integer)
-    logical_slot_id: Mapped[str | None] = mapped_column(String(90))
+    logical_slot_id: Mapped[str | None] = mapped_column(String(SLOT_ID_LENGTH))
     nominal_local: Mapped[datetime] = mapped_column(NominalLocal())
     fold: Mapped[int] = mapped_column(SmallInteger)
     instant_utc: Mapped[datetime | None]
@@ -242,10 +249,10 @@ class LogicalSlot(Base):
     schedule_id: Mapped[str] = mapped_column(
         String(63), ForeignKey("schedule_gates.schedule_id"), primary_key=True
     )
-    logical_slot_id: Mapped[str] = mapped_column(String(90), primary_key=True)
+    logical_slot_id: Mapped[str] = mapped_column(String(SLOT_ID_LENGTH), primary_key=True)
     instant_utc: Mapped[datetime]
     owner_occurrence_id: Mapped[str | None] = mapped_column(
-        String(120), ForeignKey("occurrences.occurrence_id")
+        String(OCCURRENCE_ID_LENGTH), ForeignKey("occurrences.occurrence_id")
     )
     owner_revision: Mapped[int | None] = mapped_column(Integer)
     claimed_at_utc: Mapped[datetime]
@@ -269,7 +276,7 @@ class Attempt(Base):
     )
 
     occurrence_id: Mapped[str] = mapped_column(
-        String(120), ForeignKey("occurrences.occurrence_id"), primary_key=True
+        String(OCCURRENCE_ID_LENGTH), ForeignKey("occurrences.occurrence_id"), primary_key=True
     )
     claim_generation: Mapped[int] = mapped_column(Integer, primary_key=True)
     worker_identity: Mapped[str] = mapped_column(String(200))
@@ -311,7 +318,9 @@ class OccurrenceEvent(Base):
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    occurrence_id: Mapped[str] = mapped_column(String(120), ForeignKey("occurrences.occurrence_id"))
+    occurrence_id: Mapped[str] = mapped_column(
+        String(OCCURRENCE_ID_LENGTH), ForeignKey("occurrences.occurrence_id")
+    )
     from_state: Mapped[str | None] = mapped_column(String(16))
     to_state: Mapped[str] = mapped_column(String(16))
     at_utc: Mapped[datetime]
@@ -340,7 +349,9 @@ class ReconciliationCase(Base):
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    occurrence_id: Mapped[str] = mapped_column(String(120), ForeignKey("occurrences.occurrence_id"))
+    occurrence_id: Mapped[str] = mapped_column(
+        String(OCCURRENCE_ID_LENGTH), ForeignKey("occurrences.occurrence_id")
+    )
     claim_generation: Mapped[int] = mapped_column(Integer)
     """The attempt whose outcome is unknown."""
     opened_at_utc: Mapped[datetime]
@@ -416,10 +427,10 @@ class ShadowOccurrence(Base):
     __table_args__ = (Index("ix_shadow_occurrences_alias_schedule", "alias", "schedule_id"),)
 
     alias: Mapped[str] = mapped_column(String(128), primary_key=True)
-    occurrence_id: Mapped[str] = mapped_column(String(120), primary_key=True)
+    occurrence_id: Mapped[str] = mapped_column(String(OCCURRENCE_ID_LENGTH), primary_key=True)
     schedule_id: Mapped[str] = mapped_column(String(63))
     revision: Mapped[int] = mapped_column(Integer)
-    logical_slot_id: Mapped[str | None] = mapped_column(String(90))
+    logical_slot_id: Mapped[str | None] = mapped_column(String(SLOT_ID_LENGTH))
     nominal_local: Mapped[datetime] = mapped_column(NominalLocal())
     fold: Mapped[int] = mapped_column(SmallInteger)
     instant_utc: Mapped[datetime | None]

@@ -22,6 +22,9 @@ from ledger.events import (
     CASES,
     OCCURRENCES,
     SLOTS,
+    Now,
+    check_now,
+    fact_time,
     load_occurrence,
     require_aware,
 )
@@ -47,7 +50,7 @@ def claim(
     worker_identity: str,
     implementation_alias: str,
     input_digest: str,
-    now_utc: datetime,
+    now_utc: Now,
 ) -> ClaimResult:
     """Claim an occurrence for dispatch: ``DUE|RETRY_WAIT → DISPATCHING`` and a new attempt.
 
@@ -67,7 +70,8 @@ def claim(
         worker_identity: who claims (stored on the attempt).
         implementation_alias: the implementation the worker runs.
         input_digest: digest of the inputs the attempt will send (stored on the attempt).
-        now_utc: when (aware UTC); the attempt's ``started_at_utc``.
+        now_utc: when (aware UTC), or the clock to read it from once the gate and the
+            occurrence are locked (:data:`ledger.events.Now`); the attempt's ``started_at_utc``.
 
     Returns:
         The new attempt, or a refusal with its :class:`ClaimRefusal` reason (nothing written).
@@ -77,7 +81,7 @@ def claim(
         ScheduleNotFound: the schedule has no gate.
 
     """
-    require_aware("now_utc", now_utc)
+    check_now(now_utc)
 
     def work(connection: Connection) -> ClaimResult:
         row = connection.execute(
@@ -101,6 +105,7 @@ def claim(
         refusal = OWNERSHIP_CHECK(connection, occurrence)
         if refusal is not None:
             return refusal
+        now = fact_time(connection, now_utc, occurrence_id)
         generation = occurrence.claim_generation + 1
         why = (
             f"attempt {generation} claimed by {worker_identity} "
@@ -112,7 +117,7 @@ def claim(
                 connection,
                 occurrence,
                 OccurrenceState.DISPATCHING,
-                now_utc=now_utc,
+                now_utc=now,
                 by=worker_identity,
                 why=why,
                 state_reason=f"claimed by {worker_identity}",
@@ -130,7 +135,7 @@ def claim(
             disable_generation=gate.disable_generation,
             gate_revision=gate.active_revision,
             input_digest=input_digest,
-            started_at_utc=now_utc,
+            started_at_utc=now,
             finished_at_utc=None,
             outcome=None,
             error_class=None,
@@ -254,9 +259,11 @@ def _lost(connection: Connection, occurrence_id: str) -> ClaimResult:
 
 
 def mark_running(
-    ledger: Ledger, occurrence_id: str, claim_generation: int, now_utc: datetime, *, by: str
+    ledger: Ledger, occurrence_id: str, claim_generation: int, now_utc: Now, *, by: str
 ) -> OccurrenceView:
     """``DISPATCHING → RUNNING``: the downstream accepted the call of attempt ``claim_generation``.
+
+    ``now_utc``: an instant or a clock read once the occurrence is locked (:func:`fact_time`).
 
     Returns:
         The occurrence before the transition.
@@ -265,13 +272,13 @@ def mark_running(
         OccurrenceNotFound, IllegalTransition, ClaimLost (another attempt holds the claim).
 
     """
-    require_aware("now_utc", now_utc)
+    check_now(now_utc)
     return ledger.write(
         lambda c: transition(
             c,
             occurrence_id,
             OccurrenceState.RUNNING,
-            now_utc=now_utc,
+            now_utc=fact_time(c, now_utc, occurrence_id),
             by=by,
             why=f"attempt {claim_generation} running",
             claim_generation=claim_generation,
@@ -332,7 +339,7 @@ def _lose_attempt(
 
 
 def succeeded(
-    ledger: Ledger, occurrence_id: str, claim_generation: int, now_utc: datetime, *, by: str
+    ledger: Ledger, occurrence_id: str, claim_generation: int, now_utc: Now, *, by: str
 ) -> OccurrenceView:
     """``RUNNING → SUCCEEDED``: the effect of attempt ``claim_generation`` is confirmed.
 
@@ -343,21 +350,20 @@ def succeeded(
         OccurrenceNotFound, IllegalTransition, ClaimLost.
 
     """
-    require_aware("now_utc", now_utc)
+    check_now(now_utc)
 
     def work(connection: Connection) -> OccurrenceView:
+        now = fact_time(connection, now_utc, occurrence_id)
         before = transition(
             connection,
             occurrence_id,
             OccurrenceState.SUCCEEDED,
-            now_utc=now_utc,
+            now_utc=now,
             by=by,
             why=f"attempt {claim_generation} succeeded",
             claim_generation=claim_generation,
         )
-        _finish_attempt(
-            connection, occurrence_id, claim_generation, now_utc, AttemptOutcome.SUCCEEDED
-        )
+        _finish_attempt(connection, occurrence_id, claim_generation, now, AttemptOutcome.SUCCEEDED)
         return before
 
     return ledger.write(work)
@@ -368,7 +374,7 @@ def retry_wait(
     occurrence_id: str,
     claim_generation: int,
     next_attempt_at_utc: datetime,
-    now_utc: datetime,
+    now_utc: Now,
     *,
     by: str,
     error_class: str,
@@ -397,15 +403,16 @@ def retry_wait(
         OccurrenceNotFound, IllegalTransition, ClaimLost.
 
     """
-    require_aware("now_utc", now_utc)
+    check_now(now_utc)
     require_aware("next_attempt_at_utc", next_attempt_at_utc)
 
     def work(connection: Connection) -> OccurrenceView:
+        now = fact_time(connection, now_utc, occurrence_id)
         before = transition(
             connection,
             occurrence_id,
             OccurrenceState.RETRY_WAIT,
-            now_utc=now_utc,
+            now_utc=now,
             by=by,
             why=f"attempt {claim_generation} failed ({error_class}); retry scheduled",
             claim_generation=claim_generation,
@@ -415,7 +422,7 @@ def retry_wait(
             connection,
             occurrence_id,
             claim_generation,
-            now_utc,
+            now,
             AttemptOutcome.RETRYABLE_FAILURE,
             error_class,
             error_message,
@@ -429,7 +436,7 @@ def failed(
     ledger: Ledger,
     occurrence_id: str,
     claim_generation: int | None,
-    now_utc: datetime,
+    now_utc: Now,
     *,
     by: str,
     error_class: str,
@@ -455,9 +462,10 @@ def failed(
         ``resolve_reconciliation``), ClaimLost.
 
     """
-    require_aware("now_utc", now_utc)
+    check_now(now_utc)
 
     def work(connection: Connection) -> OccurrenceView:
+        now = fact_time(connection, now_utc, occurrence_id)
         current = connection.execute(
             select(OCCURRENCES.c.state).where(OCCURRENCES.c.occurrence_id == occurrence_id)
         ).scalar_one_or_none()
@@ -470,7 +478,7 @@ def failed(
             connection,
             occurrence_id,
             OccurrenceState.FAILED,
-            now_utc=now_utc,
+            now_utc=now,
             by=by,
             why=f"failed: {error_class}: {error_message}",
             claim_generation=claim_generation,
@@ -480,7 +488,7 @@ def failed(
                 connection,
                 occurrence_id,
                 claim_generation,
-                now_utc,
+                now,
                 AttemptOutcome.FAILED,
                 error_class,
                 error_message,
@@ -494,7 +502,7 @@ def unknown_effect(
     ledger: Ledger,
     occurrence_id: str,
     claim_generation: int,
-    now_utc: datetime,
+    now_utc: Now,
     *,
     by: str,
     error_class: str,
@@ -515,26 +523,27 @@ def unknown_effect(
         OccurrenceNotFound, IllegalTransition, ClaimLost.
 
     """
-    require_aware("now_utc", now_utc)
+    check_now(now_utc)
 
     def work(connection: Connection) -> OccurrenceView:
+        now = fact_time(connection, now_utc, occurrence_id)
         before = transition(
             connection,
             occurrence_id,
             OccurrenceState.UNKNOWN_EFFECT,
-            now_utc=now_utc,
+            now_utc=now,
             by=by,
             why=f"attempt {claim_generation} outcome unknown: {error_class}",
             claim_generation=claim_generation,
         )
         if lost:
-            _lose_attempt(connection, occurrence_id, claim_generation, now_utc, by, error_message)
+            _lose_attempt(connection, occurrence_id, claim_generation, now, by, error_message)
         else:
             _finish_attempt(
                 connection,
                 occurrence_id,
                 claim_generation,
-                now_utc,
+                now,
                 AttemptOutcome.UNKNOWN,
                 error_class,
                 error_message,
@@ -543,8 +552,8 @@ def unknown_effect(
             insert(CASES).values(
                 occurrence_id=occurrence_id,
                 claim_generation=claim_generation,
-                opened_at_utc=now_utc,
-                deadline_utc=now_utc + RECONCILIATION_DEADLINE,
+                opened_at_utc=now,
+                deadline_utc=now + RECONCILIATION_DEADLINE,
             )
         )
         return before
@@ -580,7 +589,7 @@ def redeliver(
     ledger: Ledger,
     occurrence_id: str,
     claim_generation: int,
-    now_utc: datetime,
+    now_utc: Now,
     *,
     by: str,
     input_digest: str,
@@ -604,9 +613,10 @@ def redeliver(
         attempt holds the claim).
 
     """
-    require_aware("now_utc", now_utc)
+    check_now(now_utc)
 
     def work(connection: Connection) -> AttemptView:
+        now = fact_time(connection, now_utc, occurrence_id)
         current = load_occurrence(connection, occurrence_id)
         if current.state not in (OccurrenceState.DISPATCHING, OccurrenceState.RUNNING):
             raise IllegalTransition(occurrence_id, current.state, current.state)
@@ -622,7 +632,7 @@ def redeliver(
             connection,
             current,
             current.state,
-            now_utc=now_utc,
+            now_utc=now,
             by=by,
             why=(
                 f"attempt {generation} redelivers attempt {claim_generation} with the same "
@@ -637,7 +647,7 @@ def redeliver(
             connection,
             occurrence_id,
             claim_generation,
-            now_utc,
+            now,
             by,
             "the worker stopped before recording the outcome",
         )
@@ -647,7 +657,7 @@ def redeliver(
             claim_generation=generation,
             worker_identity=by,
             input_digest=input_digest,
-            started_at_utc=now_utc,
+            started_at_utc=now,
             finished_at_utc=None,
             outcome=None,
             error_class=None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Connection, func, select
 
@@ -287,5 +287,24 @@ def events_after(
             )
         }
         return [(e, rows[e.occurrence_id]) for e in events]
+
+    return ledger.read(work)
+
+
+def database_now(ledger: Ledger) -> datetime:
+    """The database server's clock, now (aware UTC): what a worker's clock is measured against.
+
+    PostgreSQL: ``clock_timestamp()`` (the moment of the statement, not of the transaction).
+    SQLite: ``strftime('%Y-%m-%d %H:%M:%f', 'now')``, the clock of the host that opened the
+    file (milliseconds). One read-only transaction; the caller times the round trip.
+    """
+
+    def work(connection: Connection) -> datetime:
+        if connection.dialect.name == "postgresql":
+            value = connection.execute(select(func.clock_timestamp())).scalar_one()
+            assert isinstance(value, datetime)
+            return value.astimezone(UTC)
+        text = connection.execute(select(func.strftime("%Y-%m-%d %H:%M:%f", "now"))).scalar_one()
+        return datetime.fromisoformat(str(text)).replace(tzinfo=UTC)
 
     return ledger.read(work)

@@ -4,7 +4,8 @@ Seed: "The occurrenceId is calculated from the schedule ID, revision, nominal lo
 and fold ordinal. A separate logicalSlotId that excludes the revision binds the schedule ID to the
 policy-resolved UTC instant. Neither ID may use discovery or start time."
 
-Formats (ASCII, no spaces, at most 63 + 40 characters)::
+Formats (ASCII, no spaces; at most :data:`MAX_OCCURRENCE_ID_LENGTH` and
+:data:`MAX_LOGICAL_SLOT_ID_LENGTH` characters, computed from the spec's bounds)::
 
     occurrenceId   = <scheduleId>.r<revision>.<nominal local, YYYYMMDDTHHMMSS>.f<fold>
                      daily-ops-summary.r7.20261101T013000.f0
@@ -57,6 +58,25 @@ MANUAL_INFIX = ".manual."
 REQUEST_ID_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 """A request ID: 1–64 of ``a-z 0-9 -``, not starting or ending with ``-`` (it becomes part of a
 workflow ID and the idempotency key)."""
+
+MAX_SCHEDULE_ID_LENGTH = 63
+"""The longest scheduleId the spec accepts (``timecontract.spec.SCHEDULE_ID_PATTERN``)."""
+MAX_REVISION_DIGITS = 10
+"""Digits of the largest revision the spec accepts (``timecontract.spec.MAX_REVISION``, 2³¹−1)."""
+MAX_REQUEST_ID_LENGTH = 64
+"""The longest request ID (:data:`REQUEST_ID_PATTERN`)."""
+_CALENDAR_ID_LENGTH = (
+    MAX_SCHEDULE_ID_LENGTH + len(".r") + MAX_REVISION_DIGITS + len(".YYYYMMDDTHHMMSS.f0")
+)
+_MANUAL_ID_LENGTH = MAX_SCHEDULE_ID_LENGTH + len(MANUAL_INFIX) + MAX_REQUEST_ID_LENGTH
+MAX_OCCURRENCE_ID_LENGTH = max(_CALENDAR_ID_LENGTH, _MANUAL_ID_LENGTH)
+"""The longest occurrenceId of any form the bounds above allow: 135 (a manual one; a calendar ID
+is at most 94 characters, an interval ID 92). The ledger's ID columns hold this many."""
+MAX_LOGICAL_SLOT_ID_LENGTH = max(
+    MAX_SCHEDULE_ID_LENGTH + len("@YYYYMMDDTHHMMSSZ"), _MANUAL_ID_LENGTH
+)
+"""The longest logicalSlotId: 135 (a manual occurrence's slot is its ID; a calendar slot is at
+most 80 characters)."""
 
 _MANUAL_OCCURRENCE = re.compile(
     r"^(?P<schedule>[a-z0-9-]+)\.manual\.(?P<request>[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)$"

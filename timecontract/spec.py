@@ -104,6 +104,8 @@ ADDITIVE_FIELDS: dict[str, Any] = {
 not use them has the digest it had before they existed; the absent key means the default."""
 MAX_SPEC_BYTES = 64 * 1024
 """The largest spec file read (a spec is a page of settings; its ``action.parameters.data`` too)."""
+MAX_SPEC_DEPTH = 32
+"""How deeply a spec file's lists and mappings may nest (a spec needs about 6)."""
 MAX_YAML_ALIASES = 20
 """The most YAML alias uses (``*name``) in one spec file: enough to share a block, too few to
 build an exponential "billion laughs" document."""
@@ -628,6 +630,15 @@ class _NoTimestampLoader(yaml.SafeLoader):
         value is shown only as :func:`~timecontract.secrets.redact_at` allows at its path."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
+        self.depth = getattr(self, "depth", 0) + 1
+        try:
+            if self.depth > MAX_SPEC_DEPTH:
+                raise _TooDeep(self.peek_event().start_mark.line + 1)  # type: ignore[no-untyped-call]
+            return self._compose_counted(parent, index)
+        finally:
+            self.depth -= 1
+
+    def _compose_counted(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             self.alias_uses += 1
             if self.alias_uses > MAX_YAML_ALIASES:
@@ -653,8 +664,10 @@ class _NoTimestampLoader(yaml.SafeLoader):
         path = self.paths.get(id(node), [])
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=True)
-            self.paths[id(value_node)] = [*path, str(key)]
-            if isinstance(key, str | int | float | bool) and key in seen:
+            if not isinstance(key, str):
+                raise _NonStringKey(type(key).__name__, key_node.start_mark.line + 1)
+            self.paths[id(value_node)] = [*path, key]
+            if key in seen:
                 value = self.construct_object(value_node, deep=True)
                 shown = redact_at([*path, str(key)], value)
                 raise _DuplicateKey(str(key), shown, key_node.start_mark.line + 1)
@@ -732,6 +745,31 @@ def _first_duplicate(document: Any) -> None:
             stack.extend(([*path, str(i)], v) for i, v in enumerate(value))
 
 
+class _NonStringKey(Exception):
+    def __init__(self, kind: str, line: int) -> None:
+        super().__init__(kind, line)
+        self.kind = kind
+        self.line = line
+
+
+class _TooDeep(Exception):
+    def __init__(self, line: int | None) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _depth(data: Any) -> int:
+    """How deeply ``data``'s lists and mappings nest (a scalar: 0), without recursion."""
+    deepest, pending = 0, [(data, 1)]
+    while pending:
+        value, level = pending.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if isinstance(value, dict | list):
+            deepest = max(deepest, level)
+            pending.extend((child, level + 1) for child in children)
+    return deepest
+
+
 class _TooManyAliases(Exception):
     def __init__(self, anchor: str, line: int) -> None:
         super().__init__(anchor, line)
@@ -744,7 +782,8 @@ def read_spec_data(path: Path) -> Any:
 
     Raises:
         SpecFileUnreadable: the file is missing, a directory or not readable (one line).
-        InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not valid YAML/JSON, or
+        InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not valid YAML/JSON,
+            nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string, or
             uses more than :data:`MAX_YAML_ALIASES` YAML aliases.
 
     """
@@ -759,12 +798,24 @@ def read_spec_data(path: Path) -> Any:
             raise InvalidSpec([SpecError("file", str(path), problem)], str(path))
         text = raw.decode("utf-8")
         if path.suffix.lower() == ".json":
-            document = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+            try:
+                document = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+            except RecursionError:
+                raise _TooDeep(None) from None
+            if _depth(document) > MAX_SPEC_DEPTH:
+                raise _TooDeep(None)
             _first_duplicate(document)
             return document
         return yaml.load(text, Loader=_NoTimestampLoader)
     except InvalidSpec:
         raise
+    except _TooDeep as exc:
+        where = f" (line {exc.line})" if exc.line else ""
+        problem = f"lists and mappings nested more than {MAX_SPEC_DEPTH} deep{where}"
+        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
+    except _NonStringKey as exc:
+        problem = f"a mapping key on line {exc.line} is not a string ({exc.kind}); keys are text"
+        raise InvalidSpec([SpecError("yaml key", f"line {exc.line}", problem)], str(path)) from None
     except _DuplicateKey as exc:
         # The value is shown only as the secret rule allows at its path; so is the key.
         where = f" (again on line {exc.line})" if exc.line else ""

@@ -227,6 +227,12 @@ class SmtpParameters(BaseModel):
         return self
 
 
+DEFAULT_EFFECT_EXECUTION_TIMEOUT_SECONDS = 86_400
+"""The ``temporal`` action's default ``executionTimeoutSeconds``: one day."""
+MAX_EFFECT_EXECUTION_TIMEOUT_SECONDS = 366 * 86_400
+"""The longest ``executionTimeoutSeconds`` a spec may ask for: a year."""
+
+
 class TemporalParameters(BaseModel):
     """The ``temporal`` action's parameters (see the module docstring)."""
 
@@ -235,6 +241,14 @@ class TemporalParameters(BaseModel):
     workflow_type: str = Field(alias="workflowType", min_length=1, description="Workflow type.")
     task_queue: str = Field(alias="taskQueue", min_length=1, description="Task queue.")
     input: JsonValue = Field(default=None, description="One JSON argument, if not null.")
+    execution_timeout_seconds: int = Field(
+        default=DEFAULT_EFFECT_EXECUTION_TIMEOUT_SECONDS,
+        alias="executionTimeoutSeconds",
+        ge=1,
+        le=MAX_EFFECT_EXECUTION_TIMEOUT_SECONDS,
+        description="Seconds the started workflow may run before Temporal times it out "
+        "(default one day), so one nothing polls never runs forever.",
+    )
 
 
 class NoopParameters(BaseModel):

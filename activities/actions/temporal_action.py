@@ -5,6 +5,11 @@ Parameters (camelCase)::
     workflowType:  the workflow type name to start                       required
     taskQueue:     the task queue its workers poll                        required
     input:         one JSON argument for the workflow (omitted when null)
+    executionTimeoutSeconds:  how long the started workflow may run, 1 s to a year   default 86400
+
+The start sets the workflow's execution timeout (all its runs, continue-as-new included) to
+``executionTimeoutSeconds``: a workflow whose task queue nothing polls (a typo, workers gone) is
+timed out by Temporal after a day by default instead of waiting for ever.
 
 The workflow ID is ``<occurrenceId>.effect`` (:func:`effect_workflow_id`). The start uses
 ``id_conflict_policy=USE_EXISTING`` (a running workflow with that ID is returned, not a second
@@ -20,6 +25,7 @@ NON_RETRYABLE.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel
@@ -94,6 +100,7 @@ class TemporalAction(ActionAdapter[TemporalParameters]):
                 args=args,
                 id=workflow_id,
                 task_queue=params.task_queue,
+                execution_timeout=timedelta(seconds=params.execution_timeout_seconds),
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             )

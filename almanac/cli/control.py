@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from almanac.cli.output import JsonOption, escape, json_object, out, plural, print_json, run_async
+from almanac.cli.output import (
+    JsonOption,
+    escape,
+    json_object,
+    out,
+    plural,
+    print_json,
+    run_async,
+    terminal_table,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -312,9 +321,7 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _upcoming_table(title: str, rows: list[Any]) -> Table:
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
+    table = terminal_table(title)
     for column in ("nominal local", "fold", "instant (UTC)", "rev", "state", "occurrenceId"):
         table.add_column(column, no_wrap=True)
     for o in rows:
@@ -332,9 +339,7 @@ def _upcoming_table(title: str, rows: list[Any]) -> Table:
 
 
 def _schedules_table(summaries: list[ScheduleSummary]) -> Table:
-    from rich.table import Table
-
-    table = Table(title="schedules", title_justify="left")
+    table = terminal_table("schedules")
     for column in ("scheduleId", "gate", "revision", "next instant (UTC)", "counts by state"):
         table.add_column(column)
     for s in summaries:

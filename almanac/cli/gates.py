@@ -22,6 +22,7 @@ from almanac.cli.output import (
 GATE_NAMES = (
     "golden",
     "duplicates",
+    "id-determinism",
     "recovery",
     "catch-up",
     "deliveries",
@@ -53,8 +54,8 @@ def gates(
     ``fleet-recovery`` (1,000 schedules after a 7-day outage, end to end: about 3-5 minutes on
     2 cores) runs only when named: ``almanac gates fleet-recovery``.
 
-    With ``--json``: an object with passed, gates (name, figure, unit, limit, passed), notes and
-    seconds.
+    With ``--json``: an object with passed, gates (name, figure, unit, limit, passed, and error
+    for a check that crashed), notes and seconds. A crashed check is its gate's FAIL line.
     """
     from devtools import gates as harness
 
@@ -66,9 +67,7 @@ def gates(
         print_json(
             {
                 "passed": report.passed,
-                "gates": [
-                    {k: v for k, v in json_object(g).items() if k != "notes"} for g in report.gates
-                ],
+                "gates": [_gate_json(json_object(g)) for g in report.gates],
                 "notes": report.notes,
                 "seconds": report.seconds,
             }
@@ -77,6 +76,14 @@ def gates(
         for line in report.lines():
             typer.echo(line)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_OPERATIONAL)
+
+
+def _gate_json(gate: dict[str, object]) -> dict[str, object]:
+    """One gate without its notes; a crashed check's figure is ``null`` and its error shown."""
+    shown = {k: v for k, v in gate.items() if k not in ("notes", "error")}
+    if gate.get("error") is not None:
+        shown |= {"figure": None, "error": gate["error"]}
+    return shown
 
 
 def mount(app: typer.Typer) -> None:

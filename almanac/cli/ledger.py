@@ -24,6 +24,7 @@ from almanac.cli.output import (
     parse_instant,
     plural,
     print_json,
+    terminal_table,
 )
 
 if TYPE_CHECKING:
@@ -185,11 +186,9 @@ def detail_json(detail: OccurrenceDetail) -> dict[str, Any]:
 
 
 def _table(title: str, rows: list[OccurrenceView]) -> Table:
-    from rich.table import Table
-
     from timecontract import format_offset
 
-    table = Table(title=title, title_justify="left")
+    table = terminal_table(title)
     columns = ("instant (UTC)", "nominal local", "fold", "offset", "rev", "state")
     for column in (*columns, "reason (resolution)", "state reason"):
         table.add_column(column)
@@ -261,8 +260,6 @@ def show_command(
     url: UrlOption = None,
 ) -> None:
     """Show one occurrence: its evidence, its attempts and its event trail."""
-    from rich.table import Table
-
     from ledger import show_occurrence
 
     with _ledger(url) as handle:
@@ -272,7 +269,7 @@ def show_command(
         return
     console = out()
     console.print(_table(occurrence_id, [detail.occurrence]))
-    attempts = Table(title="attempts", title_justify="left")
+    attempts = terminal_table("attempts")
     for column in ("#", "worker", "alias", "epoch", "started", "finished", "outcome", "error"):
         attempts.add_column(column)
     for a in detail.attempts:
@@ -287,7 +284,7 @@ def show_command(
             f"{a.error_class}: {a.error_message}" if a.error_class else "",
         )
     console.print(attempts)
-    events = Table(title="events", title_justify="left")
+    events = terminal_table("events")
     for column in ("#", "at (UTC)", "from", "to", "by", "why"):
         events.add_column(column)
     for e in detail.events:  # in the ledger's sequence order, never sorted by time
@@ -384,8 +381,6 @@ def unknown_command(
     url: UrlOption = None,
 ) -> None:
     """List open UNKNOWN_EFFECT cases, the human queue first (queued or past their deadline)."""
-    from rich.table import Table
-
     from ledger import open_cases
 
     # The edge: without --now, what is overdue is judged by the wall clock here.
@@ -407,7 +402,7 @@ def unknown_command(
         ]
         print_json(payload)
         return
-    table = Table(title="UNKNOWN_EFFECT cases", title_justify="left")
+    table = terminal_table("UNKNOWN_EFFECT cases")
     width = max((len(c.occurrence_id) for c in rows), default=12)
     table.add_column("occurrenceId", no_wrap=True, min_width=width)
     for column in ("attempt", "opened (UTC)", "deadline (UTC)", "queue", "note"):

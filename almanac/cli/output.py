@@ -29,6 +29,7 @@ written directly, and Rich is loaded by :func:`out`/:func:`err` when a command p
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -43,6 +44,7 @@ from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
 EXIT_OK = 0
 EXIT_OPERATIONAL = 1
@@ -175,11 +177,54 @@ def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (plural_noun or noun + 's')}"
 
 
+_SHOWN = {"\t": "\t", "\n": "\n"}
+"""Control characters user text may keep (a tab, a line break); every other one is escaped."""
+_BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+"""Unicode bidirectional embeddings, overrides and isolates: they reorder what follows."""
+
+
+def terminal_text(text: str) -> str:
+    r"""``text`` safe for a terminal: control characters shown as escapes (``\x1b``, ``\r``).
+
+    User text reaches the terminal in reasons, notes, events, errors and a downstream's answer:
+    an escape sequence in it could recolour, move the cursor, clear the screen or hide what
+    follows, and a carriage return or a bidirectional override could make a line read as
+    another. C0 controls (but tab and line feed), DEL, C1 controls and the bidirectional
+    controls are written as Python escapes, so they are visible and nothing else changes.
+    """
+    if text.isprintable():
+        return text
+    return "".join(_shown(c) for c in text)
+
+
+def _shown(c: str) -> str:
+    if c in _SHOWN or (c.isprintable() and ord(c) not in _BIDI):
+        return c
+    return repr(c)[1:-1] if ord(c) < 0xA0 else f"\\u{ord(c):04x}"
+
+
 def escape(text: str) -> str:
-    """``text`` with Rich markup escaped (``rich.markup.escape``, imported when first used)."""
+    """``text`` for a Rich renderable: :func:`terminal_text`, then Rich markup escaped."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    return rich_escape(terminal_text(text))
+
+
+def terminal_table(title: str, **options: Any) -> Table:
+    """A Rich table (title left) whose string cells pass through :func:`terminal_text`."""
+    return _terminal_table_class()(title=terminal_text(title), title_justify="left", **options)
+
+
+@functools.cache
+def _terminal_table_class() -> type[Table]:
+    from rich.table import Table
+
+    class TerminalTable(Table):
+        def add_row(self, *renderables: Any, **options: Any) -> None:
+            shown = (terminal_text(r) if isinstance(r, str) else r for r in renderables)
+            super().add_row(*shown, **options)
+
+    return TerminalTable
 
 
 _ANSI = {"red": "31", "green": "32", "yellow": "33"}
@@ -202,11 +247,12 @@ def say(text: str, *, mark: str = "", color: str = "green", stderr: bool = False
     """Print one plain line (no Rich, no markup): ``mark`` colored on a terminal, then ``text``.
 
     For the light commands (``validate``) that print lines, not tables: printing through Rich
-    would load it. ``text`` is printed verbatim (brackets included).
+    would load it. ``text`` is printed verbatim (brackets included), its control characters
+    escaped (:func:`terminal_text`).
     """
     stream = sys.stderr if stderr else sys.stdout
     prefix = f"{_colored(stream, mark, color)} " if mark else ""
-    stream.write(f"{prefix}{text}\n")
+    stream.write(f"{prefix}{terminal_text(text)}\n")
 
 
 def warn(text: str) -> None:
@@ -230,7 +276,7 @@ class PlainTable:
 
     def add_row(self, *cells: str, color: str = "") -> None:
         """Append a row (one cell per column), colored on a terminal when ``color`` is set."""
-        self.rows.append((list(cells), color))
+        self.rows.append(([terminal_text(c) for c in cells], color))
 
     def render(self, *, colors: bool = False) -> str:
         """The table as text lines; ``colors``: wrap colored rows in ANSI codes."""

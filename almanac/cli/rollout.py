@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from almanac.cli.ledger import UrlOption, open_ledger
-from almanac.cli.output import JsonOption, fail, out, plural, print_json, run_async
+from almanac.cli.output import JsonOption, escape, fail, out, plural, print_json, run_async
 
 if TYPE_CHECKING:
     from almanac.rollout import Selection
@@ -153,7 +153,8 @@ def _render(
         for occurrence_id in result.requeued:
             console.print(f"  requeued      {occurrence_id}")
         for item in result.not_requeued:
-            console.print(f"  not requeued  {item.occurrence_id} ({item.state.value}): {item.why}")
+            why = escape(item.why)
+            console.print(f"  not requeued  {item.occurrence_id} ({item.state.value}): {why}")
     if started:
         console.print(f"started {plural(len(started), 'requeued occurrence')} on {selection.alias}")
 

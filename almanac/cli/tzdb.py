@@ -22,6 +22,7 @@ from almanac.cli.output import (
     parse_instant,
     plural,
     print_json,
+    terminal_table,
 )
 
 if TYPE_CHECKING:
@@ -51,8 +52,6 @@ def _store() -> Path:
 @tzdb_app.command("list")
 def list_releases(as_json: JsonOption = False) -> None:
     """List the releases specs can pin: the installed tzdata's and the local store's."""
-    from rich.table import Table
-
     from almanac import tzdb
 
     store = _store()
@@ -60,7 +59,7 @@ def list_releases(as_json: JsonOption = False) -> None:
     if as_json:
         print_json([e.to_json() for e in entries])
         return
-    table = Table(title=f"tz database releases (store: {store})", title_justify="left")
+    table = terminal_table(f"tz database releases (store: {store})")
     for column in ("release", "source", "tzdata version", "path"):
         table.add_column(column, overflow="fold")
     for entry in entries:
@@ -218,12 +217,9 @@ def diff(
 
 
 def _diff_table(spec: ScheduleSpecV1, to_release: str, changes: list[Change]) -> Table:
-    from rich.table import Table
-
-    table = Table(
-        title=f"{spec.schedule_id} r{spec.revision} · {spec.time_zone}: "
-        f"{spec.tzdb_version} → {to_release}",
-        title_justify="left",
+    table = terminal_table(
+        f"{spec.schedule_id} r{spec.revision} · {spec.time_zone}: "
+        f"{spec.tzdb_version} → {to_release}"
     )
     for column in ("nominal local", "fold"):
         table.add_column(column, no_wrap=True)

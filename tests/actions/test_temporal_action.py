@@ -3,12 +3,13 @@ the occurrenceId, so a repeat start — while it runs or after it closed — is 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
 import pytest
 from temporalio import workflow
-from temporalio.client import WorkflowExecutionStatus
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -122,3 +123,34 @@ def test_invalid_parameters_name_the_parameter(override: dict[str, Any], field: 
     with pytest.raises(InvalidActionParameters) as raised:
         TemporalAction(None).validate(params)
     assert raised.value.field == field
+
+
+async def test_a_workflow_nothing_polls_for_is_started_with_a_bounded_execution_timeout(
+    dev_env: WorkflowEnvironment,
+) -> None:
+    # No worker polls this queue: the started workflow would otherwise wait for ever.
+    action = TemporalAction(dev_env.client)
+    occurrence_id = new_occurrence_id()
+    started = await action.invoke(ctx(f"nobody-{uuid.uuid4().hex[:8]}", occurrence_id))
+    assert started.kind is OutcomeKind.CONFIRMED
+    handle = dev_env.client.get_workflow_handle(effect_workflow_id(occurrence_id))
+    description = await handle.describe()
+    timeout = description.raw_description.execution_config.workflow_execution_timeout
+    assert timeout.ToSeconds() == 86_400  # the documented default: a day
+    await handle.terminate("test over")
+
+    occurrence_id = new_occurrence_id()
+    context = ctx(f"nobody-{uuid.uuid4().hex[:8]}", occurrence_id, executionTimeoutSeconds=2)
+    assert (await action.invoke(context)).kind is OutcomeKind.CONFIRMED
+    handle = dev_env.client.get_workflow_handle(effect_workflow_id(occurrence_id))
+    with pytest.raises(WorkflowFailureError):
+        await asyncio.wait_for(handle.result(), timeout=60)  # timed out by the server
+    assert (await handle.describe()).status is WorkflowExecutionStatus.TIMED_OUT
+
+
+@pytest.mark.parametrize("seconds", [0, 366 * 86_400 + 1, "soon"])
+def test_an_execution_timeout_out_of_bounds_is_refused(seconds: Any) -> None:
+    params = {**ctx("q", "x").parameters, "executionTimeoutSeconds": seconds}
+    with pytest.raises(InvalidActionParameters) as raised:
+        TemporalAction(None).validate(params)
+    assert raised.value.field == "action.parameters.executionTimeoutSeconds"

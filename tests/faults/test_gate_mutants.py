@@ -198,7 +198,7 @@ def test_catch_up_gate_fails_when_nothing_is_caught_up(
 
 
 # -- gate 3: recovery --------------------------------------------------------------------------
-SHORT = {"downtime": timedelta(days=1), "horizon": timedelta(days=1)}
+SHORT = {"downtime": timedelta(days=1)}
 
 
 def test_recovery_gate_passes_when_the_horizon_is_complete(tmp_path: Path) -> None:
@@ -220,6 +220,16 @@ def test_recovery_gate_fails_when_materialization_stops_short(
     gate = gates.recovery(tmp_path, **SHORT)
     assert not gate.passed
     assert any("the calendar has" in note for note in gate.notes)
+
+
+def test_recovery_gate_fails_with_a_13_day_horizon(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(la, "DEFAULT_HORIZON", timedelta(days=13))
+    gate = gates.recovery(tmp_path, **SHORT)
+    assert not gate.passed
+    assert any("the calendar has" in note for note in gate.notes), gate.notes
+    assert any("default horizon" in note for note in gate.notes), gate.notes
 
 
 def test_recovery_gate_fails_when_the_overdue_set_is_not_released(
@@ -251,6 +261,96 @@ def test_duplicates_gate_fails_with_an_id_that_forgets_the_fold(
     assert gate.figure > 0
 
 
+# -- gate 2b: ID determinism -------------------------------------------------------------------
+WALL_CLOCK_MUTANTS = {
+    "formatter": """
+import datetime
+import timecontract.ids as ids
+real = ids.IdFormatter.occurrence
+def clocked(self, nominal_local, fold):
+    now = datetime.datetime.now()
+    return real(self, nominal_local.replace(microsecond=0, second=now.second), fold)
+ids.IdFormatter.occurrence = clocked
+""",
+    "fast-path": """
+import datetime
+import timecontract.resolve as resolve
+class Clocked(dict):
+    def __missing__(self, year):
+        return f"{year + datetime.datetime.now().second % 2:04d}"
+    def __getitem__(self, year):
+        return self.__missing__(year)
+resolve.LOCAL_YEARS = Clocked()
+""",
+    "slot": """
+import time
+import timecontract.ids as ids
+real = ids.IdFormatter.slot
+def clocked(self, instant):
+    return real(self, instant.replace(second=int(time.time()) % 60))
+ids.IdFormatter.slot = clocked
+""",
+    "interval": """
+import datetime
+import timecontract.resolve as resolve
+real = resolve.interval_occurrence_id
+resolve.interval_occurrence_id = lambda sid, rev, instant: real(
+    sid, rev, instant.replace(second=datetime.datetime.now().second)
+)
+""",
+    "manual": """
+import datetime
+import timecontract.ids as ids
+real = ids.manual_occurrence_id
+ids.manual_occurrence_id = lambda sid, req: real(sid, f"{req}-{datetime.date.today():%d}")
+""",
+    "builders": """
+import datetime
+import timecontract.ids as ids
+real = ids.occurrence_id
+ids.occurrence_id = lambda sid, rev, nominal, fold: real(
+    sid, rev, nominal.replace(minute=datetime.date.today().day), fold
+)
+""",
+}
+"""IDs read from the wall clock, one per ID code path (each a module the corpus process loads).
+
+Each keeps the documented format of the ID it changes where it can, so only the comparison
+across processes and time can catch it (the date mutants: across the two processes' zones)."""
+
+
+def test_id_determinism_gate_passes_on_the_real_ids(tmp_path: Path) -> None:
+    gate = gates.id_determinism(tmp_path)
+    assert gate.passed, gate.notes
+    assert gate.figure == 0
+
+
+@pytest.mark.parametrize("path", sorted(WALL_CLOCK_MUTANTS))
+def test_id_determinism_gate_fails_on_ids_from_the_wall_clock(path: str, tmp_path: Path) -> None:
+    module = f"wall_clock_ids_{path.replace('-', '_')}"
+    (tmp_path / f"{module}.py").write_text(WALL_CLOCK_MUTANTS[path], encoding="utf-8")
+    gate = gates.id_determinism(tmp_path, setup=module, setup_path=tmp_path)
+    assert not gate.passed, path
+    assert gate.figure > 0
+    assert gate.line().endswith("FAIL")
+
+
+# -- a check that crashes ----------------------------------------------------------------------
+def test_a_crashing_check_is_one_fail_line_and_the_others_still_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def crash(folder: Path) -> gates.Gate:
+        raise KeyError("mutant\nwith a second line \x1b[31m")
+
+    monkeypatch.setitem(gates.GATES, "duplicates", crash)
+    assert gates.main(["duplicates", "golden"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("golden time-zone agreement") and lines[0].endswith("PASS")
+    assert lines[1].startswith("duplicates (the check crashed)")
+    assert "FAIL  KeyError: " in lines[1] and "\x1b" not in lines[1]
+    assert not any("Traceback" in line for line in lines)
+
+
 # -- gate 1: golden cases ----------------------------------------------------------------------
 def test_golden_gate_fails_when_zones_are_attached_without_checking(
     monkeypatch: pytest.MonkeyPatch,
@@ -279,6 +379,17 @@ def test_unknown_effect_gate_fails_when_nothing_reaches_the_human_queue(
     gate = gates.unknown_effect(tmp_path)
     assert not gate.passed
     assert gate.figure == float("inf")
+
+
+@pytest.mark.temporal
+def test_unknown_effect_gate_fails_with_a_31_minute_reconciliation_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ledger.occurrences, "RECONCILIATION_DEADLINE", timedelta(minutes=31))
+    gate = gates.unknown_effect(tmp_path)
+    assert not gate.passed
+    assert gate.figure == 31
+    assert any("recorded deadline is 31 min" in note for note in gate.notes), gate.notes
 
 
 @pytest.mark.temporal

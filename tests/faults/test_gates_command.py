@@ -98,3 +98,22 @@ def test_a_temporal_gate_s_report_is_only_the_report() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("UNKNOWN_EFFECT reconciled or queued"), result.stdout
     assert "WARN" not in result.stdout + result.stderr
+
+
+def test_a_crashed_check_is_a_fail_line_and_a_null_figure_in_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def crash(folder: Path) -> gates.Gate:
+        raise RuntimeError("the corpus process exited 1")
+
+    monkeypatch.setitem(gates.GATES, "golden", crash)
+    result = CliRunner().invoke(app, ["gates", "golden"])
+    assert result.exit_code == 1
+    (line,) = gate_lines(result.stdout)
+    assert line.startswith("golden (the check crashed)")
+    assert line.endswith("FAIL  RuntimeError: the corpus process exited 1")
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    report = json.loads(CliRunner().invoke(app, ["gates", "golden", "--json"]).stdout)
+    (golden,) = report["gates"]
+    assert (golden["figure"], golden["passed"]) == (None, False)
+    assert golden["error"] == "RuntimeError: the corpus process exited 1"
