@@ -15,12 +15,15 @@ starts to run — measures the clock first:
   a clock behind (by at least that much; above zero it is queueing, not skew).
 - **against the occurrence**: the claim of an occurrence whose instant is still in the worker's
   future (the schedule released it on Temporal time, so it *is* due) means the clock is behind.
+  By at most the bound, the claim waits until the instant on the worker's clock (so no fact is
+  recorded before it, and a few milliseconds of skew cost milliseconds, not a retry); by more, it
+  is held.
 
 Each reading is exported as ``almanac_clock_skew_seconds{against="ledger"|"temporal"}`` (worker
 minus reference; negative: behind) and logged as a warning past :data:`WARN_SKEW`. Past
-:data:`MAX_CLOCK_SKEW` (beyond the measurement's uncertainty), or with an occurrence's instant
-still ahead, the claim is **held**: the activity fails with a retryable ``ClockSkew`` error,
-nothing is written, and Temporal retries it later. The bound is the worker's setting
+:data:`MAX_CLOCK_SKEW` (beyond the measurement's uncertainty), or with an occurrence's
+instant ahead by more than that, the claim is **held**: the activity fails with a retryable
+``ClockSkew`` error, nothing is written, and Temporal retries it later. The bound is the worker's setting
 (``ALMANAC_MAX_CLOCK_SKEW_SECONDS``); only the production clock is guarded (a simulated clock is
 not meant to agree with anyone's).
 """
@@ -80,6 +83,7 @@ class ClockGuard:
         warn: the skew past which a reading is logged as a warning.
         interval: how long a ledger reading is reused.
         monotonic: seconds of a monotonic clock (tests pass a fake).
+        sleep: waits the given seconds (tests pass a fake).
     """
 
     def __init__(
@@ -92,6 +96,7 @@ class ClockGuard:
         warn: timedelta = WARN_SKEW,
         interval: timedelta = LEDGER_CHECK_INTERVAL,
         monotonic: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._ledger = ledger_
         self._clock = clock
@@ -100,6 +105,7 @@ class ClockGuard:
         self._warn = warn
         self._interval = interval.total_seconds()
         self._monotonic = monotonic
+        self._sleep = sleep
         self._cached: tuple[float, SkewReading] | None = None
 
     def against_ledger(self) -> SkewReading:
@@ -125,10 +131,13 @@ class ClockGuard:
     def check_claim(self, instant_utc: datetime | None, scheduled_utc: datetime | None) -> None:
         """Hold a claim whose worker clock cannot be trusted; return if it can.
 
+        An occurrence whose instant is ahead of the worker's clock by at most the bound is waited
+        for (one sleep, then the claim goes on).
+
         Raises:
             ApplicationError: type :data:`CLOCK_SKEW_ERROR`, retryable: the skew against the
-                ledger or Temporal is past the bound, or the occurrence's instant is still
-                ahead of the worker's clock.
+                ledger or Temporal is past the bound, or the occurrence's instant is further
+                ahead of the worker's clock than the bound.
         """
         readings = [self.against_ledger()]
         if scheduled_utc is not None:
@@ -141,13 +150,16 @@ class ClockGuard:
                     type=CLOCK_SKEW_ERROR,
                 )
         now = self._clock.now()
-        if instant_utc is not None and now < instant_utc:
-            ahead = (instant_utc - now).total_seconds()
+        if instant_utc is None or now >= instant_utc:
+            return
+        ahead = instant_utc - now
+        if ahead > self.bound:
             raise ApplicationError(
-                f"the occurrence's instant is {ahead:.3f} s ahead of the worker's clock, "
-                "which is behind: claim held",
+                f"the occurrence's instant is {ahead.total_seconds():.3f} s ahead of the worker's "
+                f"clock, which is behind (bound {self.bound.total_seconds():g} s): claim held",
                 type=CLOCK_SKEW_ERROR,
             )
+        self._sleep(ahead.total_seconds())
 
     def _record(self, reading: SkewReading) -> None:
         seconds = reading.skew.total_seconds()

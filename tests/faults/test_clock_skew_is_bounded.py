@@ -135,6 +135,19 @@ def test_an_occurrence_whose_instant_is_ahead_of_the_worker_is_held(store: Ledge
     assert not ledger.show_occurrence(store, oid).attempts
 
 
+def test_an_instant_ahead_by_less_than_the_bound_is_waited_for_not_held(store: Ledger) -> None:
+    # A worker a little behind (less than the bound): the claim waits out the difference on the
+    # worker's clock and then records its time, never before the instant.
+    instant = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=2)
+    oid = _manual_due(store, "skew-wait", instant)
+    assert ledger.show_occurrence(store, oid).occurrence.instant_utc == instant
+    acts, _ = _activities(store, timedelta(0))
+    result = acts.claim(io.ClaimOccurrenceInput(oid, gate_view(store, "skew-wait"), instant))
+    assert result.claimed
+    [attempt] = ledger.show_occurrence(store, oid).attempts
+    assert attempt.started_at_utc >= instant
+
+
 def test_the_ledger_reading_is_reused_within_its_interval(store: Ledger) -> None:
     ticks = iter([0.0, 0.0, 0.01, 10.0, 40.0, 40.0, 40.01])
     readings: list[float] = []
