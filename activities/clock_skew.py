@@ -23,9 +23,9 @@ Each reading is exported as ``almanac_clock_skew_seconds{against="ledger"|"tempo
 minus reference; negative: behind) and logged as a warning past :data:`WARN_SKEW`. Past
 :data:`MAX_CLOCK_SKEW` (beyond the measurement's uncertainty), or with an occurrence's
 instant ahead by more than that, the claim is **held**: the activity fails with a retryable
-``ClockSkew`` error, nothing is written, and Temporal retries it later. The bound is the worker's setting
-(``ALMANAC_MAX_CLOCK_SKEW_SECONDS``); only the production clock is guarded (a simulated clock is
-not meant to agree with anyone's).
+``ClockSkew`` error, nothing is written, and Temporal retries it later. The bound is the worker's
+setting (``ALMANAC_MAX_CLOCK_SKEW_SECONDS``); only the production clock is guarded (a simulated
+clock is not meant to agree with anyone's).
 """
 
 from __future__ import annotations
