@@ -14,15 +14,23 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from almanac.cli.output import JsonOption, escape, json_object, out, plural, print_json, run_async
+from almanac.cli.output import (
+    JsonOption,
+    ScheduleArg,
+    check_schedule_id,
+    escape,
+    json_object,
+    out,
+    plural,
+    print_json,
+    run_async,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from almanac.client import AlmanacClient, ScheduleSummary
     from almanac.settings import AlmanacSettings
-
-ScheduleArg = Annotated[str, typer.Argument(help="The scheduleId.", show_default=False)]
 
 
 async def _connect() -> AlmanacClient:
@@ -198,7 +206,10 @@ def delete(
 
 def status(
     schedule_id: Annotated[
-        str | None, typer.Argument(help="The scheduleId (default: every running schedule).")
+        str | None,
+        typer.Argument(
+            help="The scheduleId (default: every running schedule).", callback=check_schedule_id
+        ),
     ] = None,
     n: Annotated[int, typer.Option("-n", min=0, max=20, help="Next occurrences to show.")] = 5,
     as_json: JsonOption = False,
