@@ -274,7 +274,10 @@ def reset_state(options: DevOptions) -> Path | None:
 
 
 def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
-    """Fail (exit 1) naming the first port that something else listens on ``host`` (IPv4).
+    """Fail (exit 1) naming every port that something else listens on ``host`` (IPv4), at once.
+
+    All ports are probed before failing, so one message lists every clash (``ports 7233
+    (Temporal frontend), 8765 (Almanac sink) are in use``) instead of one per attempt.
 
     The probe binds with ``SO_REUSEADDR``, as the services it stands in for do (Temporal's Go
     listeners, Python's HTTP servers): after a crash the port's old connections linger in
@@ -283,7 +286,12 @@ def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
     port with TIME_WAIT sockets that had ``SO_REUSEADDR`` too, as the services' do.) A socket that
     *listens* on the port still makes the bind fail (``socket(7)``), so a running stack is still
     reported.
+
+    Raises:
+        DevError: exit 2 for a ``host`` this machine does not have; exit 1 for ports in use.
     """
+    busy: list[str] = []
+    reason = ""
     for name, port in ports.items():
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -295,10 +303,14 @@ def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
                         f"--host={host!r}: not an address of this machine ({exc.strerror})",
                         exit_code=2,
                     ) from exc
-                raise DevError(
-                    f"port {port} ({name}) is in use: is another `almanac dev` or Temporal "
-                    f"server running? Stop it, or choose another port ({exc.strerror})"
-                ) from exc
+                busy.append(f"{port} ({name})")
+                reason = exc.strerror or str(exc)
+    if busy:
+        which = f"port {busy[0]} is" if len(busy) == 1 else f"ports {', '.join(busy)} are"
+        raise DevError(
+            f"{which} in use: is another `almanac dev` or Temporal server running? Stop it, "
+            f"or choose other ports ({reason})"
+        )
 
 
 def server_command(binary: Path, options: DevOptions) -> list[str]:
