@@ -7,11 +7,12 @@ every adapter and with them httpx, httpcore, anyio, smtplib and asyncio (about t
 ``validate`` baseline again, ``bench/README.md``); this catalog imports only the parameter
 models (:mod:`activities.actions.parameters`).
 
-It is exactly as strict as the worker's registry: the adapters validate with the same models
-through the same function (:func:`~activities.actions.base.validate_parameters`), and no
-built-in adapter checks more than its model (``HttpAction.capabilities`` only reads
-``resultUrl``). A test holds the two together: the same names, the same model per name, the same
-problems for the same parameters.
+It is exactly as strict as the worker's registry about the parameters themselves: the adapters
+validate with the same models through the same function
+(:func:`~activities.actions.base.validate_parameters`), and no built-in adapter checks more than
+its model, except what only the worker knows: ``HttpAction.capabilities`` also refuses a URL
+its egress policy refuses by the host alone (an IP literal, ``localhost``). A test holds the two
+together: the same names, the same model per name, the same problems for the same parameters.
 """
 
 from __future__ import annotations

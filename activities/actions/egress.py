@@ -26,8 +26,9 @@ import re
 import socket
 import ssl
 import typing
+import urllib.parse
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -96,6 +97,8 @@ class EgressPolicy:
 
     allowed_networks: tuple[tuple[IPNetwork, int | None], ...] = ()
     allowed_hosts: frozenset[tuple[str, int | None]] = frozenset()
+    entries: tuple[str, ...] = field(default=(), compare=False)
+    """The allowances as the operator wrote them (stripped), for a refusal to quote."""
 
     @classmethod
     def allowing(cls, entries: Iterable[str]) -> EgressPolicy:
@@ -106,10 +109,12 @@ class EgressPolicy:
         """
         networks: list[tuple[IPNetwork, int | None]] = []
         hosts: set[tuple[str, int | None]] = set()
+        written: list[str] = []
         for raw in entries:
             entry = raw.strip()
             if not entry:
                 continue
+            written.append(entry)
             target, port = entry, None
             found = _WITH_PORT.fullmatch(entry)
             if found is not None:
@@ -125,13 +130,16 @@ class EgressPolicy:
             if not _HOST_NAME.fullmatch(target):
                 raise ValueError(f"egress allowance {entry!r} is neither a CIDR nor a host name")
             hosts.add((target.lower().rstrip("."), port))
-        return cls(tuple(networks), frozenset(hosts))
+        return cls(tuple(networks), frozenset(hosts), tuple(written))
 
     def check(self, host: str, address: IPAddress, port: int | None = None) -> None:
         """Refuse ``address`` (which ``host`` resolved to) unless the policy allows it.
 
         Raises:
-            EgressRefused: naming the host, the address and why.
+            EgressRefused: naming the host, the address (and port) and the real cause: the
+                address's kind when nothing is allowed; with an allow list, that the
+                destination is not in it and what it holds — when the host or address is
+                allowed on other ports only, that alone, since its kind is then no cause.
         """
         name = host.lower().rstrip(".")
         if (name, None) in self.allowed_hosts or (name, port) in self.allowed_hosts:
@@ -142,12 +150,53 @@ class EgressPolicy:
         ):
             return
         kind = _kind(address)
-        if kind is not None:
-            shown = host if host == str(address) else f"{host} ({address})"
+        if kind is None:
+            return
+        target = host if port is None else (f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
+        shown = target if host == str(address) else f"{target} ({address})"
+        if not self.entries:
             raise EgressRefused(
                 f"egress refused: {shown} is {kind}; an operator may allow it with "
                 "ALMANAC_EGRESS_ALLOW"
             )
+        allowed = f"not in the egress allow list (allowed: {', '.join(self.entries)})"
+        other_ports = any(h == name for h, _ in self.allowed_hosts) or any(
+            address in network for network, _ in self.allowed_networks
+        )
+        cause = allowed if other_ports else f"{kind} and {allowed}"
+        raise EgressRefused(
+            f"egress refused: {shown} is {cause}; add it to ALMANAC_EGRESS_ALLOW to allow it"
+        )
+
+    def refusal_of_url(self, url: str) -> EgressRefused | None:
+        """The refusal a connection to ``url`` would meet, when its host alone decides it.
+
+        Decided without DNS for an IP literal and for ``localhost`` (RFC 6761: loopback, judged
+        as 127.0.0.1); a host name's addresses are checked at connect time (:meth:`resolve`), so
+        this returns ``None`` for one, as for an allowed destination or a URL without a host.
+        The port is the URL's, else its scheme's (80, 443).
+        """
+        try:
+            parts = urllib.parse.urlsplit(url)
+            host, port = parts.hostname, parts.port
+        except ValueError:
+            return None
+        if host is None:
+            return None
+        port = port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+        address: IPAddress
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            name = host.lower().rstrip(".")
+            if name != "localhost" and not name.endswith(".localhost"):
+                return None
+            address = ipaddress.IPv4Address("127.0.0.1")
+        try:
+            self.check(host, address, port)
+        except EgressRefused as refusal:
+            return refusal
+        return None
 
     def resolve(self, host: str, port: int) -> list[IPAddress]:
         """Resolve ``host`` (blocking) and check every address it has; refuse if any is refused.
