@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -221,6 +222,22 @@ class LiveStatus(io.ScheduleStatus):
     worker_problem: str = ""
     """Why the workflow's part (last error, rejections, high-water mark) is missing: no worker
     answered its query (empty when one did)."""
+    next_materialized: bool = True
+    """``False``: ``next_instant_utc`` lies beyond the horizon, projected from the specs."""
+    revision_now: int | None = None
+    """The revision that owns now (its cutover has passed), from the ledger; ``None`` when not
+    read or before the first cutover. ``gate.active_revision`` is the latest published."""
+    pending: tuple[readings.PendingRevision, ...] = ()
+    """Published revisions whose cutover is still ahead (they own nothing yet)."""
+
+    def take(self, reading: readings.LedgerReading) -> None:
+        """Put the ledger's reading in place of the workflow's (``source`` becomes ``ledger``)."""
+        self.gate = reading.gate or self.gate
+        self.counts_by_state = reading.counts_by_state
+        self.next_instant_utc = reading.next_instant_utc
+        self.next_materialized = reading.next_materialized
+        self.revision_now, self.pending = reading.revision_now, reading.pending
+        self.source, self.read_at_utc = "ledger", reading.read_at_utc
 
 
 def _utc_now() -> datetime:
@@ -664,17 +681,24 @@ class AlmanacClient:
         if handle is None:
             live.ledger_problem = problem
             return live
-        now = self._clock()
         try:
-            reading = await asyncio.to_thread(readings.read_status, handle, schedule_id, now)
+            reading = await self._read_status(handle, schedule_id)
         except Exception as exc:  # unreachable, not migrated, a driver error: fall back
             live.ledger_problem = _first_line(exc)
             return live
-        live.gate = reading.gate or workflow_status.gate
-        live.counts_by_state = reading.counts_by_state
-        live.next_instant_utc = reading.next_instant_utc
-        live.source, live.read_at_utc = "ledger", reading.read_at_utc
+        live.take(reading)
         return live
+
+    async def _read_status(self, handle: Any, schedule_id: str) -> readings.LedgerReading:
+        return await asyncio.to_thread(
+            functools.partial(
+                readings.read_status,
+                handle,
+                schedule_id,
+                self._clock(),
+                tzdb_store=self._settings.tzdb_store,
+            )
+        )
 
     async def _not_running(self, schedule_id: str) -> ScheduleNotRunning:
         """The error for a schedule with no running workflow, saying when it was deleted if so."""
@@ -709,20 +733,12 @@ class AlmanacClient:
         if not await self.is_running(schedule_id):
             raise await self._not_running(schedule_id)
         try:
-            reading = await asyncio.to_thread(
-                readings.read_status, handle, schedule_id, self._clock()
-            )
+            reading = await self._read_status(handle, schedule_id)
         except Exception:  # unreachable, not migrated: the worker's absence is the news
             raise unanswered from None
-        return LiveStatus(
-            schedule_id,
-            reading.gate,
-            reading.next_instant_utc,
-            reading.counts_by_state,
-            source="ledger",
-            read_at_utc=reading.read_at_utc,
-            worker_problem=str(unanswered),
-        )
+        live = LiveStatus(schedule_id, None, None, worker_problem=str(unanswered))
+        live.take(reading)
+        return live
 
     async def upcoming(self, schedule_id: str, n: int = 10) -> list[readings.Upcoming]:
         """The next ``n`` (at most 20) occurrences, in instant order.

@@ -29,7 +29,7 @@ from almanac.cli.output import (
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from almanac.client import AlmanacClient, ScheduleSummary
+    from almanac.client import AlmanacClient, LiveStatus, ScheduleSummary
     from almanac.settings import AlmanacSettings
 
 
@@ -241,17 +241,11 @@ def status(
                 else "[green]enabled[/green]"
             )
             console.print(
-                f"[bold]{escape(schedule_id)}[/bold]  {enabled}  active revision "
-                f"r{gate.active_revision}  implementation {escape(gate.implementation_alias)}  "
+                f"[bold]{escape(schedule_id)}[/bold]  {enabled}  {escape(_revisions(state))}  "
+                f"implementation {escape(gate.implementation_alias)}  "
                 f"epoch {gate.execution_epoch}"
             )
-        next_instant = _z(state.next_instant_utc)
-        if state.next_instant_utc is None and upcoming and not upcoming[0].materialized:
-            # Nothing PLANNED in the ledger yet: the next one lies beyond the horizon (a monthly
-            # rule, a start weeks away); the projection below has it, so say it here too.
-            next_instant = (
-                f"{_z(upcoming[0].instant_utc)} (beyond the horizon, not yet materialized)"
-            )
+        next_instant = _next(state)
         console.print(
             f"next instant {next_instant}  materialized through "
             f"{_z(state.materialized_through_utc)}"
@@ -318,6 +312,32 @@ def upcoming(
     run_async(work())
 
 
+def _revisions(status: LiveStatus) -> str:
+    """Which revision is active (owns now) and which are pending, as one phrase.
+
+    ``active revision r1, r2 pending from 2026-11-01T06:00:00Z``: a revision is active only once
+    its cutover has passed (DESIGN §3). Without the ledger's reading, only the latest published
+    revision is known, and it is called that.
+    """
+    if status.source != "ledger" or status.gate is None:
+        latest = status.gate.active_revision if status.gate else "?"
+        return f"latest published revision r{latest}"
+    now = (
+        "no active revision"
+        if status.revision_now is None
+        else f"active revision r{status.revision_now}"
+    )
+    pending = [f"r{p.revision} pending from {_z(p.cutover_at_utc)}" for p in status.pending]
+    return ", ".join([now, *pending])
+
+
+def _next(status: LiveStatus) -> str:
+    """The next instant, marked when it lies beyond the horizon (projected, not materialized)."""
+    if status.next_instant_utc is None or status.next_materialized:
+        return _z(status.next_instant_utc)
+    return f"{_z(status.next_instant_utc)} (beyond the horizon, not yet materialized)"
+
+
 def _counts(counts: dict[str, int]) -> str:
     return "  ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v)
 
@@ -356,8 +376,8 @@ def _schedules_table(summaries: list[ScheduleSummary]) -> Table:
         table.add_row(
             s.schedule_id,
             "—" if gate is None else ("disabled" if gate.disabled else "enabled"),
-            "—" if gate is None else f"r{gate.active_revision}",
-            _z(s.status.next_instant_utc),
+            "—" if gate is None else escape(_revisions(s.status)),
+            escape(_next(s.status)),
             _counts(s.status.counts_by_state),
         )
     table.caption = plural(len(summaries), "running schedule workflow")
