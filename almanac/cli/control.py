@@ -161,7 +161,12 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
                 f"{schedule_id}: enabled, gate generation {generation}; "
                 f"{plural(verdict.came_due, 'occurrence')} came due while disabled"
             )
-            if verdict.came_due:
+            if verdict.due_before_disable:
+                line += (
+                    f", and {plural(verdict.due_before_disable, 'overdue one')} from before the "
+                    "disable that no worker had decided"
+                )
+            if verdict.came_due or verdict.due_before_disable:
                 line += (
                     f": under {verdict.misfire_policy} {verdict.released} run now, "
                     f"{verdict.expired} expire (MISFIRE_EXPIRED)"
