@@ -231,7 +231,9 @@ def lock_data_dir(path: Path) -> IO[str]:
     return handle
 
 
-STATE_FILES = ("temporal.sqlite3", "ledger.sqlite3", "sink.sqlite3", "temporal.log")
+LIVE_POSITION = "live-view.position"
+"""The live view's last handled event ID, in the data directory (``LiveLog.position``)."""
+STATE_FILES = ("temporal.sqlite3", "ledger.sqlite3", "sink.sqlite3", "temporal.log", LIVE_POSITION)
 """The stack's state in the data directory (SQLite files also have ``-wal``/``-shm`` companions)."""
 
 
@@ -540,6 +542,7 @@ async def _run_stack(
     worker_stop = asyncio.Event()
     worker_task: asyncio.Task[None] | None = None
     read_ledger: ledger.Ledger | None = None
+    live: LiveLog | None = None
     try:
         await wait_for_server(server, options)
         say(f"Temporal dev server up on {settings.temporal.address} (state in {options.data_dir})")
@@ -547,8 +550,8 @@ async def _run_stack(
             db=options.data_dir / "sink.sqlite3", host=options.host, port=options.sink_port
         ).start()
         read_ledger = await asyncio.to_thread(worker.open_ledger, settings)
-        live = LiveLog(read_ledger, console)
-        await asyncio.to_thread(live.baseline)
+        live = LiveLog(read_ledger, console, position=options.data_dir / LIVE_POSITION)
+        await asyncio.to_thread(live.resume)
         worker_options = worker.WorkerOptions(
             identity=f"almanac-dev@{socket.gethostname()}:{os.getpid()}",
             metrics_port=options.metrics_port,
@@ -576,6 +579,9 @@ async def _run_stack(
         if worker_task is not None:
             with contextlib.suppress(Exception):
                 await worker_task
+        if live is not None:  # what the worker's last activities wrote, printed once
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(live.drain)
         if sink is not None:
             sink.stop()
         await stop_server(server)
