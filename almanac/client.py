@@ -287,6 +287,30 @@ async def connect_temporal(settings: AlmanacSettings) -> Client:
         ) from exc
 
 
+def ledger_published_specs(handle: Any, schedule_id: str) -> list[ScheduleSpecV1]:
+    """``ledger.published_specs``, imported on use (the control path loads no SQLAlchemy)."""
+    import ledger
+
+    return ledger.published_specs(handle, schedule_id)
+
+
+def spec_differences(
+    old: dict[str, Any], new: dict[str, Any], prefix: str = ""
+) -> list[tuple[str, Any, Any]]:
+    """The leaves where two resolved specs differ: ``(dotted path, old, new)``, in key order.
+
+    A key only one side has is a difference with ``None`` on the other side.
+    """
+    found: list[tuple[str, Any, Any]] = []
+    for key in sorted({*old, *new}):
+        a, b, path = old.get(key), new.get(key), f"{prefix}{key}"
+        if isinstance(a, dict) and isinstance(b, dict):
+            found += spec_differences(a, b, f"{path}.")
+        elif a != b:
+            found.append((path, a, b))
+    return found
+
+
 def check_action(spec: ScheduleSpecV1) -> None:
     """Check the spec's action against the built-in adapters' parameter models (no worker).
 
@@ -413,10 +437,13 @@ class AlmanacClient:
             await self._closed(spec.schedule_id)
             verdict = await self._publish(spec, horizon)
         if not verdict.accepted:
+            reason = verdict.reason
+            if "already published with digest" in reason:
+                reason += await self._published_differs(spec)
             raise ApplyRefused(
-                f"{verdict.field or 'spec'}={verdict.value!r}: {verdict.reason}"
+                f"{verdict.field or 'spec'}={verdict.value!r}: {reason}"
                 if verdict.field
-                else verdict.reason,
+                else reason,
                 field=verdict.field,
                 value=verdict.value,
                 verdict=verdict,
@@ -427,6 +454,33 @@ class AlmanacClient:
             else ("published" if verdict.created else "unchanged")
         )
         return ApplyResult(spec.schedule_id, spec.revision, action, workflow_id, verdict)
+
+    async def _published_differs(self, spec: ScheduleSpecV1) -> str:
+        """``; the published r1 differs from this spec in <field>: published …, here …``.
+
+        Said when the ledger can be read here (else ``""``): which fields make the digests
+        differ, so the one line says what to change. ``almanac dev`` aims an example's ``http``
+        action at its own sink's port when that is not the examples' 8765 (README "almanac
+        dev"), so an unedited example then differs in ``action.parameters.url``.
+        """
+        handle, _ = await self._reading_ledger()
+        if handle is None:
+            return ""
+        try:
+            specs = await asyncio.to_thread(ledger_published_specs, handle, spec.schedule_id)
+        except Exception:  # unreachable, not migrated: the refusal alone is still true
+            return ""
+        published = next((s for s in specs if s.revision == spec.revision), None)
+        if published is None:
+            return ""
+        differences = spec_differences(published.resolved(), spec.resolved())
+        if not differences:
+            return ""
+        shown = "; ".join(
+            f"{path}: published {old!r}, here {new!r}" for path, old, new in differences[:3]
+        )
+        more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
+        return f"; the published r{spec.revision} differs in {shown}{more}"
 
     async def _publish(
         self, spec: ScheduleSpecV1, horizon: timedelta | None
