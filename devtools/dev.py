@@ -34,6 +34,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -66,6 +67,8 @@ from timecontract import (
 from timecontract.spec import parse_spec
 from workflows import search_attributes
 
+DEFAULT_PORT = 7233
+"""The Temporal frontend's port: the control commands' default (``localhost:7233``)."""
 DEFAULT_SINK_PORT = 8765
 DEFAULT_SINK_PREFIXES = (
     f"http://127.0.0.1:{DEFAULT_SINK_PORT}",
@@ -101,7 +104,7 @@ class DevOptions:
 
     data_dir: Path
     examples: Path
-    port: int = 7233
+    port: int = DEFAULT_PORT
     """Temporal frontend (gRPC)."""
     ui_port: int = 8233
     sink_port: int = DEFAULT_SINK_PORT
@@ -550,7 +553,12 @@ async def _run_stack(
             db=options.data_dir / "sink.sqlite3", host=options.host, port=options.sink_port
         ).start()
         read_ledger = await asyncio.to_thread(worker.open_ledger, settings)
-        live = LiveLog(read_ledger, console, position=options.data_dir / LIVE_POSITION)
+        live = LiveLog(
+            read_ledger,
+            console,
+            position=options.data_dir / LIVE_POSITION,
+            command=almanac_command(),
+        )
         await asyncio.to_thread(live.resume)
         worker_options = worker.WorkerOptions(
             identity=f"almanac-dev@{socket.gethostname()}:{os.getpid()}",
@@ -602,6 +610,18 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
     say("")
     for name, value in rows:
         say(f"  [bold]{name:<18}[/bold] {escape(value)}")
+    exports = []
+    if options.port != DEFAULT_PORT or options.connect_host != "127.0.0.1":
+        exports.append(f"ALMANAC_TEMPORAL_ADDRESS={settings.temporal.address}")
+    if options.sink_port != DEFAULT_SINK_PORT:
+        exports.append(f"ALMANAC_DEV_SINK_PORT={options.sink_port}")
+    command = almanac_command()
+    if exports:
+        say(
+            "  [bold]in another shell[/bold]    "
+            + escape(f"export {' '.join(exports)}  (the control commands need it)")
+        )
+    say(f"  [bold]try[/bold]                {escape(command)} status")
     if options.host != "127.0.0.1":
         say(
             f"  [bold yellow]listening on {escape(options.host)}[/bold yellow]: the Temporal "
@@ -609,6 +629,22 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
             "whoever reaches that address"
         )
     say("  Ctrl-C stops everything; run it again to resume. Occurrences as they change:\n")
+
+
+def almanac_command() -> str:
+    """How to type ``almanac`` in this shell: its name when on ``PATH``, else the path run.
+
+    After ``make run`` (``.venv/bin/almanac dev``) the venv is not activated, so a hint that
+    says a bare ``almanac`` would not run.
+    """
+    if shutil.which("almanac") is not None:
+        return "almanac"
+    ran = Path(sys.argv[0])
+    if ran.name != "almanac":
+        return "almanac"
+    with contextlib.suppress(ValueError):
+        return os.path.relpath(ran) if not ran.is_absolute() else str(ran)
+    return str(ran)
 
 
 def _redact(url: str) -> str:

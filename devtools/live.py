@@ -61,6 +61,8 @@ class LiveLog:
     per_state_shown: int = PER_STATE_SHOWN
     position: Path | None = None
     """Where the last handled event ID is kept across runs (``None``: not kept)."""
+    command: str = "almanac"
+    """How the printed hints spell the command (``.venv/bin/almanac`` when not on ``PATH``)."""
 
     def baseline(self) -> None:
         """Start after the newest event: only transitions from now on are printed."""
@@ -102,7 +104,8 @@ class LiveLog:
             shown[key] += 1
             self.console.print(line(event, row), highlight=False, soft_wrap=True)
         for (schedule_id, state), rest in sorted(held.items()):
-            self.console.print(summary(schedule_id, state, rest), highlight=False, soft_wrap=True)
+            said = summary(schedule_id, state, rest, command=self.command)
+            self.console.print(said, highlight=False, soft_wrap=True)
         if self.position is not None:
             written = self.position.with_name(self.position.name + ".tmp")
             written.write_text(f"{self.after_id}\n")
@@ -135,8 +138,10 @@ def summary(
     schedule_id: str,
     state: str,
     rest: list[tuple[ledger.EventView, ledger.OccurrenceView]],
+    *,
+    command: str = "almanac",
 ) -> str:
-    """The transitions not printed one by one, and the command that lists them."""
+    """The transitions not printed one by one, and the command that lists them (``command``)."""
     placed = [r.placed_at_utc for _, r in rest]
     low = format_instant(min(placed))
     high = format_instant(max(placed) + timedelta(seconds=1))
@@ -144,7 +149,8 @@ def summary(
     return (
         f"{clock(rest[-1][0].at_utc)}  {escape(schedule_id)}: {len(rest)} more {noun} "
         f"{styled(state, state)}, placed {low} … {format_instant(max(placed))}; list them: "
-        f"almanac ledger list {escape(schedule_id)} --state {state} --from {low} --to {high}"
+        f"{escape(command)} ledger list {escape(schedule_id)} --state {state} --from {low} "
+        f"--to {high}"
     )
 
 
