@@ -56,6 +56,9 @@ class WarningCode(StrEnum):
     """cutoverAt lies between the two instants of a nominal time the rule yields in a fold."""
     CUTOVER_IN_GAP = "CUTOVER_IN_GAP"
     """cutoverAt lies in a gap's span, after where a gap time of the rule is placed."""
+    EGRESS_REFUSED = "EGRESS_REFUSED"
+    """An action's URL that a worker with this environment's egress policy refuses (issued by
+    ``activities.actions.catalog.egress_warnings``: the time contract knows no network)."""
 
 
 @dataclass(frozen=True, slots=True)

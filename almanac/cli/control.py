@@ -73,7 +73,12 @@ def apply(
     """
 
     async def work() -> None:
-        from almanac.cli.spec import load_checked_spec, print_warnings, validation_json
+        from almanac.cli.spec import (
+            action_warnings,
+            load_checked_spec,
+            print_warnings,
+            validation_json,
+        )
         from almanac.client import check_applicable
         from timecontract import spec_warnings
 
@@ -87,7 +92,7 @@ def apply(
             raise
         check_applicable(spec)
         # Printed once the spec is applied: a failure stays the one line on stderr.
-        warnings = spec_warnings(spec, tzdb_store=store)
+        warnings = spec_warnings(spec, tzdb_store=store) + action_warnings(spec)
         client = await _connect()
         horizon = timedelta(hours=horizon_hours) if horizon_hours else None
         result = await client.apply(spec, horizon=horizon)
