@@ -250,7 +250,7 @@ class ChangeGateResult:
     """The ledger's verdict on a disable or enable (the ``disable``/``enable`` updates' answer).
 
     On enable the occurrences that came due while disabled are decided at once by the misfire
-    policy, and counted here: ``came_due`` = ``released`` + ``expired``.
+    policy, and counted here: ``came_due`` + ``due_before_disable`` = ``released`` + ``expired``.
     """
 
     schedule_id: str
@@ -266,6 +266,11 @@ class ChangeGateResult:
     """Disable: DUE occurrences cancelled (``disabled: <reason>``)."""
     came_due: int = 0
     """Enable: PLANNED occurrences whose instant passed while disabled."""
+    due_before_disable: int = 0
+    """Enable: PLANNED occurrences whose instant had passed already when the schedule was
+    disabled (no worker released them: an outage, a worker run with ``--no-catch-up``). The
+    misfire policy decides them with the others (counted in ``released``/``expired``), but
+    they did not come due while disabled."""
     released: int = 0
     """Enable: of those, released to run now (within lateness, or caught up)."""
     expired: int = 0

@@ -537,6 +537,7 @@ class AlmanacActivities:
         """
         sid = params.schedule_id
         with self._domain_errors(sid, io.CHANGE_GATE):
+            earlier = frozenset() if params.disabled else self._due_before_disable(sid)
             try:
                 change = ledger.change_gate(
                     self._ledger,
@@ -570,13 +571,34 @@ class AlmanacActivities:
             specs = ledger.published_specs(self._ledger, sid)
         if released.expired or released.released:
             self._metrics.count_misfires(sid, len(released.expired), len(released.released))
+        decided = {*released.released, *released.expired}
         return dataclasses.replace(
             result,
-            came_due=len(released.released) + len(released.expired),
+            came_due=len(decided - earlier),
+            due_before_disable=len(decided & earlier),
             released=len(released.released),
             expired=len(released.expired),
             misfire_policy=_misfire_text(specs[-1]) if specs else "",
         )
+
+    def _due_before_disable(self, schedule_id: str) -> frozenset[str]:
+        """PLANNED occurrences of a disabled schedule whose instant passed before its disable.
+
+        Empty when the schedule is not disabled (or not known: ``change_gate`` says so).
+        """
+        try:
+            disabled = ledger.get_gate(self._ledger, schedule_id).disabled
+        except ledger.ScheduleNotFound:
+            return frozenset()
+        last = ledger.schedule_events(
+            self._ledger, schedule_id, kind=ScheduleEventKind.DISABLED, limit=1
+        )
+        if not disabled or not last:
+            return frozenset()
+        overdue = ledger.list_occurrences(
+            self._ledger, schedule_id, to_utc=last[0].at_utc, states=[OccurrenceState.PLANNED]
+        )
+        return frozenset(o.occurrence_id for o in overdue)
 
     @activity.defn(name=io.DELETE_SCHEDULE)
     def delete_schedule(self, params: io.DeleteScheduleInput) -> io.DeleteScheduleResult:

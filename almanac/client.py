@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -224,6 +225,22 @@ class LiveStatus(io.ScheduleStatus):
     worker_problem: str = ""
     """Why the workflow's part (last error, rejections, high-water mark) is missing: no worker
     answered its query (empty when one did)."""
+    next_materialized: bool = True
+    """``False``: ``next_instant_utc`` lies beyond the horizon, projected from the specs."""
+    revision_now: int | None = None
+    """The revision that owns now (its cutover has passed), from the ledger; ``None`` when not
+    read or before the first cutover. ``gate.active_revision`` is the latest published."""
+    pending: tuple[readings.PendingRevision, ...] = ()
+    """Published revisions whose cutover is still ahead (they own nothing yet)."""
+
+    def take(self, reading: readings.LedgerReading) -> None:
+        """Put the ledger's reading in place of the workflow's (``source`` becomes ``ledger``)."""
+        self.gate = reading.gate or self.gate
+        self.counts_by_state = reading.counts_by_state
+        self.next_instant_utc = reading.next_instant_utc
+        self.next_materialized = reading.next_materialized
+        self.revision_now, self.pending = reading.revision_now, reading.pending
+        self.source, self.read_at_utc = "ledger", reading.read_at_utc
 
 
 def _utc_now() -> datetime:
@@ -271,6 +288,30 @@ async def connect_temporal(settings: AlmanacSettings) -> Client:
         raise TemporalUnavailable(
             f"Temporal unreachable at {temporal.address} (namespace {temporal.namespace}): {first}"
         ) from exc
+
+
+def ledger_published_specs(handle: Any, schedule_id: str) -> list[ScheduleSpecV1]:
+    """``ledger.published_specs``, imported on use (the control path loads no SQLAlchemy)."""
+    import ledger
+
+    return ledger.published_specs(handle, schedule_id)
+
+
+def spec_differences(
+    old: dict[str, Any], new: dict[str, Any], prefix: str = ""
+) -> list[tuple[str, Any, Any]]:
+    """The leaves where two resolved specs differ: ``(dotted path, old, new)``, in key order.
+
+    A key only one side has is a difference with ``None`` on the other side.
+    """
+    found: list[tuple[str, Any, Any]] = []
+    for key in sorted({*old, *new}):
+        a, b, path = old.get(key), new.get(key), f"{prefix}{key}"
+        if isinstance(a, dict) and isinstance(b, dict):
+            found += spec_differences(a, b, f"{path}.")
+        elif a != b:
+            found.append((path, a, b))
+    return found
 
 
 def check_action(spec: ScheduleSpecV1) -> None:
@@ -415,10 +456,13 @@ class AlmanacClient:
             await self._closed(spec.schedule_id)
             verdict = await self._publish(spec, horizon)
         if not verdict.accepted:
+            reason = verdict.reason
+            if "already published with digest" in reason:
+                reason += await self._published_differs(spec)
             raise ApplyRefused(
-                f"{verdict.field or 'spec'}={verdict.value!r}: {verdict.reason}"
+                f"{verdict.field or 'spec'}={verdict.value!r}: {reason}"
                 if verdict.field
-                else verdict.reason,
+                else reason,
                 field=verdict.field,
                 value=verdict.value,
                 verdict=verdict,
@@ -429,6 +473,33 @@ class AlmanacClient:
             else ("published" if verdict.created else "unchanged")
         )
         return ApplyResult(spec.schedule_id, spec.revision, action, workflow_id, verdict)
+
+    async def _published_differs(self, spec: ScheduleSpecV1) -> str:
+        """``; the published r1 differs from this spec in <field>: published …, here …``.
+
+        Said when the ledger can be read here (else ``""``): which fields make the digests
+        differ, so the one line says what to change. ``almanac dev`` aims an example's ``http``
+        action at its own sink's port when that is not the examples' 8765 (README "almanac
+        dev"), so an unedited example then differs in ``action.parameters.url``.
+        """
+        handle, _ = await self._reading_ledger()
+        if handle is None:
+            return ""
+        try:
+            specs = await asyncio.to_thread(ledger_published_specs, handle, spec.schedule_id)
+        except Exception:  # unreachable, not migrated: the refusal alone is still true
+            return ""
+        published = next((s for s in specs if s.revision == spec.revision), None)
+        if published is None:
+            return ""
+        differences = spec_differences(published.resolved(), spec.resolved())
+        if not differences:
+            return ""
+        shown = "; ".join(
+            f"{path}: published {old!r}, here {new!r}" for path, old, new in differences[:3]
+        )
+        more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
+        return f"; the published r{spec.revision} differs in {shown}{more}"
 
     async def _publish(
         self, spec: ScheduleSpecV1, horizon: timedelta | None
@@ -683,17 +754,24 @@ class AlmanacClient:
         if handle is None:
             live.ledger_problem = problem
             return live
-        now = self._clock()
         try:
-            reading = await asyncio.to_thread(readings.read_status, handle, schedule_id, now)
+            reading = await self._read_status(handle, schedule_id)
         except Exception as exc:  # unreachable, not migrated, a driver error: fall back
             live.ledger_problem = _first_line(exc)
             return live
-        live.gate = reading.gate or workflow_status.gate
-        live.counts_by_state = reading.counts_by_state
-        live.next_instant_utc = reading.next_instant_utc
-        live.source, live.read_at_utc = "ledger", reading.read_at_utc
+        live.take(reading)
         return live
+
+    async def _read_status(self, handle: Any, schedule_id: str) -> readings.LedgerReading:
+        return await asyncio.to_thread(
+            functools.partial(
+                readings.read_status,
+                handle,
+                schedule_id,
+                self._clock(),
+                tzdb_store=self._settings.tzdb_store,
+            )
+        )
 
     async def _not_running(self, schedule_id: str) -> ScheduleNotRunning:
         """The error for a schedule with no running workflow, saying when it was deleted if so."""
@@ -728,20 +806,12 @@ class AlmanacClient:
         if not await self.is_running(schedule_id):
             raise await self._not_running(schedule_id)
         try:
-            reading = await asyncio.to_thread(
-                readings.read_status, handle, schedule_id, self._clock()
-            )
+            reading = await self._read_status(handle, schedule_id)
         except Exception:  # unreachable, not migrated: the worker's absence is the news
             raise unanswered from None
-        return LiveStatus(
-            schedule_id,
-            reading.gate,
-            reading.next_instant_utc,
-            reading.counts_by_state,
-            source="ledger",
-            read_at_utc=reading.read_at_utc,
-            worker_problem=str(unanswered),
-        )
+        live = LiveStatus(schedule_id, None, None, worker_problem=str(unanswered))
+        live.take(reading)
+        return live
 
     async def upcoming(self, schedule_id: str, n: int = 10) -> list[readings.Upcoming]:
         """The next ``n`` (at most 20) occurrences, in instant order.

@@ -34,6 +34,22 @@ def data_dir_from_environment(environ: Mapping[str, str] | None = None) -> Path:
     return Path(value) if value else default_data_dir()
 
 
+def egress_allow_from_environment(environ: Mapping[str, str] | None = None) -> list[str]:
+    """``ALMANAC_EGRESS_ALLOW`` split as ``AlmanacSettings.egress_allow`` splits it (, or space)."""
+    value = _variable("ALMANAC_EGRESS_ALLOW", os.environ if environ is None else environ) or ""
+    return [part for part in value.replace(" ", ",").split(",") if part]
+
+
+def dev_sink_urls_from_environment(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The ``almanac dev`` sink's base URLs (``ALMANAC_DEV_SINK_PORT``, default 8765).
+
+    The dev stack's worker allows its own sink, whatever ``ALMANAC_EGRESS_ALLOW`` says.
+    """
+    port = _variable("ALMANAC_DEV_SINK_PORT", os.environ if environ is None else environ)
+    port = port if port and port.isdigit() else "8765"
+    return (f"http://127.0.0.1:{port}", f"http://localhost:{port}")
+
+
 def tzdb_store_from_environment(environ: Mapping[str, str] | None = None) -> Path:
     """``ALMANAC_TZDB_DIR``, else ``<data dir>/tzdb`` (as ``AlmanacSettings.tzdb_store``)."""
     env = os.environ if environ is None else environ

@@ -69,6 +69,14 @@ class Upcoming:
 
 
 @dataclass(frozen=True)
+class PendingRevision:
+    """A published revision whose cutover is still ahead: it owns nothing yet."""
+
+    revision: int
+    cutover_at_utc: datetime
+
+
+@dataclass(frozen=True)
 class LedgerReading:
     """What the ledger says about a schedule at ``read_at_utc``."""
 
@@ -76,8 +84,17 @@ class LedgerReading:
     """``None`` when the ledger has no gate for it (its first revision is not published yet)."""
     counts_by_state: dict[str, int]
     next_instant_utc: datetime | None
-    """The earliest ``PLANNED`` instant at or after ``read_at_utc``."""
+    """The earliest ``PLANNED`` instant at or after ``read_at_utc``; when the ledger holds none
+    (the next one lies beyond the horizon), the next one projected from the published specs."""
     read_at_utc: datetime
+    next_materialized: bool = True
+    """``False``: ``next_instant_utc`` is projected (not yet in the ledger)."""
+    revision_now: int | None = None
+    """The revision that owns ``read_at_utc`` (its cutover has passed); ``None`` before the first
+    cutover. The gate's ``active_revision`` is the latest *published* one, which may not own
+    anything yet."""
+    pending: tuple[PendingRevision, ...] = ()
+    """Published revisions whose cutover lies after ``read_at_utc``, in revision order."""
 
 
 def open_ledger(url: str) -> ledger.Ledger | None:
@@ -91,8 +108,19 @@ def open_ledger(url: str) -> ledger.Ledger | None:
     return ledger.Ledger.from_url(url)
 
 
-def read_status(handle: ledger.Ledger, schedule_id: str, now_utc: datetime) -> LedgerReading:
-    """The gate, counts by state (every state, maybe 0) and next instant of a schedule.
+def read_status(
+    handle: ledger.Ledger,
+    schedule_id: str,
+    now_utc: datetime,
+    *,
+    tzdb_store: Path | None = None,
+) -> LedgerReading:
+    """The gate, counts by state (every state, maybe 0), next instant and revisions of a schedule.
+
+    The next instant is the ledger's earliest ``PLANNED`` one at or after ``now_utc``, else the
+    first one projected from the published specs (``next_materialized=False``), as ``upcoming``
+    shows it. Which revision owns ``now_utc`` and which are published with a later cutover
+    (pending) follow DESIGN §3: revision N owns ``[cutoverAt(N), cutoverAt(N+1))``.
 
     Raises:
         LedgerError: the ledger cannot be read (unreachable, not migrated).
@@ -104,15 +132,37 @@ def read_status(handle: ledger.Ledger, schedule_id: str, now_utc: datetime) -> L
     except ledger.ScheduleNotFound:
         gate = None
     counts = ledger.counts_by_state(handle, schedule_id)
-    pending = ledger.list_occurrences(
+    planned = ledger.list_occurrences(
         handle, schedule_id, from_utc=now_utc, states=[OccurrenceState.PLANNED], limit=1
     )
+    specs = ledger.published_specs(handle, schedule_id)
+    cutovers = [Cutover(s.revision, s.cutover_at) for s in specs]
+    next_instant, materialized = (planned[0].instant_utc, True) if planned else (None, True)
+    if next_instant is None and specs:
+        projected = project(
+            specs, _projection_start(handle, schedule_id, now_utc), 1, tzdb_store=tzdb_store
+        )
+        if projected:
+            next_instant, materialized = projected[0].instant_utc, False
     return LedgerReading(
         gate=gate,
         counts_by_state={state.value: n for state, n in counts.items()},
-        next_instant_utc=pending[0].instant_utc if pending else None,
+        next_instant_utc=next_instant,
         read_at_utc=now_utc,
+        next_materialized=materialized,
+        revision_now=owning_revision(now_utc, cutovers) if cutovers else None,
+        pending=tuple(
+            PendingRevision(c.revision, c.cutover_at_utc)
+            for c in cutovers
+            if c.cutover_at_utc > now_utc
+        ),
     )
+
+
+def _projection_start(handle: ledger.Ledger, schedule_id: str, now_utc: datetime) -> datetime:
+    """Where a projection starts: after ``now_utc`` and every occurrence the ledger holds."""
+    held = ledger.list_occurrences(handle, schedule_id, from_utc=now_utc)
+    return max([now_utc, *(v.placed_at_utc for v in held)])
 
 
 def read_occurrence_state(handle: ledger.Ledger, occurrence_id: str) -> str | None:
@@ -155,8 +205,7 @@ def read_upcoming(
     specs = ledger.published_specs(handle, schedule_id)
     if not specs:
         return rows
-    held = ledger.list_occurrences(handle, schedule_id, from_utc=now_utc)
-    after = max([now_utc, *(v.placed_at_utc for v in held)])
+    after = _projection_start(handle, schedule_id, now_utc)
     return rows + project(specs, after, n - len(rows), tzdb_store=tzdb_store)
 
 
@@ -229,6 +278,7 @@ def _from_view(view: OccurrenceView) -> Upcoming:
 __all__ = [
     "OPEN_STATES",
     "LedgerReading",
+    "PendingRevision",
     "Upcoming",
     "open_ledger",
     "project",

@@ -141,7 +141,7 @@ class AlmanacSettings(BaseSettings):
         if isinstance(value, str):
             value = [part for part in value.replace(" ", ",").split(",") if part]
         if value:
-            from activities.actions.egress import EgressPolicy
+            from activities.actions.egress_policy import EgressPolicy
 
             EgressPolicy.allowing(value)  # a malformed entry is an error naming it
         return value
@@ -156,7 +156,7 @@ class AlmanacSettings(BaseSettings):
     @property
     def egress_policy(self) -> EgressPolicy:
         """The egress policy ``ALMANAC_EGRESS_ALLOW`` describes."""
-        from activities.actions.egress import EgressPolicy
+        from activities.actions.egress_policy import EgressPolicy
 
         return EgressPolicy.allowing(self.egress_allow)
 

@@ -271,7 +271,9 @@ def add_release(
 
     Raises:
         MalformedRelease: not ``YYYYx``.
-        ReleaseNotPublished, DownloadFailed: the wheel could not be fetched.
+        ReleaseNotPublished: a release before :data:`FIRST_INDEXED_RELEASE` (said without
+            asking the index, pointing to ``--from-tarball``), or one the index lacks.
+        DownloadFailed: the wheel could not be fetched.
         VerificationFailed: the wheel is not the release asked for (nothing stored).
         StoreConflict: the store's folder for the release holds something else.
 
@@ -286,6 +288,13 @@ def add_release(
         return present
     if wheel is not None:
         return _store_wheel(release, store, wheel)
+    if release < FIRST_INDEXED_RELEASE:
+        # Known without asking: the index never had it, so the pointer holds offline too.
+        raise ReleaseNotPublished(
+            f"release {release} is not published on the package index: {DISTRIBUTION} starts "
+            f"at {FIRST_INDEXED_RELEASE}; compile an older one from IANA's tarball with "
+            f"`almanac tzdb add --from-tarball tzdata{release}.tar.gz`"
+        )
     indexed = resolve_on_index(release, python=python)
     with tempfile.TemporaryDirectory(prefix="almanac-tzdata-") as download_dir:
         downloaded = fetch_wheel(indexed, release, Path(download_dir), python=python)
@@ -328,16 +337,9 @@ def _pip(command: list[str], spec: str, release: str) -> None:
         raise DownloadFailed(f"could not run pip for {spec}: {exc}") from exc
     if done.returncode != 0:
         if any(marker in done.stderr for marker in _NO_SUCH_VERSION):
-            hint = ""
-            if release < FIRST_INDEXED_RELEASE:
-                hint = (
-                    f"; {DISTRIBUTION} starts at {FIRST_INDEXED_RELEASE}: compile an older one "
-                    f"from IANA's tarball with `almanac tzdb add --from-tarball "
-                    f"tzdata{release}.tar.gz`"
-                )
             raise ReleaseNotPublished(
                 f"release {release} is not published on the package index "
-                f"(no {DISTRIBUTION} version matching {spec.split('==')[1]}){hint}"
+                f"(no {DISTRIBUTION} version matching {spec.split('==')[1]})"
             )
         raise DownloadFailed(
             f"pip {command[3]} {spec} failed (exit {done.returncode}): {_last_line(done.stderr)}"

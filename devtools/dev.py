@@ -34,6 +34,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -66,6 +67,8 @@ from timecontract import (
 from timecontract.spec import parse_spec
 from workflows import search_attributes
 
+DEFAULT_PORT = 7233
+"""The Temporal frontend's port: the control commands' default (``localhost:7233``)."""
 DEFAULT_SINK_PORT = 8765
 DEFAULT_SINK_PREFIXES = (
     f"http://127.0.0.1:{DEFAULT_SINK_PORT}",
@@ -101,7 +104,7 @@ class DevOptions:
 
     data_dir: Path
     examples: Path
-    port: int = 7233
+    port: int = DEFAULT_PORT
     """Temporal frontend (gRPC)."""
     ui_port: int = 8233
     sink_port: int = DEFAULT_SINK_PORT
@@ -231,7 +234,9 @@ def lock_data_dir(path: Path) -> IO[str]:
     return handle
 
 
-STATE_FILES = ("temporal.sqlite3", "ledger.sqlite3", "sink.sqlite3", "temporal.log")
+LIVE_POSITION = "live-view.position"
+"""The live view's last handled event ID, in the data directory (``LiveLog.position``)."""
+STATE_FILES = ("temporal.sqlite3", "ledger.sqlite3", "sink.sqlite3", "temporal.log", LIVE_POSITION)
 """The stack's state in the data directory (SQLite files also have ``-wal``/``-shm`` companions)."""
 
 
@@ -274,7 +279,10 @@ def reset_state(options: DevOptions) -> Path | None:
 
 
 def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
-    """Fail (exit 1) naming the first port that something else listens on ``host`` (IPv4).
+    """Fail (exit 1) naming every port that something else listens on ``host`` (IPv4), at once.
+
+    All ports are probed before failing, so one message lists every clash (``ports 7233
+    (Temporal frontend), 8765 (Almanac sink) are in use``) instead of one per attempt.
 
     The probe binds with ``SO_REUSEADDR``, as the services it stands in for do (Temporal's Go
     listeners, Python's HTTP servers): after a crash the port's old connections linger in
@@ -283,7 +291,12 @@ def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
     port with TIME_WAIT sockets that had ``SO_REUSEADDR`` too, as the services' do.) A socket that
     *listens* on the port still makes the bind fail (``socket(7)``), so a running stack is still
     reported.
+
+    Raises:
+        DevError: exit 2 for a ``host`` this machine does not have; exit 1 for ports in use.
     """
+    busy: list[str] = []
+    reason = ""
     for name, port in ports.items():
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -295,10 +308,14 @@ def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
                         f"--host={host!r}: not an address of this machine ({exc.strerror})",
                         exit_code=2,
                     ) from exc
-                raise DevError(
-                    f"port {port} ({name}) is in use: is another `almanac dev` or Temporal "
-                    f"server running? Stop it, or choose another port ({exc.strerror})"
-                ) from exc
+                busy.append(f"{port} ({name})")
+                reason = exc.strerror or str(exc)
+    if busy:
+        which = f"port {busy[0]} is" if len(busy) == 1 else f"ports {', '.join(busy)} are"
+        raise DevError(
+            f"{which} in use: is another `almanac dev` or Temporal server running? Stop it, "
+            f"or choose other ports ({reason})"
+        )
 
 
 def server_command(binary: Path, options: DevOptions) -> list[str]:
@@ -528,6 +545,7 @@ async def _run_stack(
     worker_stop = asyncio.Event()
     worker_task: asyncio.Task[None] | None = None
     read_ledger: ledger.Ledger | None = None
+    live: LiveLog | None = None
     try:
         await wait_for_server(server, options)
         say(f"Temporal dev server up on {settings.temporal.address} (state in {options.data_dir})")
@@ -535,8 +553,13 @@ async def _run_stack(
             db=options.data_dir / "sink.sqlite3", host=options.host, port=options.sink_port
         ).start()
         read_ledger = await asyncio.to_thread(worker.open_ledger, settings)
-        live = LiveLog(read_ledger, console)
-        await asyncio.to_thread(live.baseline)
+        live = LiveLog(
+            read_ledger,
+            console,
+            position=options.data_dir / LIVE_POSITION,
+            command=almanac_command(),
+        )
+        await asyncio.to_thread(live.resume)
         worker_options = worker.WorkerOptions(
             identity=f"almanac-dev@{socket.gethostname()}:{os.getpid()}",
             metrics_port=options.metrics_port,
@@ -564,6 +587,9 @@ async def _run_stack(
         if worker_task is not None:
             with contextlib.suppress(Exception):
                 await worker_task
+        if live is not None:  # what the worker's last activities wrote, printed once
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(live.drain)
         if sink is not None:
             sink.stop()
         await stop_server(server)
@@ -584,6 +610,18 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
     say("")
     for name, value in rows:
         say(f"  [bold]{name:<18}[/bold] {escape(value)}")
+    exports = []
+    if options.port != DEFAULT_PORT or options.connect_host != "127.0.0.1":
+        exports.append(f"ALMANAC_TEMPORAL_ADDRESS={settings.temporal.address}")
+    if options.sink_port != DEFAULT_SINK_PORT:
+        exports.append(f"ALMANAC_DEV_SINK_PORT={options.sink_port}")
+    command = almanac_command()
+    if exports:
+        say(
+            "  [bold]in another shell[/bold]    "
+            + escape(f"export {' '.join(exports)}  (the control commands need it)")
+        )
+    say(f"  [bold]try[/bold]                {escape(command)} status")
     if options.host != "127.0.0.1":
         say(
             f"  [bold yellow]listening on {escape(options.host)}[/bold yellow]: the Temporal "
@@ -591,6 +629,22 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
             "whoever reaches that address"
         )
     say("  Ctrl-C stops everything; run it again to resume. Occurrences as they change:\n")
+
+
+def almanac_command() -> str:
+    """How to type ``almanac`` in this shell: its name when on ``PATH``, else the path run.
+
+    After ``make run`` (``.venv/bin/almanac dev``) the venv is not activated, so a hint that
+    says a bare ``almanac`` would not run.
+    """
+    if shutil.which("almanac") is not None:
+        return "almanac"
+    ran = Path(sys.argv[0])
+    if ran.name != "almanac":
+        return "almanac"
+    with contextlib.suppress(ValueError):
+        return os.path.relpath(ran) if not ran.is_absolute() else str(ran)
+    return str(ran)
 
 
 def _redact(url: str) -> str:

@@ -10,6 +10,11 @@ Creations (materialization, ``→ PLANNED``) are not printed. When one poll brin
 of one schedule to one state (a misfire decision after downtime expires hundreds), the first
 :data:`PER_STATE_SHOWN` are printed and the rest are summed up in one line that gives the command
 listing them all (``almanac ledger list SCHEDULE --state STATE --from … --to …``).
+
+Across a restart the view resumes from the last event ID it handled, kept in a position file in
+the data directory (:meth:`LiveLog.resume`), not from a time: a transition written just before
+Ctrl-C, or while the stack was down, is printed by the next run. ``almanac dev`` also polls once
+more after its worker has stopped, so what the worker's last activities wrote is printed too.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
@@ -53,13 +59,33 @@ class LiveLog:
     after_id: int = 0
     """The last event already handled; :meth:`baseline` sets it to the newest at start-up."""
     per_state_shown: int = PER_STATE_SHOWN
+    position: Path | None = None
+    """Where the last handled event ID is kept across runs (``None``: not kept)."""
+    command: str = "almanac"
+    """How the printed hints spell the command (``.venv/bin/almanac`` when not on ``PATH``)."""
 
     def baseline(self) -> None:
         """Start after the newest event: only transitions from now on are printed."""
         self.after_id = ledger.last_event_id(self.store)
 
+    def resume(self) -> None:
+        """Start after the event the previous run handled last (its :attr:`position` file).
+
+        Without a readable position, or with one beyond the ledger's newest event (another
+        ledger: after ``--reset``, another ``ALMANAC_LEDGER_URL``), start as :meth:`baseline`.
+        """
+        newest = ledger.last_event_id(self.store)
+        try:
+            saved = int(self.position.read_text().strip()) if self.position else None
+        except (OSError, ValueError):
+            saved = None
+        self.after_id = saved if saved is not None and 0 <= saved <= newest else newest
+
     def poll(self) -> int:
-        """Read the transitions since the last poll and print them. Returns how many were read."""
+        """Read the transitions since the last poll and print them. Returns how many were read.
+
+        The last event ID handled is then written to :attr:`position` (replaced atomically).
+        """
         batch = ledger.events_after(self.store, self.after_id, limit=BATCH)
         if not batch:
             return 0
@@ -78,8 +104,18 @@ class LiveLog:
             shown[key] += 1
             self.console.print(line(event, row), highlight=False, soft_wrap=True)
         for (schedule_id, state), rest in sorted(held.items()):
-            self.console.print(summary(schedule_id, state, rest), highlight=False, soft_wrap=True)
+            said = summary(schedule_id, state, rest, command=self.command)
+            self.console.print(said, highlight=False, soft_wrap=True)
+        if self.position is not None:
+            written = self.position.with_name(self.position.name + ".tmp")
+            written.write_text(f"{self.after_id}\n")
+            written.replace(self.position)
         return len(batch)
+
+    def drain(self) -> None:
+        """Poll until nothing is left (at most :data:`BATCH` events at a time)."""
+        while self.poll() == BATCH:
+            pass
 
 
 def line(event: ledger.EventView, row: ledger.OccurrenceView) -> str:
@@ -102,8 +138,10 @@ def summary(
     schedule_id: str,
     state: str,
     rest: list[tuple[ledger.EventView, ledger.OccurrenceView]],
+    *,
+    command: str = "almanac",
 ) -> str:
-    """The transitions not printed one by one, and the command that lists them."""
+    """The transitions not printed one by one, and the command that lists them (``command``)."""
     placed = [r.placed_at_utc for _, r in rest]
     low = format_instant(min(placed))
     high = format_instant(max(placed) + timedelta(seconds=1))
@@ -111,7 +149,8 @@ def summary(
     return (
         f"{clock(rest[-1][0].at_utc)}  {escape(schedule_id)}: {len(rest)} more {noun} "
         f"{styled(state, state)}, placed {low} … {format_instant(max(placed))}; list them: "
-        f"almanac ledger list {escape(schedule_id)} --state {state} --from {low} --to {high}"
+        f"{escape(command)} ledger list {escape(schedule_id)} --state {state} --from {low} "
+        f"--to {high}"
     )
 
 

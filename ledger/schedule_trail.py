@@ -80,9 +80,16 @@ def record_schedule_event(
 
 
 def schedule_events(
-    ledger: Ledger, schedule_id: str, *, limit: int | None = None
+    ledger: Ledger,
+    schedule_id: str,
+    *,
+    limit: int | None = None,
+    kind: ScheduleEventKind | None = None,
 ) -> list[ScheduleEventView]:
-    """A schedule's events, oldest first (the newest ``limit`` of them, when given)."""
+    """A schedule's events, oldest first (the newest ``limit`` of them, when given).
+
+    ``kind`` keeps only events of that kind (``limit=1``: the latest, e.g. the last disable).
+    """
 
     def work(connection: Connection) -> list[ScheduleEventView]:
         statement = (
@@ -90,6 +97,8 @@ def schedule_events(
             .where(SCHEDULE_EVENTS.c.schedule_id == schedule_id)
             .order_by(SCHEDULE_EVENTS.c.id.desc())
         )
+        if kind is not None:
+            statement = statement.where(SCHEDULE_EVENTS.c.kind == kind.value)
         if limit is not None:
             statement = statement.limit(limit)
         rows = connection.execute(statement).all()

@@ -24,13 +24,21 @@ backfill``). So the candidate computes from the cutover, its rows there are comp
 backfilled live rows, and those the live ledger never materialized (no backfill) are not
 mismatches (counted in ``not_backfilled``): a candidate that drops or changes a backfilled
 occurrence is still reported.
+
+A shadow run must never disturb live dispatch (on SQLite every write transaction holds the one
+writer lock, which the live materializer, releases and claims wait for). So it is bounded: the
+window is computed in slices of :data:`SLICE_PERIODS` rule periods and written in transactions of
+at most :data:`WRITE_BATCH` rows, with ``between_batches`` called between two transactions (the
+command line yields the writer lock there); :func:`estimate_records` says what a run will cost
+before it starts, so a caller can refuse one beyond its bound.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +70,11 @@ Compute = Callable[[ScheduleSpecV1, datetime, datetime], list[OccurrenceRecord]]
 
 COMPARED = ("reason", "disposition", "instant", "gapAt")
 """What is compared besides the occurrence ID (seed: IDs and policy reasons; plus the rest)."""
+WRITE_BATCH = 1000
+"""Shadow rows written per transaction at most: the writer lock is held for one batch only."""
+SLICE_PERIODS = 2000
+"""Rule periods (``ScheduleSpecV1.nominal_period``) computed at once: a 10-second rule's four
+weeks are computed 5.5 hours at a time, a daily rule's in one slice."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +145,34 @@ def _default_compute(tzdb_store: Path | None) -> Compute:
     return lambda spec, low, high: occurrences(spec, low, high, tzdb_store=tzdb_store)
 
 
+def estimate_records(ledger: Ledger, schedule_id: str, from_utc: datetime, to_utc: datetime) -> int:
+    """About how many records a shadow run of ``[from, to)`` computes and writes (no writes).
+
+    Each revision's owned part of the window divided by its rule's nominal period (one instance
+    per FREQ × INTERVAL period: a rule with BYxxx lists yields a multiple of it; a gap or an
+    UNTIL fewer). For a cost stated before a run, and a bound checked against it.
+
+    Raises:
+        ValueError: a naive window.
+    """
+    require_aware("from_utc", from_utc)
+    require_aware("to_utc", to_utc)
+    specs = {s.revision: s for s in published_specs(ledger, schedule_id)}
+    windows = ledger.read(lambda c: _owned_windows(c, schedule_id, from_utc, to_utc))
+    return sum(
+        math.ceil((high - low) / specs[revision].nominal_period)
+        for revision, (low, high) in windows.items()
+        if revision in specs
+    )
+
+
+def _slices(low: datetime, high: datetime, step: timedelta) -> Iterator[tuple[datetime, datetime]]:
+    """``[low, high)`` cut into consecutive half-open slices of ``step`` (the last shorter)."""
+    while low < high:
+        yield low, min(low + step, high)
+        low += step
+
+
 def shadow_materialize(
     ledger: Ledger,
     alias: str,
@@ -143,10 +184,14 @@ def shadow_materialize(
     by: str,
     compute: Compute | None = None,
     tzdb_store: Path | None = None,
+    between_batches: Callable[[], None] | None = None,
+    batch: int = WRITE_BATCH,
 ) -> ShadowRunResult:
     """Compute a schedule's ``[from, to)`` with a candidate and store it as ``alias``'s shadow.
 
     Idempotent per ``(alias, occurrence_id)``: a record computed before is kept as it was.
+    Bounded (module docstring): slices of :data:`SLICE_PERIODS` periods, transactions of at most
+    ``batch`` rows, ``between_batches`` called between two of them.
 
     Args:
         ledger: the ledger (only the shadow tables are written).
@@ -158,6 +203,9 @@ def shadow_materialize(
         by: who runs the shadow.
         compute: the candidate materializer (default: this build's ``timecontract.occurrences``).
         tzdb_store: the tz release store for the default ``compute``.
+        between_batches: called after each write transaction but the last (e.g. to let live
+            writers take the lock); ``None``: nothing.
+        batch: rows per write transaction (>= 1).
 
     Returns:
         The run, with the mismatches its window shows right after it.
@@ -173,20 +221,24 @@ def shadow_materialize(
     compute = compute or _default_compute(tzdb_store)
     specs = published_specs(ledger, schedule_id)
     windows = ledger.read(lambda c: _owned_windows(c, schedule_id, from_utc, to_utc))
-    records = [
-        record
-        for spec in specs
-        if spec.revision in windows
-        for record in compute(spec, *windows[spec.revision])
-        if windows[spec.revision][0] <= record.placed_at_utc < windows[spec.revision][1]
-    ]
-
-    def work(connection: Connection) -> None:
-        rows = [_shadow_row(alias, r, now_utc) for r in records]
-        if rows:
-            connection.execute(insert_ignore(connection, SHADOW_OCCURRENCES), rows)
-
-    ledger.write(work)
+    written, transactions = 0, 0
+    for spec in specs:
+        if spec.revision not in windows:
+            continue
+        low, high = windows[spec.revision]
+        step = max(spec.nominal_period * SLICE_PERIODS, timedelta(hours=1))
+        for a, b in _slices(low, high, step):
+            rows = [
+                _shadow_row(alias, r, now_utc)
+                for r in compute(spec, a, b)
+                if a <= r.placed_at_utc < b
+            ]
+            for start in range(0, len(rows), batch):
+                if transactions and between_batches is not None:
+                    between_batches()
+                _write_rows(ledger, rows[start : start + batch])
+                transactions += 1
+            written += len(rows)
     report = shadow_report(ledger, alias, schedule_id=schedule_id, since=from_utc, until=to_utc)
     ledger.write(
         lambda c: c.execute(
@@ -197,12 +249,21 @@ def shadow_materialize(
                 to_utc=to_utc,
                 run_at_utc=now_utc,
                 by=by,
-                records=len(records),
+                records=written,
                 mismatches=report.mismatches,
             )
         )
     )
-    return ShadowRunResult(alias, schedule_id, from_utc, to_utc, len(records), report.mismatches)
+    return ShadowRunResult(alias, schedule_id, from_utc, to_utc, written, report.mismatches)
+
+
+def _write_rows(ledger: Ledger, rows: list[dict[str, Any]]) -> None:
+    """Insert shadow rows in one transaction (a row computed before is kept as it was)."""
+
+    def work(connection: Connection) -> None:
+        connection.execute(insert_ignore(connection, SHADOW_OCCURRENCES), rows)
+
+    ledger.write(work)
 
 
 def _owned_windows(
@@ -325,7 +386,11 @@ def _compare(
 
     def in_window(table: Any) -> Sequence[Any]:
         placed = func.coalesce(table.c.instant_utc, table.c.gap_at_utc)
-        statement = select(table).where(table.c.schedule_id == schedule_id)
+        # Only the compared columns: a report reads every row of its windows (4 weeks of a
+        # 10-second rule is 241,920 a side), and whole rows cost several times as much.
+        names = ["occurrence_id", "revision", "reason", "instant_utc", "gap_at_utc"]
+        names += ["disposition"] if "disposition" in table.c else []
+        statement = select(*(table.c[n] for n in names)).where(table.c.schedule_id == schedule_id)
         if table is SHADOW_OCCURRENCES:
             statement = statement.where(table.c.alias == report.alias)
         if low is not None:

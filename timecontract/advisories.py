@@ -78,6 +78,9 @@ class WarningCode(StrEnum):
     """cutoverAt lies in a gap's span, after where a gap time of the rule is placed."""
     JITTER_CAPPED = "JITTER_CAPPED"
     """jitter is longer than a gap between occurrences: delays are capped at the gap."""
+    EGRESS_REFUSED = "EGRESS_REFUSED"
+    """An action's URL that a worker with this environment's egress policy refuses (issued by
+    ``activities.actions.catalog.egress_warnings``: the time contract knows no network)."""
 
 
 @dataclass(frozen=True, slots=True)

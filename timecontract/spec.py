@@ -26,6 +26,7 @@ stays the same (a published revision's digest is checked on every materializatio
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -995,7 +996,7 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
         if error["type"] == "missing":
             value, message = None, "is required"
         elif error["type"] == "extra_forbidden":
-            message = "unknown field (scheduleSpec.v1 has no such key)"
+            message = "unknown field (scheduleSpec.v1 has no such key)" + _did_you_mean(loc)
         elif error["type"] == "string_pattern_mismatch":
             pattern = error.get("ctx", {}).get("pattern")
             if isinstance(pattern, str):
@@ -1008,6 +1009,22 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             value = None
         problems.append(SpecError(field, redact_at(loc, value), message))
     return problems
+
+
+def _did_you_mean(loc: list[str]) -> str:
+    """``; did you mean `timeZone`?`` for an unknown key close to one its object takes, else ``""``.
+
+    The closest key by ``difflib`` (ratio at least 0.6, case folded, so ``timezone`` and
+    ``time_zone`` both find ``timeZone``) among the keys of the object holding it: the spec's
+    or its ``action``'s.
+    """
+    models: dict[tuple[str, ...], type[BaseModel]] = {(): ScheduleSpecV1, ("action",): ActionSpec}
+    model = models.get(tuple(loc[:-1]))
+    if model is None or not loc:
+        return ""
+    keys = {(f.alias or n).casefold(): f.alias or n for n, f in model.model_fields.items()}
+    close = difflib.get_close_matches(loc[-1].casefold().replace("_", ""), keys, n=1)
+    return f"; did you mean `{keys[close[0]]}`?" if close else ""
 
 
 def build_without_plugins(*models: type[BaseModel]) -> None:

@@ -42,8 +42,6 @@ from typing import Any, NoReturn
 from temporalio import workflow
 from temporalio.common import (
     Priority,
-    SearchAttributePair,
-    TypedSearchAttributes,
     WorkflowIDReusePolicy,
 )
 from temporalio.exceptions import (
@@ -836,14 +834,7 @@ class ScheduleWorkflow:
                 # started again (REJECT_DUPLICATE refuses a closed ID, running or not).
                 parent_close_policy=workflow.ParentClosePolicy.ABANDON,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                search_attributes=TypedSearchAttributes(
-                    [
-                        SearchAttributePair(sa.SCHEDULE_ID, occurrence.schedule_id),
-                        SearchAttributePair(sa.REVISION, occurrence.revision),
-                        SearchAttributePair(sa.NOMINAL_LOCAL, occurrence.nominal_local),
-                        SearchAttributePair(sa.OCCURRENCE_STATE, occurrence.state),
-                    ]
-                ),
+                search_attributes=sa.for_occurrence(occurrence),
             )
         except WorkflowAlreadyStartedError:
             # Harmless by construction: the ID is the occurrence. Recorded in the log and status.

@@ -8,7 +8,9 @@ upserts them (an unregistered upsert makes the workflow task retry forever): the
 
 from __future__ import annotations
 
-from temporalio.common import SearchAttributeKey
+from typing import Protocol
+
+from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
 
 SCHEDULE_ID = SearchAttributeKey.for_keyword("ScheduleId")
 REVISION = SearchAttributeKey.for_int("Revision")
@@ -16,3 +18,32 @@ NOMINAL_LOCAL = SearchAttributeKey.for_keyword("NominalLocal")
 OCCURRENCE_STATE = SearchAttributeKey.for_keyword("OccurrenceState")
 
 ALL = (SCHEDULE_ID, REVISION, NOMINAL_LOCAL, OCCURRENCE_STATE)
+
+
+class _Occurrence(Protocol):
+    """What the attributes are read from (``activities.io.UpcomingOccurrence``)."""
+
+    @property
+    def schedule_id(self) -> str: ...
+    @property
+    def revision(self) -> int: ...
+    @property
+    def nominal_local(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+
+
+def for_occurrence(occurrence: _Occurrence) -> TypedSearchAttributes:
+    """The attributes an occurrence's workflow starts with: schedule, revision, local time, state.
+
+    Calendar occurrences (the schedule's loop) and manual runs (``ManualRunWorkflow``) alike, so
+    a query for ``ScheduleId="…"`` finds both.
+    """
+    return TypedSearchAttributes(
+        [
+            SearchAttributePair(SCHEDULE_ID, occurrence.schedule_id),
+            SearchAttributePair(REVISION, occurrence.revision),
+            SearchAttributePair(NOMINAL_LOCAL, occurrence.nominal_local),
+            SearchAttributePair(OCCURRENCE_STATE, occurrence.state),
+        ]
+    )

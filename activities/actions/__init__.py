@@ -39,7 +39,7 @@ from activities.actions.parameters import (
 from activities.actions.secrets import SecretResolver, SecretUnavailable
 
 if TYPE_CHECKING:
-    from activities.actions.egress import EgressPolicy, EgressRefused
+    from activities.actions.egress_policy import EgressPolicy, EgressRefused
     from activities.actions.http_action import HttpAction, occurrence_body
     from activities.actions.noop_action import NoopAction
     from activities.actions.registry import ActionRegistry
@@ -48,8 +48,8 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "ActionRegistry": "activities.actions.registry",
-    "EgressPolicy": "activities.actions.egress",
-    "EgressRefused": "activities.actions.egress",
+    "EgressPolicy": "activities.actions.egress_policy",
+    "EgressRefused": "activities.actions.egress_policy",
     "HttpAction": "activities.actions.http_action",
     "NoopAction": "activities.actions.noop_action",
     "SmtpAction": "activities.actions.smtp_action",

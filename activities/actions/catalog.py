@@ -7,15 +7,17 @@ every adapter and with them httpx, httpcore, anyio, smtplib and asyncio (about t
 ``validate`` baseline again, ``bench/README.md``); this catalog imports only the parameter
 models (:mod:`activities.actions.parameters`).
 
-It is exactly as strict as the worker's registry: the adapters validate with the same models
-through the same function (:func:`~activities.actions.base.validate_parameters`), and no
-built-in adapter checks more than its model (``HttpAction.capabilities`` only reads
-``resultUrl``). A test holds the two together: the same names, the same model per name, the same
-problems for the same parameters.
+It is exactly as strict as the worker's registry about the parameters themselves: the adapters
+validate with the same models through the same function
+(:func:`~activities.actions.base.validate_parameters`), and no built-in adapter checks more than
+its model, except what only the worker knows: ``HttpAction.capabilities`` also refuses a URL
+its egress policy refuses by the host alone (an IP literal, ``localhost``). A test holds the two
+together: the same names, the same model per name, the same problems for the same parameters.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -23,13 +25,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from activities.actions.base import parameter_problems, unknown_action_name, validate_parameters
+from activities.actions.egress_policy import EgressPolicy
 from activities.actions.parameters import (
     HttpParameters,
     NoopParameters,
     SmtpParameters,
     TemporalParameters,
 )
-from timecontract import SpecError
+from timecontract import SpecError, SpecWarning, WarningCode
 
 PARAMETER_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
     {
@@ -58,3 +61,32 @@ def check_action(name: str, parameters: Mapping[str, Any]) -> None:
 def action_problems(name: str, parameters: Mapping[str, Any]) -> list[SpecError]:
     """Every problem :func:`check_action` finds, one :class:`SpecError` each (empty: none)."""
     return parameter_problems(lambda: check_action(name, parameters))
+
+
+def egress_warnings(
+    name: str, parameters: Mapping[str, Any], policy: EgressPolicy
+) -> list[SpecWarning]:
+    """A warning per ``http`` URL that ``policy`` refuses by its host alone (no DNS).
+
+    The worker's own policy refuses such a spec at apply (``HttpAction.capabilities``); here,
+    without a worker, ``policy`` is this environment's (``ALMANAC_EGRESS_ALLOW``), which may not
+    be the worker's: a warning, naming the URL and the refusal, never an error.
+    """
+    if name != "http":
+        return []
+    found = []
+    for key in ("url", "resultUrl"):
+        value = parameters.get(key)
+        refusal = policy.refusal_of_url(value) if isinstance(value, str) else None
+        if refusal is not None:
+            why = str(refusal).removeprefix("egress refused: ")
+            found.append(
+                SpecWarning(
+                    WarningCode.EGRESS_REFUSED,
+                    f"action.parameters.{key}",
+                    json.dumps(value),
+                    f"a worker with this environment's egress policy refuses it ({why}); every "
+                    "occurrence would fail: allow it on the workers, or aim at another address",
+                )
+            )
+    return found

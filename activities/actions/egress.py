@@ -21,165 +21,14 @@ address and port, nothing else.
 
 from __future__ import annotations
 
-import ipaddress
-import re
-import socket
 import ssl
 import typing
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
 
 import anyio
 import httpcore
 import httpx
 
-from activities.actions.base import ActionError
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-METADATA_ADDRESSES = frozenset(
-    ipaddress.ip_address(a)
-    for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
-)
-
-
-class EgressRefused(ActionError):
-    """The policy refuses a destination (never retried: the address will not change its kind)."""
-
-
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-
-
-def _kind(address: IPAddress) -> str | None:
-    """Why ``address`` is refused by default, or ``None`` for a globally routable one.
-
-    An IPv4 address carried inside IPv6 (mapped ``::ffff:a.b.c.d``, NAT64 ``64:ff9b::a.b.c.d``,
-    6to4 ``2002:aabb:ccdd::``) is judged as that IPv4 address.
-    """
-    if isinstance(address, ipaddress.IPv6Address):
-        inner = address.ipv4_mapped or address.sixtofour
-        if inner is None and address in _NAT64:
-            inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if inner is not None:
-            return _kind(inner)
-    if address in METADATA_ADDRESSES:
-        return "a cloud metadata address"
-    for kind, flag in (
-        ("unspecified", address.is_unspecified),
-        ("loopback", address.is_loopback),
-        ("link-local", address.is_link_local),
-        ("multicast", address.is_multicast),
-        ("reserved", address.is_reserved),
-        ("private", address.is_private),
-    ):
-        if flag:
-            return f"a {kind} address"
-    if not address.is_global:
-        return "not a globally routable address"
-    return None
-
-
-_HOST_NAME = re.compile(
-    r"^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
-)
-_WITH_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<name>[^:\[\]]+)):(?P<port>\d{1,5})$")
-
-
-@dataclass(frozen=True)
-class EgressPolicy:
-    """Global addresses, plus the networks and host names an operator allowed.
-
-    Each allowance carries a port, or ``None`` for every port.
-    """
-
-    allowed_networks: tuple[tuple[IPNetwork, int | None], ...] = ()
-    allowed_hosts: frozenset[tuple[str, int | None]] = frozenset()
-
-    @classmethod
-    def allowing(cls, entries: Iterable[str]) -> EgressPolicy:
-        """A policy also allowing ``entries``: CIDRs, addresses or host names, ``:port`` optional.
-
-        Raises:
-            ValueError: naming an entry that is neither a network nor a host name.
-        """
-        networks: list[tuple[IPNetwork, int | None]] = []
-        hosts: set[tuple[str, int | None]] = set()
-        for raw in entries:
-            entry = raw.strip()
-            if not entry:
-                continue
-            target, port = entry, None
-            found = _WITH_PORT.fullmatch(entry)
-            if found is not None:
-                target = found.group("v6") or found.group("name")
-                port = int(found.group("port"))
-                if not 0 < port < 65536:
-                    raise ValueError(f"egress allowance {entry!r}: no such port")
-            try:
-                networks.append((ipaddress.ip_network(target, strict=False), port))
-                continue
-            except ValueError:
-                pass
-            if not _HOST_NAME.fullmatch(target):
-                raise ValueError(f"egress allowance {entry!r} is neither a CIDR nor a host name")
-            hosts.add((target.lower().rstrip("."), port))
-        return cls(tuple(networks), frozenset(hosts))
-
-    def check(self, host: str, address: IPAddress, port: int | None = None) -> None:
-        """Refuse ``address`` (which ``host`` resolved to) unless the policy allows it.
-
-        Raises:
-            EgressRefused: naming the host, the address and why.
-        """
-        name = host.lower().rstrip(".")
-        if (name, None) in self.allowed_hosts or (name, port) in self.allowed_hosts:
-            return
-        if any(
-            address in network and allowed in (None, port)
-            for network, allowed in self.allowed_networks
-        ):
-            return
-        kind = _kind(address)
-        if kind is not None:
-            shown = host if host == str(address) else f"{host} ({address})"
-            raise EgressRefused(
-                f"egress refused: {shown} is {kind}; an operator may allow it with "
-                "ALMANAC_EGRESS_ALLOW"
-            )
-
-    def resolve(self, host: str, port: int) -> list[IPAddress]:
-        """Resolve ``host`` (blocking) and check every address it has; refuse if any is refused.
-
-        Raises:
-            EgressRefused: an address is refused, or the name does not resolve.
-        """
-        try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            raise EgressRefused(f"egress refused: {host} does not resolve ({exc})") from None
-        return self._checked(host, port, infos)
-
-    async def resolve_async(self, host: str, port: int) -> list[IPAddress]:
-        """:meth:`resolve` without blocking the event loop."""
-        try:
-            infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            raise EgressRefused(f"egress refused: {host} does not resolve ({exc})") from None
-        return self._checked(host, port, infos)
-
-    def _checked(self, host: str, port: int, infos: Iterable[tuple[Any, ...]]) -> list[IPAddress]:
-        addresses: list[IPAddress] = []
-        for info in infos:
-            address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-            if address not in addresses:
-                addresses.append(address)
-        for address in addresses:
-            self.check(host, address, port)
-        if not addresses:
-            raise EgressRefused(f"egress refused: {host} has no address")
-        return addresses
+from activities.actions.egress_policy import EgressPolicy, EgressRefused
 
 
 class EgressConnectError(httpcore.ConnectError):
@@ -264,3 +113,12 @@ def refusal_of(exc: BaseException) -> EgressRefused | None:
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+__all__ = [
+    "EgressConnectError",
+    "EgressPolicy",
+    "EgressRefused",
+    "EgressTransport",
+    "refusal_of",
+]

@@ -70,6 +70,7 @@ from activities.actions.base import (
     ActionAdapter,
     ActionCapabilities,
     ActionContext,
+    InvalidActionParameters,
     Outcome,
     OutcomeKind,
     QueryOutcome,
@@ -232,8 +233,31 @@ class HttpAction(ActionAdapter[HttpParameters]):
         return self._ssl_context
 
     def capabilities(self, parameters: Mapping[str, Any]) -> ActionCapabilities:
-        """Idempotent always; queryable only with a ``resultUrl``."""
+        """Idempotent always; queryable only with a ``resultUrl``.
+
+        Raises:
+            InvalidActionParameters: besides the model's problems, a ``url`` or ``resultUrl``
+                this adapter's egress policy refuses by its host alone (an IP literal or
+                ``localhost``: :meth:`EgressPolicy.refusal_of_url`), so ``apply`` is refused
+                instead of every occurrence failing. Not checked when ``transport`` replaces
+                the network (the policy is then never consulted).
+        """
         params = self.validate(parameters)
+        refused: list[tuple[str, Any, str]] = []
+        for key in ("url", "resultUrl") if self._transport is None else ():
+            value = parameters.get(key)
+            refusal = self._egress.refusal_of_url(value) if isinstance(value, str) else None
+            if refusal is not None:
+                why = str(refusal).removeprefix("egress refused: ")
+                refused.append(
+                    (
+                        f"action.parameters.{key}",
+                        value,
+                        f"the worker's egress policy refuses it: {why}",
+                    )
+                )
+        if refused:
+            raise InvalidActionParameters(self.name, refused)
         return ActionCapabilities(
             accepts_idempotency_key=True, can_query_result=params.result_url is not None
         )

@@ -16,6 +16,8 @@ import typer
 
 from almanac.cli.output import (
     JsonOption,
+    ScheduleArg,
+    check_schedule_id,
     escape,
     json_object,
     out,
@@ -28,10 +30,8 @@ from almanac.cli.output import (
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from almanac.client import AlmanacClient, ScheduleSummary
+    from almanac.client import AlmanacClient, LiveStatus, ScheduleSummary
     from almanac.settings import AlmanacSettings
-
-ScheduleArg = Annotated[str, typer.Argument(help="The scheduleId.", show_default=False)]
 
 
 async def _connect() -> AlmanacClient:
@@ -74,7 +74,12 @@ def apply(
     """
 
     async def work() -> None:
-        from almanac.cli.spec import load_checked_spec, print_warnings, validation_json
+        from almanac.cli.spec import (
+            action_warnings,
+            load_checked_spec,
+            print_warnings,
+            validation_json,
+        )
         from almanac.client import check_applicable
         from timecontract import spec_warnings
 
@@ -88,7 +93,7 @@ def apply(
             raise
         check_applicable(spec)
         # Printed once the spec is applied: a failure stays the one line on stderr.
-        warnings = spec_warnings(spec, tzdb_store=store)
+        warnings = spec_warnings(spec, tzdb_store=store) + action_warnings(spec)
         client = await _connect()
         horizon = timedelta(hours=horizon_hours) if horizon_hours else None
         result = await client.apply(spec, horizon=horizon)
@@ -162,7 +167,12 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
                 f"{schedule_id}: enabled, gate generation {generation}; "
                 f"{plural(verdict.came_due, 'occurrence')} came due while disabled"
             )
-            if verdict.came_due:
+            if verdict.due_before_disable:
+                line += (
+                    f", and {plural(verdict.due_before_disable, 'overdue one')} from before the "
+                    "disable that no worker had decided"
+                )
+            if verdict.came_due or verdict.due_before_disable:
                 line += (
                     f": under {verdict.misfire_policy} {verdict.released} run now, "
                     f"{verdict.expired} expire (MISFIRE_EXPIRED)"
@@ -207,7 +217,10 @@ def delete(
 
 def status(
     schedule_id: Annotated[
-        str | None, typer.Argument(help="The scheduleId (default: every running schedule).")
+        str | None,
+        typer.Argument(
+            help="The scheduleId (default: every running schedule).", callback=check_schedule_id
+        ),
     ] = None,
     n: Annotated[int, typer.Option("-n", min=0, max=20, help="Next occurrences to show.")] = 5,
     as_json: JsonOption = False,
@@ -239,17 +252,11 @@ def status(
                 else "[green]enabled[/green]"
             )
             console.print(
-                f"[bold]{escape(schedule_id)}[/bold]  {enabled}  active revision "
-                f"r{gate.active_revision}  implementation {escape(gate.implementation_alias)}  "
+                f"[bold]{escape(schedule_id)}[/bold]  {enabled}  {escape(_revisions(state))}  "
+                f"implementation {escape(gate.implementation_alias)}  "
                 f"epoch {gate.execution_epoch}"
             )
-        next_instant = _z(state.next_instant_utc)
-        if state.next_instant_utc is None and upcoming and not upcoming[0].materialized:
-            # Nothing PLANNED in the ledger yet: the next one lies beyond the horizon (a monthly
-            # rule, a start weeks away); the projection below has it, so say it here too.
-            next_instant = (
-                f"{_z(upcoming[0].instant_utc)} (beyond the horizon, not yet materialized)"
-            )
+        next_instant = _next(state)
         console.print(
             f"next instant {next_instant}  materialized through "
             f"{_z(state.materialized_through_utc)}"
@@ -316,6 +323,32 @@ def upcoming(
     run_async(work())
 
 
+def _revisions(status: LiveStatus) -> str:
+    """Which revision is active (owns now) and which are pending, as one phrase.
+
+    ``active revision r1, r2 pending from 2026-11-01T06:00:00Z``: a revision is active only once
+    its cutover has passed (DESIGN §3). Without the ledger's reading, only the latest published
+    revision is known, and it is called that.
+    """
+    if status.source != "ledger" or status.gate is None:
+        latest = status.gate.active_revision if status.gate else "?"
+        return f"latest published revision r{latest}"
+    now = (
+        "no active revision"
+        if status.revision_now is None
+        else f"active revision r{status.revision_now}"
+    )
+    pending = [f"r{p.revision} pending from {_z(p.cutover_at_utc)}" for p in status.pending]
+    return ", ".join([now, *pending])
+
+
+def _next(status: LiveStatus) -> str:
+    """The next instant, marked when it lies beyond the horizon (projected, not materialized)."""
+    if status.next_instant_utc is None or status.next_materialized:
+        return _z(status.next_instant_utc)
+    return f"{_z(status.next_instant_utc)} (beyond the horizon, not yet materialized)"
+
+
 def _counts(counts: dict[str, int]) -> str:
     return "  ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v)
 
@@ -350,8 +383,8 @@ def _schedules_table(summaries: list[ScheduleSummary]) -> Table:
         table.add_row(
             s.schedule_id,
             "—" if gate is None else ("disabled" if gate.disabled else "enabled"),
-            "—" if gate is None else f"r{gate.active_revision}",
-            _z(s.status.next_instant_utc),
+            "—" if gate is None else escape(_revisions(s.status)),
+            escape(_next(s.status)),
             _counts(s.status.counts_by_state),
         )
     table.caption = plural(len(summaries), "running schedule workflow")

@@ -16,15 +16,15 @@ from almanac.cli.output import (
     EXIT_OPERATIONAL,
     JsonOption,
     PlainTable,
+    ScheduleArg,
     escape,
+    fail,
     out,
     parse_instant,
     plural,
     print_json,
     run_async,
 )
-
-ScheduleArg = Annotated[str, typer.Argument(help="The scheduleId.", show_default=False)]
 
 
 def trigger(
@@ -47,6 +47,12 @@ def trigger(
     as_json: JsonOption = False,
 ) -> None:
     """Run one manual occurrence now: <scheduleId>.manual.<requestId>, never a calendar slot."""
+    from almanac.manual import check_request
+
+    try:  # bad input is exit 2 before anything connects, even with Temporal down
+        check_request(schedule_id, reason, request_id)
+    except ValueError as exc:
+        fail(str(exc))
 
     async def work() -> None:
         from almanac.client import AlmanacClient
@@ -79,6 +85,9 @@ def trigger(
 
 BACKFILL_MAX = 1000
 """``--max``'s default (``almanac.client.DEFAULT_BACKFILL_MAX``)."""
+BACKFILL_MAX_BOUND = 2000
+"""``--max``'s largest value (the schedule's update validator refuses more:
+``workflows.schedule.MAX_BACKFILL_BOUND``), checked here before anything connects."""
 
 
 def backfill(
@@ -113,6 +122,8 @@ def backfill(
             "--max",
             help="Refuse (whole, never truncated) a plan creating or requeuing more than this "
             "(1-2000; a window holds at most 2000).",
+            min=1,
+            max=BACKFILL_MAX_BOUND,
         ),
     ] = BACKFILL_MAX,
     reason: Annotated[
@@ -129,6 +140,10 @@ def backfill(
     """
     start = parse_instant("--from", from_)
     end = parse_instant("--to", to)
+    if end <= start:
+        fail(f"--to={to!r}: must lie after --from={from_!r} (the window is [--from, --to))")
+    if not reason.strip():
+        fail(f"--reason={reason!r}: a backfill needs a non-empty reason")
 
     async def work() -> None:
         from almanac.client import AlmanacClient

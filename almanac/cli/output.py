@@ -59,6 +59,35 @@ JsonOption = Annotated[
 T = TypeVar("T")
 
 
+def check_schedule_id(value: str | None) -> str | None:
+    """Typer callback: refuse a malformed scheduleId before anything connects (exit 2).
+
+    Returns:
+        ``value`` unchanged (``None`` for an optional argument left out).
+
+    Raises:
+        typer.Exit: code 2 naming the value and what a scheduleId must be
+            (``timecontract.spec.SCHEDULE_ID_PATTERN``), so a typo is an input error even
+            when Temporal is down.
+    """
+    if value is None:
+        return None
+    import re
+
+    from timecontract.spec import PATTERN_WORDING, SCHEDULE_ID_PATTERN
+
+    if re.fullmatch(SCHEDULE_ID_PATTERN, value) is None:
+        fail(f"scheduleId={value!r}: {PATTERN_WORDING[SCHEDULE_ID_PATTERN]}")
+    return value
+
+
+ScheduleArg = Annotated[
+    str,
+    typer.Argument(help="The scheduleId.", show_default=False, callback=check_schedule_id),
+]
+"""A command's scheduleId argument, checked before the command connects."""
+
+
 def new_app(help_text: str, **options: Any) -> typer.Typer:
     """A Typer app (or command group) with Almanac's settings: no completion, plain exceptions.
 

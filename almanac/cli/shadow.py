@@ -6,7 +6,10 @@
 ``run`` computes the selected schedules' occurrences with this build (the candidate, named by
 ``--alias``, default ``ALMANAC_IMPLEMENTATION_ALIAS``) into the shadow tables only
 (``ledger.shadow``): no live row, slot, attempt, event or gate is written, nothing is claimed or
-dispatched. The default window is the four weeks before now. ``report`` prints matched,
+dispatched. The default window is the four weeks before now. ``run`` first says what it will
+cost (about how many records) and refuses, writing nothing, a selection beyond ``--max-records``;
+it writes 1,000 rows per transaction and yields the ledger's writer between two, so live
+dispatch goes on beside it. ``report`` prints matched,
 only-live, only-shadow and differing occurrences with examples; it exits 1 when there is any
 mismatch, so a pipeline can gate a rollout on it.
 """
@@ -28,7 +31,14 @@ from almanac.cli.output import (
     parse_instant,
     plural,
     print_json,
+    say,
 )
+
+MAX_RECORDS = 100_000
+"""``--max-records``' default: four weeks of a one-minute rule is 40,320 records; of a
+10-second rule 241,920 (refused unless asked for)."""
+YIELD_SECONDS = 0.01
+"""Pause between two shadow write transactions, so a live writer waiting for the lock gets it."""
 
 shadow_app = new_app(
     "Shadow mode: compute a candidate's occurrences for comparison only, and report.",
@@ -62,15 +72,25 @@ def run_shadow(
     until: Annotated[
         str | None, typer.Option("--until", help="Window end, ISO 8601 UTC (default now).")
     ] = None,
+    max_records: Annotated[
+        int,
+        typer.Option(
+            "--max-records",
+            min=1,
+            help="Refuse (writing nothing) a run estimated to compute more records than this "
+            "in all; narrow --schedule/--since/--until, or raise it.",
+        ),
+    ] = MAX_RECORDS,
     url: UrlOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Materialize the selected schedules' window into the shadow tables of --alias."""
     import getpass
+    import time
 
     import ledger
     from almanac.settings import AlmanacSettings
-    from ledger.shadow import shadow_materialize
+    from ledger.shadow import WRITE_BATCH, estimate_records, shadow_materialize
 
     now = datetime.now(UTC)  # the command line is an edge: it reads the clock
     high = parse_instant("--until", until) if until else now
@@ -78,6 +98,21 @@ def run_shadow(
     name = _alias(alias)
     with open_ledger(url) as handle:
         ids = schedule or [g.schedule_id for g in ledger.list_gates(handle)]
+        estimates = {sid: estimate_records(handle, sid, low, high) for sid in ids}
+        total = sum(estimates.values())
+        window = f"[{low.isoformat()}, {high.isoformat()})"
+        if total > max_records:
+            largest = max(estimates, key=lambda sid: estimates[sid])
+            fail(
+                f"--max-records={max_records}: about {total} records over {window} "
+                f"({largest}: about {estimates[largest]}); narrow --schedule, --since or "
+                "--until, or raise --max-records (nothing was written)"
+            )
+        say(
+            f"shadow run {name}: about {plural(total, 'record')} for "
+            f"{plural(len(ids), 'schedule')} over {window}, {WRITE_BATCH} per transaction",
+            stderr=True,
+        )
         runs = [
             shadow_materialize(
                 handle,
@@ -88,6 +123,8 @@ def run_shadow(
                 now,
                 by=getpass.getuser(),
                 tzdb_store=AlmanacSettings().tzdb_store,
+                # Yield the ledger's writer between two transactions: live writers go first.
+                between_batches=lambda: time.sleep(YIELD_SECONDS),
             )
             for sid in ids
         ]

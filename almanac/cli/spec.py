@@ -72,7 +72,7 @@ def validate(
                 unreadable = isinstance(exc, SpecFileUnreadable)
                 say(str(exc), mark="error:" if unreadable else "✗", color="red", stderr=True)
             continue
-        warnings = spec_warnings(spec, tzdb_store=store)
+        warnings = spec_warnings(spec, tzdb_store=store) + action_warnings(spec)
         results.append(_valid_json(path, spec, [w.to_json() for w in warnings]))
         if not as_json:
             note = "" if spec.action else " (no action: can be previewed, not applied)"
@@ -175,6 +175,33 @@ def _check_action(spec: ScheduleSpecV1, path: Path) -> None:
         raise InvalidSpec(
             problems, source=str(path), schedule_id=spec.schedule_id, revision=spec.revision
         )
+
+
+def action_warnings(spec: ScheduleSpecV1) -> list[SpecWarning]:
+    """Warnings about the spec's action: an ``http`` URL this environment's egress policy refuses.
+
+    The policy is read as a worker started here would read it (``ALMANAC_EGRESS_ALLOW``),
+    without loading the settings or the adapters; a URL of the ``almanac dev`` sink draws none
+    (the dev stack's worker allows its own sink). The worker's own policy decides at apply.
+    """
+    if spec.action is None:
+        return []
+    import json
+
+    from activities.actions.catalog import egress_warnings
+    from activities.actions.egress_policy import EgressPolicy
+    from almanac.paths import dev_sink_urls_from_environment, egress_allow_from_environment
+
+    try:
+        policy = EgressPolicy.allowing(egress_allow_from_environment())
+    except ValueError:  # a malformed ALMANAC_EGRESS_ALLOW: the settings say so where they load
+        return []
+    sink = tuple(f"{base}/" for base in dev_sink_urls_from_environment())
+    return [
+        w
+        for w in egress_warnings(spec.action.name, spec.action.parameters, policy)
+        if not f"{json.loads(w.value)}/".startswith(sink)
+    ]
 
 
 def invalid_spec_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:

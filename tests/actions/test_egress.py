@@ -6,6 +6,7 @@ import ipaddress
 import socket
 import ssl
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
@@ -15,6 +16,7 @@ from smtp_server import FakeSmtpServer, ServerCertificate
 
 from activities.actions import (
     ActionContext,
+    ActionRegistry,
     EgressPolicy,
     EgressRefused,
     HttpAction,
@@ -103,6 +105,74 @@ def test_an_allowance_with_a_port_opens_only_that_port() -> None:
             policy.check(host, ipaddress.ip_address(address), port)
 
 
+@pytest.mark.parametrize(
+    ("allow", "url", "said"),
+    [
+        # Allowed on another port: the list is the cause, not the address's kind.
+        (
+            ["127.0.0.1:9000"],
+            "http://127.0.0.1:8765/effects",
+            "127.0.0.1:8765 is not in the egress allow list (allowed: 127.0.0.1:9000)",
+        ),
+        (
+            ["sink:80", "10.0.0.0/8"],
+            "http://sink:81/",
+            "sink:81 (127.0.0.1) is not in the egress allow list (allowed: sink:80, 10.0.0.0/8)",
+        ),
+        # Not in the list at all: both causes.
+        (
+            ["10.0.0.0/8"],
+            "http://[::1]:8/e",
+            "[::1]:8 is a loopback address and not in the egress allow list (allowed: 10.0.0.0/8)",
+        ),
+        # No list: the address's kind, and where to allow it.
+        ([], "http://127.0.0.1:1/", "127.0.0.1:1 is a loopback address; an operator may allow"),
+    ],
+)
+def test_a_refusal_names_its_real_cause(allow: list[str], url: str, said: str) -> None:
+    policy = EgressPolicy.allowing(allow)
+    parts = urllib.parse.urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None
+    address = "127.0.0.1" if parts.hostname == "sink" else parts.hostname
+    with pytest.raises(EgressRefused) as refused:
+        policy.check(parts.hostname, ipaddress.ip_address(address), parts.port)
+    assert str(refused.value).startswith(f"egress refused: {said}"), refused.value
+
+
+@pytest.mark.parametrize(
+    ("url", "refused"),
+    [
+        ("http://127.0.0.1:1/", "127.0.0.1:1 is a loopback address"),
+        ("https://localhost/e", "localhost:443 (127.0.0.1) is a loopback address"),
+        ("http://[fd00:ec2::254]/", "[fd00:ec2::254]:80 is a cloud metadata address"),
+        ("http://10.1.2.3:8765/e", None),  # allowed below
+        ("http://example.com/e", None),  # a name: decided at connect time, after DNS
+        ("not a url", None),
+    ],
+)
+def test_a_url_whose_host_alone_is_refused_is_found_without_connecting(
+    url: str, refused: str | None
+) -> None:
+    found = EgressPolicy.allowing(["10.0.0.0/8"]).refusal_of_url(url)
+    if refused is None:
+        assert found is None
+    else:
+        assert found is not None and f"egress refused: {refused}" in str(found)
+
+
+def test_the_worker_refuses_to_publish_an_http_action_its_policy_refuses() -> None:
+    parameters = {"url": "http://127.0.0.1:1/", "resultUrl": "http://127.0.0.1:2/{idempotencyKey}"}
+    problems = ActionRegistry.default().problems("http", parameters)
+    assert [(p.field, p.value) for p in problems] == [
+        ("action.parameters.url", "http://127.0.0.1:1/"),
+        ("action.parameters.resultUrl", "http://127.0.0.1:2/{idempotencyKey}"),
+    ]
+    assert "the worker's egress policy refuses it: 127.0.0.1:1 is a loopback" in str(problems[0])
+    allowing = ActionRegistry.default(egress=EgressPolicy.allowing(["127.0.0.1"]))
+    assert allowing.problems("http", parameters) == []
+    assert ActionRegistry.default().problems("http", {"url": "https://example.com/"}) == []
+
+
 @pytest.mark.parametrize("entry", ["10.0.0.0/33", "not a host", "http://x/", "h:70000"])
 def test_a_malformed_allowance_is_an_error_naming_it(entry: str) -> None:
     with pytest.raises(ValueError, match="egress allowance"):
@@ -110,7 +180,7 @@ def test_a_malformed_allowance_is_an_error_naming_it(entry: str) -> None:
 
 
 def test_a_name_is_checked_on_every_address_it_resolves_to() -> None:
-    with pytest.raises(EgressRefused, match=r"localhost \(.*\) is a loopback address"):
+    with pytest.raises(EgressRefused, match=r"localhost:80 \(.*\) is a loopback address"):
         EgressPolicy().resolve("localhost", 80)
 
 

@@ -162,3 +162,34 @@ def test_every_state_prints_one_by_one_and_summed_up(handle: ledger.Ledger, stat
     assert printed[0].split()[1] == state
     assert printed[0].endswith("[/] a reason with brackets")
     assert f"minutely: 1 more occurrence {state}, placed" in printed[1]
+
+
+def test_a_restart_resumes_from_the_last_event_handled_not_from_now(
+    handle: ledger.Ledger, tmp_path: Path
+) -> None:
+    minutely = spec()
+    ledger.publish_revision(handle, minutely, T0, by="test")
+    ledger.materialize(handle, minutely, T0, T0 + timedelta(minutes=3), T0)
+    position = tmp_path / "live-view.position"
+    first_run = LiveLog(handle, Console(record=True, width=400), position=position)
+    first_run.resume()  # no position yet: from now on
+    ledger.release_due(handle, "minutely", T0)
+    first_run.poll()
+    # Written after the last poll, before the stop (or while the stack was down).
+    ledger.release_due(handle, "minutely", T0 + timedelta(minutes=1))
+    console = Console(record=True, width=400, color_system=None)
+    second_run = LiveLog(handle, console, position=position)
+    second_run.resume()
+    second_run.poll()
+    printed = lines(console)
+    assert [p.split()[1:3] for p in printed] == [["DUE", "minutely.r1.20261102T090100.f0"]]
+
+
+def test_a_position_beyond_the_ledger_starts_from_now(
+    handle: ledger.Ledger, tmp_path: Path
+) -> None:
+    position = tmp_path / "live-view.position"
+    position.write_text("999999\n")  # another ledger's (after --reset)
+    live = LiveLog(handle, Console(record=True), position=position)
+    live.resume()
+    assert live.after_id == ledger.last_event_id(handle)

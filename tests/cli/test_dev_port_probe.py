@@ -75,6 +75,19 @@ def test_a_port_something_listens_on_is_still_reported_in_use() -> None:
             check_ports({"Almanac sink": port})
 
 
+def test_every_port_in_use_is_named_in_one_message() -> None:
+    with socket.socket() as one, socket.socket() as two:
+        for listener in (one, two):
+            listener.bind(("127.0.0.1", 0))
+            listener.listen()
+        ports = {"Temporal frontend": one.getsockname()[1], "Almanac sink": two.getsockname()[1]}
+        with pytest.raises(DevError) as caught:
+            check_ports(ports)
+    message = str(caught.value)
+    assert f"{ports['Temporal frontend']} (Temporal frontend)" in message
+    assert f"{ports['Almanac sink']} (Almanac sink) are in use" in message
+
+
 def test_a_port_a_wildcard_listener_holds_is_reported_in_use() -> None:
     with socket.socket() as listener:
         listener.bind(("0.0.0.0", 0))

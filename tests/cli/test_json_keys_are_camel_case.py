@@ -62,6 +62,7 @@ def test_a_nested_verdict_prints_camel_case_keys_and_leaves_data_keys_alone(
         "rejected": "",
         "cancelled": 0,
         "cameDue": 0,
+        "dueBeforeDisable": 0,
         "released": 0,
         "expired": 0,
         "misfirePolicy": "",

@@ -156,3 +156,27 @@ def test_an_interval_spec_is_projected_beyond_the_horizon(handle: ledger.Ledger)
         ("pump-check.r1.20261102T060000Z", False, None),
         ("pump-check.r1.20261103T060000Z", False, None),
     ]
+
+
+def test_status_projects_the_next_instant_beyond_the_horizon(handle: ledger.Ledger) -> None:
+    month_end = spec()
+    ledger.publish_revision(handle, month_end, T0, by="test")
+    ledger.materialize(handle, month_end, T0, T0 + timedelta(days=14), T0)  # no month end
+    reading = readings.read_status(handle, "month-end", T0)
+    assert (reading.next_instant_utc, reading.next_materialized) == (
+        datetime(2026, 11, 30, 23, tzinfo=UTC),
+        False,
+    )
+
+
+def test_a_revision_is_active_only_from_its_cutover(handle: ledger.Ledger) -> None:
+    ledger.publish_revision(handle, spec(), T0, by="test")
+    later = spec(revision=2, cutoverAt="2027-01-01T00:00:00Z")
+    ledger.publish_revision(handle, later, T0, by="test")
+    cutover = datetime(2027, 1, 1, tzinfo=UTC)
+    before = readings.read_status(handle, "month-end", T0)
+    assert before.gate is not None and before.gate.active_revision == 2  # the latest published
+    assert before.revision_now == 1
+    assert before.pending == (readings.PendingRevision(2, cutover),)
+    at = readings.read_status(handle, "month-end", cutover)  # half-open: r2 owns its cutover
+    assert (at.revision_now, at.pending) == (2, ())

@@ -105,3 +105,38 @@ def test_examples_raise_no_warning() -> None:
     examples = sorted(str(p) for p in (Path(__file__).parents[2] / "examples").glob("*.yaml"))
     result = run("validate", *examples)
     assert result.exit_code == 0 and result.stderr == ""
+
+
+REFUSED = {
+    **HOURLY,
+    "scheduleId": "loopback-hook",
+    "foldPolicy": "BOTH",  # no DST warning: only the action's
+    "action": {"name": "http", "parameters": {"url": "http://127.0.0.1:1/"}},
+}
+
+
+def test_validate_warns_of_a_url_the_egress_policy_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ALMANAC_EGRESS_ALLOW", raising=False)
+    monkeypatch.delenv("ALMANAC_DEV_SINK_PORT", raising=False)
+    path = tmp_path / "hook.yaml"
+    path.write_text(yaml.safe_dump(REFUSED))
+    result = run("validate", str(path))
+    assert result.exit_code == 0  # valid: the worker's own policy decides at apply
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f'warning: {path}: action.parameters.url="http://127.0.0.1:1/": ')
+    assert "127.0.0.1:1 is a loopback address" in line and line.endswith("[EGRESS_REFUSED]")
+    monkeypatch.setenv("ALMANAC_EGRESS_ALLOW", "127.0.0.1")
+    assert run("validate", str(path)).stderr == ""
+
+
+def test_the_dev_sink_the_examples_post_to_draws_no_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ALMANAC_EGRESS_ALLOW", raising=False)
+    monkeypatch.delenv("ALMANAC_DEV_SINK_PORT", raising=False)
+    example = Path(__file__).resolve().parents[2] / "examples" / "every-10-seconds.yaml"
+    result = run("validate", "--json", str(example))
+    assert result.exit_code == 0
+    assert [w["code"] for w in json.loads(result.stdout)[0]["warnings"]] == []

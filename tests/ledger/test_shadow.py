@@ -7,13 +7,20 @@ Four weeks of an hourly America/New_York schedule (xx:30) across the fall-back o
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Connection, func, select
+from typer.testing import CliRunner
 
+from almanac.cli import app
 from ledger import Ledger, materialize, publish_revision
-from ledger.events import ATTEMPTS, EVENTS, GATES, OCCURRENCES, SLOTS
-from ledger.shadow import latest_mismatches, shadow_materialize, shadow_report
+from ledger.events import ATTEMPTS, EVENTS, GATES, OCCURRENCES, SHADOW_OCCURRENCES, SLOTS
+from ledger.shadow import (
+    estimate_records,
+    latest_mismatches,
+    shadow_materialize,
+    shadow_report,
+)
 from timecontract import FoldPolicy, OccurrenceRecord, ScheduleSpecV1, occurrences, parse_spec
 
 pytest_plugins = ["ledger_fixtures"]
@@ -154,3 +161,55 @@ def test_backfilled_occurrences_before_publication_are_compared_and_the_rest_are
 
     shadow_materialize(ledger, "v-drop", SCHEDULE, day_before, TO, TO, by="s", compute=drops_one)
     assert shadow_report(ledger, "v-drop").only_live == [dropped]
+
+
+MINUTELY = {**SPEC, "scheduleId": "minutely", "rule": "FREQ=MINUTELY"}
+
+
+def test_a_shadow_run_writes_in_bounded_transactions_and_yields_between_them(
+    ledger: Ledger,
+) -> None:
+    publish_revision(ledger, parse_spec(MINUTELY), PUBLISHED, by="t")
+    yields: list[int] = []
+    run = shadow_materialize(
+        ledger,
+        "v2",
+        "minutely",
+        FROM,
+        FROM + timedelta(minutes=100),
+        TO,
+        by="t",
+        batch=7,
+        between_batches=lambda: yields.append(1),
+    )
+    assert run.records == 100  # one a minute over 100 minutes
+    assert len(yields) == 100 // 7  # 15 transactions of at most 7 rows, a yield between two
+
+    assert ledger.read(_shadow_rows) == 100
+
+
+def test_the_cost_is_estimated_before_a_run(ledger: Ledger) -> None:
+    publish_revision(ledger, parse_spec(MINUTELY), PUBLISHED, by="t")
+    # 4 weeks of a one-minute rule: 28 × 24 × 60 instants (the window lies after the cutover).
+    assert estimate_records(ledger, "minutely", FROM, TO) == 28 * 24 * 60
+
+
+def test_the_command_refuses_a_run_beyond_its_bound_and_writes_nothing(
+    ledger: Ledger, database_url: str
+) -> None:
+    publish_revision(ledger, parse_spec(MINUTELY), PUBLISHED, by="t")
+    window = ["--since", "2026-10-15T00:00:00Z", "--until", "2026-10-16T00:00:00Z"]
+    args = ["shadow", "run", "--alias", "v2", "--url", database_url, *window]
+    refused = CliRunner().invoke(app, [*args, "--max-records", "1000"])
+    assert refused.exit_code == 2
+    assert "--max-records=1000: about 1440 records" in refused.stderr
+    assert "nothing was written" in refused.stderr
+    assert ledger.read(_shadow_rows) == 0
+    ran = CliRunner().invoke(app, [*args, "--max-records", "1440"])
+    assert ran.exit_code == 0, ran.output
+    assert "about 1440 records for 1 schedule" in ran.stderr
+    assert ledger.read(_shadow_rows) == 1440
+
+
+def _shadow_rows(c: Connection) -> int:
+    return c.execute(select(func.count()).select_from(SHADOW_OCCURRENCES)).scalar_one()

@@ -121,6 +121,35 @@ def test_camel_case_typo_is_an_unknown_key_not_silently_ignored() -> None:
     assert ("gap_policy", "SKIP") in problems
 
 
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [
+        ("timezone", "timeZone"),
+        ("time_zone", "timeZone"),
+        ("timeZon", "timeZone"),
+        ("gap_policy", "gapPolicy"),
+        ("cutover", "cutoverAt"),
+        ("action.paramters", "parameters"),
+    ],
+)
+def test_a_misspelled_key_is_told_the_key_it_resembles(typo: str, meant: str) -> None:
+    data = {k: v for k, v in SEED_SPEC.items() if k != meant}
+    if typo.startswith("action."):
+        data["action"] = {"name": "http", typo.split(".")[1]: {}}
+    else:
+        data[typo] = SEED_SPEC.get(meant, "x")
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec(data)
+    (message,) = [str(p) for p in caught.value.problems if p.field == typo]
+    assert message.endswith(f"did you mean `{meant}`?"), message
+
+
+def test_an_unknown_key_like_no_key_gets_no_suggestion() -> None:
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec({**SEED_SPEC, "colour": "blue"})
+    assert "did you mean" not in str(caught.value)
+
+
 @pytest.mark.parametrize("field", ["schema", "scheduleId", "revision", "timeZone", "rule"])
 def test_missing_required_field_is_named(field: str) -> None:
     data = {k: v for k, v in SEED_SPEC.items() if k != field}

@@ -30,6 +30,7 @@ from temporalio.worker import Replayer
 
 from devtools import simulation
 from workflows import OccurrenceWorkflow, ScheduleInput, ScheduleWorkflow
+from workflows.manual import ManualRunWorkflow
 
 pytestmark = [pytest.mark.anyio]
 
@@ -88,7 +89,7 @@ async def test_history_replays_on_the_production_workflows(path: Path) -> None:
         pytest.skip("a schedule run that ended at its simulation stop (production has no stop)")
     if path.stem in SIMULATED_CLOCK_DECISIONS:
         pytest.skip(SIMULATED_CLOCK_DECISIONS[path.stem])
-    replayer = Replayer(workflows=[ScheduleWorkflow, OccurrenceWorkflow])
+    replayer = Replayer(workflows=[ScheduleWorkflow, OccurrenceWorkflow, ManualRunWorkflow])
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
     assert result.replay_failure is None
 

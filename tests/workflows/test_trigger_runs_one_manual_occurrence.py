@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from stack import Stack, running_stack
+from stack import Stack, record_history, running_stack
 from temporal_env import eventually
 from temporalio.testing import WorkflowEnvironment
 
@@ -23,10 +23,13 @@ import ledger
 from almanac.client import AlmanacClient
 from almanac.settings import AlmanacSettings, TemporalSettings
 from ledger import OccurrenceState
+from workflows import search_attributes as sa
+from workflows.manual import manual_workflow_id
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal]
 
 SCHEDULE_ID = "nightly-report"
+HISTORY = "manual-run"
 
 
 def _client(stack: Stack, tmp_path: Path) -> AlmanacClient:
@@ -167,4 +170,23 @@ async def test_a_repeated_request_id_reports_the_existing_occurrences_outcome(
         assert {e.idempotency_key: e.delivery_count for e in stack.sink.effects()} == {
             first.occurrence_id: 1
         }
+        await schedule.terminate("test over")
+
+
+async def test_a_manual_run_carries_the_schedules_search_attributes(
+    dev_env: WorkflowEnvironment, tmp_path: Path, task_queue: str
+) -> None:
+    # README's query for a schedule (ScheduleId="…") must find manual runs too (DESIGN §5).
+    async with running_stack(dev_env, tmp_path, task_queue) as stack:
+        now = await dev_env.get_current_time()
+        schedule = await _start_yearly(stack, now)
+        client = _client(stack, tmp_path)
+        run = await client.trigger(SCHEDULE_ID, reason="visible", request_id="seen-1", wait=True)
+        assert run.started and run.state == "SUCCEEDED"
+        await record_history(stack.client, manual_workflow_id(run.occurrence_id), HISTORY)
+        described = await stack.client.get_workflow_handle(run.occurrence_id).describe()
+        attributes = described.typed_search_attributes
+        assert attributes.get(sa.SCHEDULE_ID) == SCHEDULE_ID
+        assert attributes.get(sa.REVISION) == 1
+        assert attributes.get(sa.NOMINAL_LOCAL) is not None
         await schedule.terminate("test over")

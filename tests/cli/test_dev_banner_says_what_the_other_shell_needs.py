@@ -1,0 +1,44 @@
+"""``almanac dev``'s banner and hints: what a second shell needs, spelled so that it runs.
+
+With a non-default frontend or sink port the control commands (and the README's Python example)
+need the stack's address in their environment: the banner prints the ``export`` line. After
+``make run`` the venv is not activated, so hints spell the command as it was run.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from devtools import dev
+from devtools.dev import DevOptions, almanac_command
+
+
+def banner(options: DevOptions) -> list[str]:
+    said: list[str] = []
+    dev._banner(options, options.worker_settings(), said.append)
+    return said
+
+
+def test_a_non_default_port_prints_the_export_line(tmp_path: Path) -> None:
+    options = DevOptions(data_dir=tmp_path, examples=tmp_path, port=17233, sink_port=9000)
+    (line,) = [s for s in banner(options) if "export" in s]
+    assert "export ALMANAC_TEMPORAL_ADDRESS=127.0.0.1:17233 ALMANAC_DEV_SINK_PORT=9000" in line
+
+
+def test_the_default_ports_need_no_export(tmp_path: Path) -> None:
+    assert not [
+        s for s in banner(DevOptions(data_dir=tmp_path, examples=tmp_path)) if "export" in s
+    ]
+
+
+def test_hints_spell_the_command_as_run_when_it_is_not_on_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(dev.shutil, "which", lambda name: None)
+    monkeypatch.setattr(sys, "argv", [".venv/bin/almanac", "dev"])
+    assert almanac_command() == ".venv/bin/almanac"
+    monkeypatch.setattr(dev.shutil, "which", lambda name: "/usr/local/bin/almanac")
+    assert almanac_command() == "almanac"
