@@ -179,15 +179,21 @@ def test_strict_sink_answers_422_to_another_payload_and_keeps_the_first(
     assert (effect.body, effect.delivery_count, effect.refused_count) == ({"n": 1}, 2, 1)
 
 
-def test_strict_sink_answers_409_while_the_first_request_is_answered(strict_sink: Sink) -> None:
-    strict_sink.add_fault(match="k1", delay=2, delayTimes=1)
+def _repeat_while_the_first_is_answered(sink: Sink, body: dict[str, int]) -> httpx.Response:
+    """POST key ``k1`` (held 2 s after recording), and ``body`` again while it is held."""
+    sink.add_fault(match="k1", delay=2, delayTimes=1)
     with ThreadPoolExecutor(1) as pool:
-        first = pool.submit(post, strict_sink, "k1", {"n": 1})
+        first = pool.submit(post, sink, "k1", {"n": 1})
         deadline = time.monotonic() + 10
-        while strict_sink.effect("k1") is None and time.monotonic() < deadline:
+        while sink.effect("k1") is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        in_flight = post(strict_sink, "k1", {"n": 1})
+        repeat = post(sink, "k1", body)
         assert first.result().status_code == 201
+    return repeat
+
+
+def test_strict_sink_answers_409_while_the_first_request_is_answered(strict_sink: Sink) -> None:
+    in_flight = _repeat_while_the_first_is_answered(strict_sink, {"n": 1})
     after = post(strict_sink, "k1", {"n": 1})
 
     assert (in_flight.status_code, after.status_code) == (409, 200)
@@ -196,14 +202,8 @@ def test_strict_sink_answers_409_while_the_first_request_is_answered(strict_sink
 
 
 def test_lenient_sink_answers_every_repeat_with_the_first_result(sink: Sink) -> None:
-    sink.add_fault(match="k1", delay=1, delayTimes=1)
-    with ThreadPoolExecutor(1) as pool:
-        first = pool.submit(post, sink, "k1", {"n": 1})
-        deadline = time.monotonic() + 10
-        while sink.effect("k1") is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        in_flight = post(sink, "k1", {"n": 2})
-        assert first.result().status_code == 201
+    in_flight = _repeat_while_the_first_is_answered(sink, {"n": 2})
+
     assert in_flight.status_code == 200
     [effect] = sink.effects()
     assert (effect.delivery_count, effect.refused_count) == (2, 0)
