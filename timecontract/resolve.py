@@ -67,6 +67,10 @@ class Disposition(StrEnum):
 
     PLANNED = "PLANNED"
     SKIPPED_GAP = "SKIPPED_GAP"
+    SKIPPED_HOLIDAY = "SKIPPED_HOLIDAY"
+    """The nominal date is not a business day of the calendar (or a move found no slot)."""
+    EXCLUDED = "EXCLUDED"
+    """The nominal time is excluded by ``exdates`` (RFC 5545 EXDATE)."""
 
 
 class Reason(StrEnum):
@@ -86,6 +90,32 @@ class Reason(StrEnum):
     """Shifted forward onto the instant of a natural occurrence, which keeps the slot."""
     ELAPSED_INTERVAL = "ELAPSED_INTERVAL"
     """A point of an elapsed-time ``interval`` grid (UTC spacing; no gap or fold applies)."""
+    GAP_NEXT_VALID = "GAP_NEXT_VALID"
+    """The local time does not exist; runs at the first instant after the gap (NEXT_VALID)."""
+    EXDATE_EXCLUDED = "EXDATE_EXCLUDED"
+    """Excluded by ``exdates``; ``instant`` is where it would have run."""
+    HOLIDAY_SKIPPED = "HOLIDAY_SKIPPED"
+    """Not a business day and holidayPolicy SKIP (or no business day within reach)."""
+    HOLIDAY_FOLLOWING = "HOLIDAY_FOLLOWING"
+    """Moved to the next business day (holidayPolicy FOLLOWING)."""
+    HOLIDAY_PRECEDING = "HOLIDAY_PRECEDING"
+    """Moved to the previous business day (holidayPolicy PRECEDING)."""
+    HOLIDAY_MODIFIED_FOLLOWING = "HOLIDAY_MODIFIED_FOLLOWING"
+    """Moved per MODIFIED_FOLLOWING (the next business day, or the previous one across a month)."""
+    HOLIDAY_MOVE_COLLISION = "HOLIDAY_MOVE_COLLISION"
+    """Moved onto an instant another occurrence holds, which keeps the slot; never run twice."""
+
+
+MOVED_REASONS = frozenset(
+    {
+        Reason.GAP_SHIFTED_FORWARD,
+        Reason.GAP_NEXT_VALID,
+        Reason.HOLIDAY_FOLLOWING,
+        Reason.HOLIDAY_PRECEDING,
+        Reason.HOLIDAY_MODIFIED_FOLLOWING,
+    }
+)
+"""Reasons of records placed away from their nominal time: they yield a slot to a natural one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +158,13 @@ class OccurrenceRecord:
         jitter_delay: the dispatch delay the spec's ``jitter`` gives it (``timecontract.jitter``;
             zero without jitter and for skipped records). Evidence: it changes neither the ID,
             the slot nor the instant lateness is measured from.
+        holiday: for a holiday decision (skipped, moved, or a collided move), the holiday's name
+            or ``Saturday (weekend)``; else ``None``.
+        calendar_release: with ``holiday``, the calendar and its data release
+            (``NYSE@holidays-0.108``); else ``None``.
+
+    ``SKIPPED_HOLIDAY`` and ``EXCLUDED`` records keep the instant they would have run at as
+    ``instant_utc`` (evidence; they hold no slot).
 
     """
 
@@ -144,6 +181,8 @@ class OccurrenceRecord:
     disposition: Disposition
     reason: Reason
     jitter_delay: timedelta = timedelta(0)
+    holiday: str | None = None
+    calendar_release: str | None = None
 
     @property
     def placed_at_utc(self) -> datetime:
@@ -153,8 +192,11 @@ class OccurrenceRecord:
         return placed
 
     def to_json(self) -> dict[str, object]:
-        """The preview contract's JSON object (camelCase keys; see ``almanac preview --json``)."""
-        return {
+        """The preview contract's JSON object (camelCase keys; see ``almanac preview --json``).
+
+        A holiday decision adds ``holiday`` (its name) and ``calendar`` (``name@release``).
+        """
+        data: dict[str, object] = {
             "occurrenceId": self.occurrence_id,
             "logicalSlotId": self.logical_slot_id,
             "scheduleId": self.schedule_id,
@@ -169,6 +211,9 @@ class OccurrenceRecord:
             "reason": self.reason.value,
             "jitter": format_duration(self.jitter_delay),
         }
+        if self.holiday is not None:
+            data |= {"holiday": self.holiday, "calendar": self.calendar_release}
+        return data
 
 
 def format_offset(offset: timedelta) -> str:
@@ -219,6 +264,8 @@ def resolve_local(
     gap_at = _transition_between(zone, _utc(nominal_local, later), _utc(nominal_local, earlier))
     if gap_policy is GapPolicy.SKIP:
         return [Resolution(0, None, gap_at, None, Reason.GAP_SKIPPED)]
+    if gap_policy is GapPolicy.NEXT_VALID:
+        return [Resolution(0, gap_at, gap_at, later, Reason.GAP_NEXT_VALID)]
     return [Resolution(0, _utc(nominal_local, earlier), gap_at, later, Reason.GAP_SHIFTED_FORWARD)]
 
 
@@ -252,7 +299,8 @@ LAST_WINDOW_END = datetime(9999, 12, 1, tzinfo=UTC)
 each side, which must stay inside ``datetime``'s year 9999 (a later end is refused, not clamped)."""
 
 
-def _check_window(from_utc: datetime, to_utc: datetime) -> None:
+def check_window(from_utc: datetime, to_utc: datetime) -> None:
+    """Refuse a naive bound or an end after :data:`LAST_WINDOW_END` (``ValueError``)."""
     if from_utc.tzinfo is None or to_utc.tzinfo is None:
         raise ValueError("window bounds must be aware UTC datetimes")
     if to_utc > LAST_WINDOW_END:
@@ -262,14 +310,17 @@ def _check_window(from_utc: datetime, to_utc: datetime) -> None:
         )
 
 
-def occurrences(
+def rule_occurrences(
     spec: ScheduleSpecV1,
     from_utc: datetime,
     to_utc: datetime,
     *,
     tzdb_store: Path | None = None,
 ) -> list[OccurrenceRecord]:
-    """Every record the spec's revision owns whose instant (or gapAt) lies in ``[from, to)``.
+    """Every record the revision owns in ``[from, to)``, for a spec without calendar fields.
+
+    ``timecontract.recurrence.occurrences`` is the public entry, which sends a spec with
+    calendar fields to its own path.
 
     "Owns" means placed at or after the spec's ``cutoverAt`` (a later revision's cutover is the
     ledger's business), with the nominal time within ``start``/``end`` and the rule's COUNT/UNTIL.
@@ -296,13 +347,13 @@ def occurrences(
     instants (``timecontract.countwindow``), else walked from DTSTART (at most COUNT instances).
 
     """
-    _check_window(from_utc, to_utc)
+    check_window(from_utc, to_utc)
     from_utc = max(from_utc, spec.cutover_at)
     if to_utc <= from_utc:
         return []
     zone = zones.load(spec.time_zone, spec.tzdb_version, tzdb_store)
     if spec.interval is not None:
-        return _jittered(spec, _interval_records(spec, zone, from_utc, to_utc))
+        return jittered(spec, _interval_records(spec, zone, from_utc, to_utc))
     rule = spec.rscale_rule
     table = zones.transitions(spec.time_zone, spec.tzdb_version, tzdb_store)
     if rule.rule.count is not None and (
@@ -327,15 +378,15 @@ def occurrences(
         nominals = rule.expand(spec.start, low, high)
         records, irregular, ordered = _build_all(spec, rule.rule, zone, nominals, bands)
         if ordered:
-            return _jittered(spec, _assemble(records, irregular, from_utc, to_utc))
+            return jittered(spec, _assemble(records, irregular, from_utc, to_utc))
         records += irregular
     owned = [
         r
-        for r in _settle_collisions(records)
+        for r in settle_collisions(records)
         if from_utc <= (r.instant_utc if r.instant_utc is not None else r.gap_at_utc) < to_utc  # type: ignore[operator]
     ]
     ordered_records = sorted(owned, key=_order)
-    return _jittered(spec, ordered_records)
+    return jittered(spec, ordered_records)
 
 
 def _instant(record: OccurrenceRecord) -> datetime:
@@ -349,28 +400,33 @@ def _assemble(
     from_utc: datetime,
     to_utc: datetime,
 ) -> list[OccurrenceRecord]:
-    """The owned, settled, ordered records, as :func:`occurrences`' general path makes them.
+    """The owned, settled, ordered records, as :func:`rule_occurrences`' general path makes them.
 
     ``regular``: ``UNAMBIGUOUS`` records whose instants strictly ascend, so already in
     :func:`_order` and each holding its own slot; ``irregular``: the few records decided next to
-    a transition. Collisions are settled as :func:`_settle_collisions` does (a shifted record
+    a transition. Collisions are settled as :func:`settle_collisions` does (a shifted record
     loses its slot to any other record holding it: among the irregular ones by set, among the
     regular ones by bisecting their instants — a slot names the instant's second), the window
     cuts ``regular`` by bisection, and the irregular records are inserted at their place.
     """
-    natural = {r.logical_slot_id for r in irregular if r.reason is not Reason.GAP_SHIFTED_FORWARD}
+    natural = {r.logical_slot_id for r in irregular if r.reason not in MOVED_REASONS}
     second = timedelta(seconds=1)
     settled = []
-    for r in irregular:
-        if r.reason is Reason.GAP_SHIFTED_FORWARD:
+    taken: set[LogicalSlotId | None] = set()
+    for r in irregular:  # in nominal order: the earliest moved record keeps a shared slot
+        if r.reason in MOVED_REASONS:
             assert r.instant_utc is not None
             floor = r.instant_utc.replace(microsecond=0)
             low = bisect_left(regular, floor, key=_instant)
             high = bisect_left(regular, floor + second, lo=low, key=_instant)
-            if r.logical_slot_id in natural or any(
-                regular[k].logical_slot_id == r.logical_slot_id for k in range(low, high)
+            if (
+                r.logical_slot_id in natural
+                or r.logical_slot_id in taken
+                or any(regular[k].logical_slot_id == r.logical_slot_id for k in range(low, high))
             ):
                 r = _collided(r)
+            else:
+                taken.add(r.logical_slot_id)
         if from_utc <= r.placed_at_utc < to_utc:
             settled.append(r)
     first = bisect_left(regular, from_utc, key=_instant)
@@ -378,47 +434,6 @@ def _assemble(
     for r in sorted(settled, key=_order):
         owned.insert(bisect_left(owned, _order(r), key=_order), r)
     return owned
-
-
-STREAM_PERIODS = 10_000
-""":func:`iter_occurrences` resolves its window in pieces of this many rule periods (≥ 1 day)."""
-
-
-def iter_occurrences(
-    spec: ScheduleSpecV1,
-    from_utc: datetime,
-    to_utc: datetime,
-    *,
-    tzdb_store: Path | None = None,
-) -> Iterator[OccurrenceRecord]:
-    """:func:`occurrences`, yielded piece by piece: memory follows a piece, not the window.
-
-    The window is cut into consecutive pieces of :data:`STREAM_PERIODS` periods (at least a
-    day) and each is resolved by :func:`occurrences`; splitting a window yields the same records
-    as the whole, in the same order (records are sorted by their placed instant, and pieces split
-    the UTC line), so the concatenation is exactly ``occurrences(spec, from_utc, to_utc)``. A
-    COUNT rule that is walked from DTSTART is resolved in one piece (a walk per piece would
-    repeat it).
-
-    Raises:
-        The same as :func:`occurrences`.
-
-    """
-    _check_window(from_utc, to_utc)
-    rule = spec.rscale_rule if spec.interval is None else None
-    walked = (
-        rule is not None
-        and rule.rule.count is not None
-        and (rule.moves_invalid_dates or not counts_arithmetically(rule.rule))
-    )
-    piece = max(min(spec.nominal_period, timedelta(days=366)) * STREAM_PERIODS, timedelta(days=1))
-    start = from_utc
-    while True:
-        end = to_utc if walked or to_utc - start <= piece else start + piece
-        yield from occurrences(spec, start, end, tzdb_store=tzdb_store)
-        if end >= to_utc:
-            return
-        start = end
 
 
 def _order(r: OccurrenceRecord) -> tuple[datetime, datetime, int]:
@@ -455,7 +470,8 @@ def _interval_records(
     ]
 
 
-def _jittered(spec: ScheduleSpecV1, records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
+def jittered(spec: ScheduleSpecV1, records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
+    """``records`` with each planned one's ``jitter_delay`` set from the spec's ``jitter``."""
     if not spec.jitter:
         return records
     return [
@@ -610,6 +626,8 @@ def _build_all(
             planned,
             unambiguous,
             no_jitter,
+            None,
+            None,
         )
         r.__class__ = final  # type: ignore[assignment]
         append(r)  # type: ignore[arg-type]
@@ -682,7 +700,7 @@ def _record(
 
 def _record_setters() -> tuple[Callable[[OccurrenceRecord, object], None], ...]:
     names = [f.name for f in fields(OccurrenceRecord)]
-    assert names[-1] == "jitter_delay" and len(names) == 13
+    assert names[-3:] == ["jitter_delay", "holiday", "calendar_release"] and len(names) == 15
     return tuple(getattr(OccurrenceRecord, name).__set__ for name in names)
 
 
@@ -718,6 +736,8 @@ class _RecordFields:
     disposition: object
     reason: object
     jitter_delay: object
+    holiday: object
+    calendar_release: object
 
 
 assert _RecordFields.__slots__ == OccurrenceRecord.__slots__
@@ -729,24 +749,53 @@ _EPOCH_UTC = _EPOCH.replace(tzinfo=UTC)
 def _new_record(*values: object) -> OccurrenceRecord:
     """``OccurrenceRecord(*values)`` for the twelve fields before ``jitter_delay``."""
     record = object.__new__(OccurrenceRecord)
-    for setter, value in zip(_RECORD_SETTERS, (*values, _NO_JITTER), strict=True):
+    for setter, value in zip(_RECORD_SETTERS, (*values, _NO_JITTER, None, None), strict=True):
         setter(record, value)
     return record
 
 
-def _settle_collisions(records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
-    """Give each logical slot to one record: a natural occurrence beats a shifted one."""
-    natural = {r.logical_slot_id for r in records if r.reason is not Reason.GAP_SHIFTED_FORWARD}
-    settled: list[OccurrenceRecord] = []
-    for record in records:
-        if record.reason is Reason.GAP_SHIFTED_FORWARD and record.logical_slot_id in natural:
-            record = _collided(record)
-        settled.append(record)
-    return settled
+def settle_collisions(records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
+    """Give each logical slot to one record: a natural occurrence beats a moved one.
+
+    Moved records (:data:`MOVED_REASONS`: a shifted gap time, a holiday move) yield to any
+    record not moved that holds the slot, and among themselves the earliest nominal time
+    (then fold) keeps it; the others become collisions (:func:`_collided`). Order is kept.
+    """
+    natural = {
+        r.logical_slot_id
+        for r in records
+        if r.reason not in MOVED_REASONS and r.logical_slot_id is not None
+    }
+    moved = sorted((r for r in records if r.reason in MOVED_REASONS), key=_nominal_order)
+    losers: set[OccurrenceId] = set()
+    taken: set[LogicalSlotId | None] = set()
+    for record in moved:
+        if record.logical_slot_id in natural or record.logical_slot_id in taken:
+            losers.add(record.occurrence_id)
+        taken.add(record.logical_slot_id)
+    if not losers:
+        return records
+    return [_collided(r) if r.occurrence_id in losers else r for r in records]
+
+
+def _nominal_order(record: OccurrenceRecord) -> tuple[datetime, int]:
+    return record.nominal_local, record.fold
 
 
 def _collided(record: OccurrenceRecord) -> OccurrenceRecord:
-    """A shifted record whose slot a natural occurrence holds (``GAP_SHIFT_COLLISION``)."""
+    """A moved record whose slot another holds, recorded as a collision.
+
+    ``GAP_SHIFT_COLLISION`` for a gap shift; ``HOLIDAY_MOVE_COLLISION`` for a holiday move, which
+    keeps the instant it would have taken, as evidence.
+    """
+    if record.holiday is not None:
+        return replace(
+            record,
+            logical_slot_id=None,
+            disposition=Disposition.SKIPPED_HOLIDAY,
+            reason=Reason.HOLIDAY_MOVE_COLLISION,
+            jitter_delay=_NO_JITTER,
+        )
     return replace(
         record,
         logical_slot_id=None,

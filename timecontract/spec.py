@@ -31,7 +31,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -50,6 +50,15 @@ from pydantic import (
 )
 
 from timecontract import zones
+from timecontract.calendar_spec import (
+    CALENDAR_ADDITIVE_FIELDS,
+    CALENDAR_PATTERN_WORDING,
+    MAX_DATES,
+    CalendarSpec,
+    calendar_problems,
+    parse_exdate,
+)
+from timecontract.calendars import HolidayPolicy
 from timecontract.errors import AlmanacError, SpecError
 from timecontract.expand import nominal_period
 from timecontract.rrule import Rule, RuleError
@@ -68,6 +77,7 @@ PATTERN_WORDING = {
     "0-9, '_' and '-'",
     zones.RELEASE_PATTERN.pattern: "must be an IANA tz database release: a year and a letter, "
     "e.g. 2026a",
+    **CALENDAR_PATTERN_WORDING,
 }
 """What a patterned field must be, in words: a problem says this instead of quoting the regex."""
 DEFAULT_START = datetime(2001, 1, 1)
@@ -90,6 +100,7 @@ ADDITIVE_FIELDS: dict[str, Any] = {
     "phase": "PT0S",
     "jitter": "PT0S",
     "overlapPolicy": "ALLOW_ALL",
+    **CALENDAR_ADDITIVE_FIELDS,
 }
 """Fields added to scheduleSpec.v1 after its first release, with their defaults as stored JSON.
 
@@ -113,10 +124,14 @@ class GapPolicy(StrEnum):
     ``SKIP`` records a ``SKIPPED_GAP`` fact (with ``gapAt``, the transition's instant) and runs
     nothing. ``SHIFT_FORWARD`` runs at the instant RFC 5545 §3.3.5 gives: the local time read with
     the offset in force before the gap, i.e. moved later by the gap's length (02:30 → 03:30 EDT).
+    ``NEXT_VALID`` runs at the first instant after the gap, the transition itself (02:30 → 03:00
+    EDT; what ISC cron, croniter and Dagster do); several gap times then share that instant, and
+    the earliest nominal time keeps the slot (a natural 03:00 occurrence beats them all).
     """
 
     SKIP = "SKIP"
     SHIFT_FORWARD = "SHIFT_FORWARD"
+    NEXT_VALID = "NEXT_VALID"
 
 
 class FoldPolicy(StrEnum):
@@ -206,6 +221,7 @@ class ScheduleSpecV1(BaseModel):
             "anyOf": [
                 {"required": ["rule"], "properties": {"rule": {"type": "string"}}},
                 {"required": ["interval"], "properties": {"interval": {"type": "string"}}},
+                {"required": ["rdates"], "properties": {"rdates": {"minItems": 1}}},
             ],
         },
         defer_build=True,  # built below, without pydantic plugins (see build_without_plugins)
@@ -269,7 +285,9 @@ class ScheduleSpecV1(BaseModel):
         description="SKIP, BUFFER_ONE, BUFFER_ALL, CANCEL_OTHER or ALLOW_ALL (default).",
     )
     gap_policy: GapPolicy = Field(
-        default=GapPolicy.SHIFT_FORWARD, alias="gapPolicy", description="SKIP or SHIFT_FORWARD."
+        default=GapPolicy.SHIFT_FORWARD,
+        alias="gapPolicy",
+        description="SKIP, SHIFT_FORWARD or NEXT_VALID.",
     )
     fold_policy: FoldPolicy = Field(
         default=FoldPolicy.FIRST_ONLY,
@@ -298,6 +316,31 @@ class ScheduleSpecV1(BaseModel):
     )
     action: ActionSpec | None = Field(
         default=None, description="The action adapter and its parameters; needed to apply."
+    )
+    # The calendar fields (timecontract.calendar_spec); the start and end they are checked
+    # against are declared above them.
+    rdates: list[datetime] = Field(
+        default_factory=list,
+        max_length=MAX_DATES,
+        description="RFC 5545 RDATE: extra local date-times (no offset) within start..end.",
+    )
+    exdates: list[datetime | date] = Field(
+        default_factory=list,
+        max_length=MAX_DATES,
+        description="RFC 5545 EXDATE: local date-times, or dates excluding a whole local day.",
+    )
+    calendar: CalendarSpec | None = Field(
+        default=None, description="Holiday calendar {name, release, weekend} (pinned data)."
+    )
+    holiday_policy: HolidayPolicy | None = Field(
+        default=None,
+        alias="holidayPolicy",
+        description="SKIP (default with a calendar), FOLLOWING, PRECEDING or MODIFIED_FOLLOWING.",
+    )
+    business_days_only: bool = Field(
+        default=False,
+        alias="businessDaysOnly",
+        description="Keep only the calendar's business days in the rule's set, before BYSETPOS.",
     )
 
     @field_validator("rule")
@@ -356,7 +399,8 @@ class ScheduleSpecV1(BaseModel):
         # parse_spec reports these from the raw data together with every other problem; this
         # is the backstop for direct model construction.
         for problem in rule_or_interval_problems(
-            {"rule": self.rule, "interval": self.interval}, present=lambda v: v is not None
+            {"rule": self.rule, "interval": self.interval, "rdates": self.rdates},
+            present=lambda v: v is not None,
         ):
             raise _RuleOrInterval(problem)
         return self
@@ -365,6 +409,22 @@ class ScheduleSpecV1(BaseModel):
     @classmethod
     def _local_date_time(cls, value: Any) -> Any:
         return _parse_local(value)
+
+    @field_validator("rdates", mode="before")
+    @classmethod
+    def _local_date_times(cls, value: Any) -> Any:
+        return [_parse_local(item) for item in value] if isinstance(value, list) else value
+
+    @field_validator("exdates", mode="before")
+    @classmethod
+    def _dates_or_local_date_times(cls, value: Any) -> Any:
+        return [parse_exdate(item) for item in value] if isinstance(value, list) else value
+
+    @model_validator(mode="after")
+    def _calendar_fields(self) -> ScheduleSpecV1:
+        for problem in calendar_problems(dict(self)):
+            raise _FieldProblem(problem)
+        return self
 
     @field_validator("start", "end")
     @classmethod
@@ -422,6 +482,8 @@ class ScheduleSpecV1(BaseModel):
         """
         if self.interval is not None:
             return self.interval
+        if self.rule is None:
+            return timedelta(days=1)  # dates only (rdates)
         return nominal_period(self.parsed_rule)
 
     def resolved(self) -> dict[str, Any]:
@@ -504,6 +566,14 @@ def _unreadable_reason(exc: OSError) -> str:
     return (exc.strerror or type(exc).__name__).lower()
 
 
+class _FieldProblem(ValueError):
+    """A problem between fields found after validation; carries the :class:`SpecError`."""
+
+    def __init__(self, problem: SpecError) -> None:
+        super().__init__(problem.problem)
+        self.problem = problem
+
+
 class _RuleOrInterval(ValueError):
     """``rule``/``interval`` are both given or both missing; carries the :class:`SpecError`."""
 
@@ -533,8 +603,8 @@ def rule_or_interval_problems(
                 "times, interval for elapsed-time spacing)",
             )
         ]
-    if not has_rule and not has_interval:
-        return [SpecError("rule", None, "is required (or give interval instead)")]
+    if not has_rule and not has_interval and not data.get("rdates"):
+        return [SpecError("rule", None, "is required (or give interval or rdates instead)")]
     return []
 
 
@@ -846,6 +916,9 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             message = f"invalid RRULE: {message}"
         elif isinstance(error.get("ctx", {}).get("error"), _RuleOrInterval):
             continue  # reported from the raw data by parse_spec
+        elif isinstance(error.get("ctx", {}).get("error"), _FieldProblem):
+            problems.append(error["ctx"]["error"].problem)
+            continue
         if not loc and isinstance(value, Mapping):
             value = None
         problems.append(SpecError(field, redact_at(loc, value), message))
@@ -875,4 +948,4 @@ def build_without_plugins(*models: type[BaseModel]) -> None:
             os.environ["PYDANTIC_DISABLE_PLUGINS"] = previous
 
 
-build_without_plugins(ActionSpec, ScheduleSpecV1)
+build_without_plugins(ActionSpec, CalendarSpec, ScheduleSpecV1)
