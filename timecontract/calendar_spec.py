@@ -111,8 +111,13 @@ def calendar_problems(data: Mapping[str, Any]) -> list[SpecError]:
         ("businessDaysOnly", "business_days_only", bool(data.get("business_days_only"))),
     ):
         if given and calendar is None:
+            value = data.get(key)
             problems.append(
-                SpecError(field, data.get(key), "needs a calendar (give calendar: {name, release})")
+                SpecError(
+                    field,
+                    getattr(value, "value", value),
+                    "needs a calendar (give calendar: {name, release})",
+                )
             )
     if data.get("interval") is not None:
         for field, key in (("rdates", "rdates"), ("exdates", "exdates"), ("calendar", "calendar")):

@@ -240,8 +240,16 @@ def parse_calendar_file(raw: bytes, source: str) -> dict[str, Any]:
 
     if len(raw) > MAX_CALENDAR_FILE_BYTES:
         raise bad(f"larger than {MAX_CALENDAR_FILE_BYTES} bytes, the most a calendar file holds")
+
+    class _TextDates(yaml.SafeLoader):
+        """Dates stay text, so a bad one is reported by its entry (not as a YAML error)."""
+
+    _TextDates.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = yaml.load(raw.decode("utf-8"), Loader=_TextDates)
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise bad(f"not valid YAML or JSON: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict) or set(data) != {"name", "holidays"}:
