@@ -145,3 +145,21 @@ def test_a_move_onto_an_owned_slot_is_a_recorded_collision_never_a_second_run() 
         ("2027-03-15T09:00:00", "2027-03-15T13:00:00Z", "PLANNED", "UNAMBIGUOUS", None),
     ]
     assert [r.logical_slot_id for r in found] == [None, None, "cal@20270315T130000Z"]
+
+
+def test_a_window_holding_only_the_moved_to_day_finds_the_moved_occurrence() -> None:
+    # Saturday 31 July 2027 moves (FOLLOWING) to Monday 2 August: a window of that Monday alone
+    # must hold it, though its nominal time lies two days before the window.
+    fields = {"rdates": ["2027-07-31T09:00:00"], "calendar": US, "holidayPolicy": "FOLLOWING"}
+    monday = records(fields, "2027-08-02T00:00:00", "2027-08-03T00:00:00")
+    saturday = records(fields, "2027-07-31T00:00:00", "2027-08-01T00:00:00")
+    assert [row(r) for r in monday] == [
+        (
+            "2027-07-31T09:00:00",
+            "2027-08-02T13:00:00Z",
+            "PLANNED",
+            "HOLIDAY_FOLLOWING",
+            "Saturday (weekend)",
+        )
+    ]
+    assert saturday == []
