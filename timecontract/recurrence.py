@@ -62,6 +62,8 @@ from timecontract.spec import ScheduleSpecV1
 _PERIOD_REACH = timedelta(days=372)
 """Past the window's end, the rule's expansion may need one more period (a YEARLY one, with a
 week-numbering year's margin) to finish the last period's set."""
+_FROM_BEFORE = {HolidayPolicy.FOLLOWING, HolidayPolicy.MODIFIED_FOLLOWING}
+_FROM_AFTER = {HolidayPolicy.PRECEDING, HolidayPolicy.MODIFIED_FOLLOWING}
 _MOVE_REASON = {
     HolidayPolicy.FOLLOWING: Reason.HOLIDAY_FOLLOWING,
     HolidayPolicy.PRECEDING: Reason.HOLIDAY_PRECEDING,
@@ -195,8 +197,13 @@ def calendar_occurrences(
     """
     zone = zones.load(spec.time_zone, spec.tzdb_version, tzdb_store)
     calendar = spec_calendar(spec, tzdb_store)
-    reach = timedelta(days=MAX_ROLL_DAYS + 1)
-    low, high = _local_bounds(zone, from_utc - reach, to_utc + reach)
+    # A nominal time outside the window can move into it: from before under FOLLOWING, from
+    # after under PRECEDING, from either side under MODIFIED_FOLLOWING (at most MAX_ROLL_DAYS).
+    policy = spec.holiday_policy or HolidayPolicy.SKIP
+    reach = timedelta(days=MAX_ROLL_DAYS + 1) if calendar is not None else timedelta(0)
+    early = reach if policy in _FROM_BEFORE else timedelta(0)
+    late = reach if policy in _FROM_AFTER else timedelta(0)
+    low, high = _local_bounds(zone, from_utc - early, to_utc + late)
     records = _rule_records(spec, zone, calendar, low, high)
     seen = {r.nominal_local for r in records}
     ids = IdFormatter(spec.schedule_id, spec.revision)

@@ -65,6 +65,7 @@ def apply(
     """
 
     async def work() -> None:
+        from almanac.calendars import pin_spec_calendar
         from almanac.cli.spec import load_checked_spec, print_warnings, validation_json
         from almanac.client import check_applicable
         from timecontract import spec_warnings
@@ -78,6 +79,8 @@ def apply(
                 print_json(validation_json(spec_file, store))
             raise
         check_applicable(spec)
+        # The calendar release the spec pins goes into the store, where workers read it.
+        pin_spec_calendar(spec, store)
         # Printed once the spec is applied: a failure stays the one line on stderr.
         warnings = spec_warnings(spec, tzdb_store=store)
         client = await _connect()
