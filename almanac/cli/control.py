@@ -301,6 +301,7 @@ def upcoming(
                         "state": o.state,
                         "materialized": o.materialized,
                     }
+                    | ({} if o.holiday is None else {"holiday": o.holiday, "calendar": o.calendar})
                     for o in rows
                 ]
             )
@@ -326,7 +327,8 @@ def _upcoming_table(title: str, rows: list[Any]) -> Table:
             str(o.fold),
             _z(o.instant_utc),
             str(o.revision),
-            o.state if o.materialized else "[dim]not yet materialized[/dim]",
+            (o.state if o.materialized else "[dim]not yet materialized[/dim]")
+            + ("" if o.holiday is None else escape(f' (moved: "{o.holiday}", {o.calendar})')),
             o.occurrence_id,
         )
     if not rows:
