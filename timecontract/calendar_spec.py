@@ -27,11 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date, datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from timecontract.calendars import NAME_PATTERN, RELEASE_PATTERN, WEEKDAYS
+from timecontract.calendars import NAME_PATTERN, RELEASE_PATTERN, WEEKDAYS, load_calendar
 from timecontract.errors import SpecError
 
 MAX_DATES = 1000
@@ -138,3 +139,23 @@ def calendar_problems(data: Mapping[str, Any]) -> list[SpecError]:
                 SpecError("rdates", value.isoformat(), f"lies outside the revision's {bounds}")
             )
     return problems
+
+
+def calendar_data_problems(data: Mapping[str, Any], store: Path | None) -> list[SpecError]:
+    """Zero or one problem: the data's ``calendar`` names a calendar or release not available.
+
+    Fields that are not even well-formed are left to the model's own problems.
+    """
+    calendar = data.get("calendar")
+    if not isinstance(calendar, Mapping):
+        return []
+    name, release = calendar.get("name"), calendar.get("release")
+    if not (isinstance(name, str) and NAME_PATTERN.fullmatch(name)):
+        return []
+    if not (isinstance(release, str) and RELEASE_PATTERN.fullmatch(release)):
+        return []
+    try:
+        load_calendar(name, release, (), store)
+    except SpecError as exc:
+        return [exc]
+    return []

@@ -55,6 +55,7 @@ from timecontract.calendar_spec import (
     CALENDAR_PATTERN_WORDING,
     MAX_DATES,
     CalendarSpec,
+    calendar_data_problems,
     calendar_problems,
     parse_exdate,
 )
@@ -870,8 +871,9 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
 
     Raises:
         InvalidSpec: every problem at once, each a :class:`SpecError` naming the field and the
-            value (the zone and release problems together with the others); a literal secret
-            in ``action.parameters`` (see ``timecontract.secrets``), and data larger than
+            value (the zone, release and calendar data problems together with the others); a
+            literal secret in ``action.parameters`` (see ``timecontract.secrets``), and data
+            larger than
             :data:`MAX_SPEC_VALUES` / :data:`MAX_SPEC_TEXT`, are problems too. Its
             ``schedule_id`` and ``revision`` are those of the data when each is valid by itself
             (``None`` for data too large to check).
@@ -882,7 +884,11 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
     too_large = size_problems(data)
     if too_large:
         raise InvalidSpec(too_large, name)
-    problems = zone_problems(data, tzdb_store) if isinstance(data, Mapping) else []
+    problems = (
+        zone_problems(data, tzdb_store) + calendar_data_problems(data, tzdb_store)
+        if isinstance(data, Mapping)
+        else []
+    )
     action = data.get("action") if isinstance(data, Mapping) else None
     if isinstance(action, Mapping):
         problems += literal_secret_problems(action.get("parameters"), "action.parameters")

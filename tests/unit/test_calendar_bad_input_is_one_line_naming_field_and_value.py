@@ -95,3 +95,20 @@ def test_malformed_or_oversized_calendar_file(text: str, problem: str) -> None:
     message = str(caught.value)
     assert message.startswith("calendar file='acme.yaml': ") and "\n" not in message
     assert problem in message
+
+
+def test_load_spec_reports_an_unavailable_calendar_release_as_a_problem(tmp_path: Path) -> None:
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec(
+            BASE | {"rule": "FREQ=DAILY", "calendar": {"name": "NYSE", "release": "holidays-0.50"}},
+            tmp_path,
+        )
+    [problem] = caught.value.problems
+    assert str(problem).startswith("calendar.release='holidays-0.50': calendar NYSE release not")
+
+
+def test_load_spec_reports_an_unknown_calendar_name_as_a_problem() -> None:
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec(BASE | {"rule": "FREQ=DAILY", "calendar": {"name": "XNOPE", "release": LIBRARY}})
+    [problem] = caught.value.problems
+    assert str(problem).startswith("calendar.name='XNOPE': no such market or country")
