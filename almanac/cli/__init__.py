@@ -76,6 +76,7 @@ COMMANDS: dict[str, ModuleType] = {
     **dict.fromkeys(("validate", "schema", "preview"), spec),
     "sink": sink,
     "tzdb": tzdb,
+    "calendar": calendar,
     "db": db,
     "ledger": ledger,
     **dict.fromkeys(("rollout", "rollback"), rollout),

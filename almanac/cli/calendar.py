@@ -56,6 +56,7 @@ def list_calendars(as_json: JsonOption = False) -> None:
 @calendar_app.command("add")
 def add(
     name: Annotated[str, typer.Argument(help="A market (NYSE, XECB) or country (US, US-NY).")],
+    as_json: JsonOption = False,
 ) -> None:
     """Store the installed holidays library's dates for NAME (1970–2200) in the calendar store."""
     from almanac import calendars
@@ -65,7 +66,7 @@ def add(
         release, path = calendars.add_library(_store(), name)
     except SpecError as exc:
         fail(str(exc))
-    out(markup=False).print(f"{name}: release {release} stored in {path}", soft_wrap=True)
+    _print_added(name, release, path, as_json=as_json)
 
 
 @calendar_app.command("add-file")
@@ -73,6 +74,7 @@ def add_file(
     file: Annotated[
         Path, typer.Argument(help="A calendar file: {name, holidays: [{date, name}]}.")
     ],
+    as_json: JsonOption = False,
 ) -> None:
     """Store a user calendar file; prints the release (its sha256) a spec pins."""
     from almanac import calendars
@@ -82,7 +84,14 @@ def add_file(
         name, release, path = calendars.add_file(_store(), file)
     except SpecError as exc:
         fail(str(exc))
-    out(markup=False).print(f"{name}: release {release} stored in {path}", soft_wrap=True)
+    _print_added(name, release, path, as_json=as_json)
+
+
+def _print_added(name: str, release: str, path: Path, *, as_json: bool) -> None:
+    if as_json:
+        print_json({"name": name, "release": release, "path": str(path)})
+    else:
+        out(markup=False).print(f"{name}: release {release} stored in {path}", soft_wrap=True)
 
 
 @calendar_app.command("diff")
