@@ -218,7 +218,8 @@ class ScheduleSpecV1(BaseModel):
         frozen=True,
         json_schema_extra={
             "title": "scheduleSpec.v1",
-            # One of rule and interval must be given (a string); validation also refuses both.
+            # One of rule and interval must be given (a string), or rdates alone; validation
+            # also refuses rule and interval both.
             "anyOf": [
                 {"required": ["rule"], "properties": {"rule": {"type": "string"}}},
                 {"required": ["interval"], "properties": {"interval": {"type": "string"}}},
