@@ -238,7 +238,8 @@ def preview(
 
     The JSON output is a contract: an array sorted by instant (gapAt for skipped records) of
     objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
-    fold, instant, gapAt, utcOffset, tzdbVersion, disposition, reason and jitter.
+    fold, instant, gapAt, utcOffset, tzdbVersion, disposition, reason and jitter, and on a
+    calendar decision also holiday and calendar.
     """
     from timecontract import (
         LAST_WINDOW_END,
