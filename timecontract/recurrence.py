@@ -54,6 +54,7 @@ from timecontract.resolve import (
     resolve_local,
     rule_occurrences,
     settle_collisions,
+    with_holiday,
 )
 from timecontract.rrule import Rule
 from timecontract.rscale import RscaleRule
@@ -345,19 +346,16 @@ def _holidays(
         if target is None:
             if policy is not HolidayPolicy.SKIP:
                 holiday = f"{holiday} (no business day within {MAX_ROLL_DAYS} days)"
-            decided.append(
-                replace(
-                    record,
-                    logical_slot_id=None,
-                    disposition=Disposition.SKIPPED_HOLIDAY,
-                    reason=Reason.HOLIDAY_SKIPPED,
-                    holiday=holiday,
-                    calendar_release=calendar.label,
-                )
+            skipped = replace(
+                record,
+                logical_slot_id=None,
+                disposition=Disposition.SKIPPED_HOLIDAY,
+                reason=Reason.HOLIDAY_SKIPPED,
             )
+            decided.append(with_holiday(skipped, holiday, calendar.label))
             continue
         moved = _moved(spec, zone, record, target, policy, ids)
-        decided.append(replace(moved, holiday=holiday, calendar_release=calendar.label))
+        decided.append(with_holiday(moved, holiday, calendar.label))
     return decided
 
 

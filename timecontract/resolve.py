@@ -31,6 +31,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from timecontract import zones
 from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
@@ -158,13 +159,10 @@ class OccurrenceRecord:
         jitter_delay: the dispatch delay the spec's ``jitter`` gives it (``timecontract.jitter``;
             zero without jitter and for skipped records). Evidence: it changes neither the ID,
             the slot nor the instant lateness is measured from.
-        holiday: for a holiday decision (skipped, moved, or a collided move), the holiday's name
-            or ``Saturday (weekend)``; else ``None``.
-        calendar_release: with ``holiday``, the calendar and its data release
-            (``NYSE@holidays-0.108``); else ``None``.
 
     ``SKIPPED_HOLIDAY`` and ``EXCLUDED`` records keep the instant they would have run at as
-    ``instant_utc`` (evidence; they hold no slot).
+    ``instant_utc`` (evidence; they hold no slot). A holiday decision is a
+    :class:`CalendarRecord`, which adds the holiday and the calendar release.
 
     """
 
@@ -181,8 +179,16 @@ class OccurrenceRecord:
     disposition: Disposition
     reason: Reason
     jitter_delay: timedelta = timedelta(0)
-    holiday: str | None = None
-    calendar_release: str | None = None
+
+    @property
+    def holiday(self) -> str | None:
+        """The holiday a calendar decision names (see :class:`CalendarRecord`); else ``None``."""
+        return None
+
+    @property
+    def calendar_release(self) -> str | None:
+        """``<calendar>@<release>`` of a calendar decision (a :class:`CalendarRecord`), or None."""
+        return None
 
     @property
     def placed_at_utc(self) -> datetime:
@@ -214,6 +220,28 @@ class OccurrenceRecord:
         if self.holiday is not None:
             data |= {"holiday": self.holiday, "calendar": self.calendar_release}
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarRecord(OccurrenceRecord):
+    """A record a holiday policy decided: skipped, moved, or a move that collided.
+
+    A subclass, so the records of the fast path keep their size (the time contract's bench).
+
+    Attributes:
+        holiday: the holiday's name, or ``Saturday (weekend)``.
+        calendar_release: the calendar and its data release (``NYSE@holidays-0.108``).
+
+    """
+
+    holiday: str | None = None
+    calendar_release: str | None = None
+
+
+def with_holiday(record: OccurrenceRecord, holiday: str, calendar_release: str) -> CalendarRecord:
+    """``record`` as a :class:`CalendarRecord` naming ``holiday`` and ``calendar_release``."""
+    values: dict[str, Any] = {f.name: getattr(record, f.name) for f in fields(OccurrenceRecord)}
+    return CalendarRecord(**values, holiday=holiday, calendar_release=calendar_release)
 
 
 def format_offset(offset: timedelta) -> str:
@@ -626,8 +654,6 @@ def _build_all(
             planned,
             unambiguous,
             no_jitter,
-            None,
-            None,
         )
         r.__class__ = final  # type: ignore[assignment]
         append(r)  # type: ignore[arg-type]
@@ -700,7 +726,7 @@ def _record(
 
 def _record_setters() -> tuple[Callable[[OccurrenceRecord, object], None], ...]:
     names = [f.name for f in fields(OccurrenceRecord)]
-    assert names[-3:] == ["jitter_delay", "holiday", "calendar_release"] and len(names) == 15
+    assert names[-1] == "jitter_delay" and len(names) == 13
     return tuple(getattr(OccurrenceRecord, name).__set__ for name in names)
 
 
@@ -736,8 +762,6 @@ class _RecordFields:
     disposition: object
     reason: object
     jitter_delay: object
-    holiday: object
-    calendar_release: object
 
 
 assert _RecordFields.__slots__ == OccurrenceRecord.__slots__
@@ -749,7 +773,7 @@ _EPOCH_UTC = _EPOCH.replace(tzinfo=UTC)
 def _new_record(*values: object) -> OccurrenceRecord:
     """``OccurrenceRecord(*values)`` for the twelve fields before ``jitter_delay``."""
     record = object.__new__(OccurrenceRecord)
-    for setter, value in zip(_RECORD_SETTERS, (*values, _NO_JITTER, None, None), strict=True):
+    for setter, value in zip(_RECORD_SETTERS, (*values, _NO_JITTER), strict=True):
         setter(record, value)
     return record
 
