@@ -66,6 +66,10 @@ class Upcoming:
     """The ledger's state; ``None`` when not yet materialized."""
     materialized: bool = True
     """``False``: computed from the active revision's spec, not in the ledger yet."""
+    holiday: str | None = None
+    """For an occurrence a holiday policy moved: the holiday (``Good Friday``) and, after ``@``
+    in ``calendar``, the calendar release; ``None`` otherwise (and from the workflow's reading)."""
+    calendar: str | None = None
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,8 @@ def project(
                         instant_utc=instant,
                         state=None,
                         materialized=False,
+                        holiday=record.holiday,
+                        calendar=record.calendar_release,
                     )
                 )
         found.extend(sorted(batch, key=lambda u: (u.instant_utc, u.nominal_local, u.fold)))
@@ -272,6 +278,8 @@ def _from_view(view: OccurrenceView) -> Upcoming:
         fold=view.fold,
         instant_utc=view.instant_utc,
         state=view.state.value,
+        holiday=view.holiday,
+        calendar=view.calendar_release,
     )
 
 

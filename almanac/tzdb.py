@@ -637,7 +637,8 @@ def publish_staged(
 # --- diff -------------------------------------------------------------------------------------
 
 COMPARED_FIELDS = ("instant", "gapAt", "utcOffset", "disposition", "reason")
-"""The record fields whose change :func:`diff_releases` reports."""
+"""The record fields whose change :func:`diff_releases` reports (and ``holiday``, the name of a
+calendar decision, when either side has one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -660,7 +661,8 @@ class Change:
         if self.before is None or self.after is None:
             return list(COMPARED_FIELDS)
         old, new = _side(self.before), _side(self.after)
-        return [name for name in COMPARED_FIELDS if old[name] != new[name]]
+        names = (*COMPARED_FIELDS, "holiday") if "holiday" in old | new else COMPARED_FIELDS
+        return [name for name in names if old.get(name) != new.get(name)]
 
     def to_json(self) -> dict[str, object]:
         """JSON object for ``almanac tzdb diff --json``."""
@@ -675,7 +677,7 @@ class Change:
 
 
 def _side(record: OccurrenceRecord) -> dict[str, object]:
-    return {
+    side: dict[str, object] = {
         "tzdbVersion": record.tzdb_version,
         "instant": None if record.instant_utc is None else format_instant(record.instant_utc),
         "gapAt": None if record.gap_at_utc is None else format_instant(record.gap_at_utc),
@@ -684,6 +686,9 @@ def _side(record: OccurrenceRecord) -> dict[str, object]:
         "reason": record.reason.value,
         "logicalSlotId": record.logical_slot_id,
     }
+    if record.holiday is not None:
+        side["holiday"] = record.holiday
+    return side
 
 
 def diff_releases(
@@ -709,6 +714,25 @@ def diff_releases(
     """
     check_release(to_release)
     target = spec.model_copy(update={"tzdb_version": to_release})
+    return changes_between(spec, target, from_utc, until_utc, store=store)
+
+
+def changes_between(
+    spec: ScheduleSpecV1,
+    target: ScheduleSpecV1,
+    from_utc: datetime,
+    until_utc: datetime,
+    *,
+    store: Path | None,
+) -> list[Change]:
+    """Records of ``spec`` and ``target`` (the same spec with other pinned data) that differ.
+
+    Records in ``[from, until)`` are matched by (nominal local date-time, fold ordinal).
+
+    Raises:
+        TzdbReleaseNotFound, ZoneNotFound, CalendarReleaseNotFound: data not available.
+
+    """
     before = _by_key(occurrences(spec, from_utc, until_utc, tzdb_store=store))
     after = _by_key(occurrences(target, from_utc, until_utc, tzdb_store=store))
     changes: list[Change] = []

@@ -381,7 +381,12 @@ def _decide(
     held_by_other = holder is not None and holder != record.occurrence_id
     if state is None:
         if record.disposition is not Disposition.PLANNED:
-            return BackfillAction.CREATE, f"recorded SKIPPED_GAP ({record.reason.value}), not run"
+            why = (
+                record.reason.value
+                if record.holiday is None
+                else f"{record.reason.value} {record.holiday!r}"
+            )
+            return BackfillAction.CREATE, f"recorded {record.disposition.value} ({why}), not run"
         if held_by_other:
             return BackfillAction.SKIP, f"logical slot held by {holder}"
         return BackfillAction.CREATE, "never materialized: created and released"

@@ -60,6 +60,8 @@ OCCURRENCE_COLUMNS = (
     "id_format",
     "jitter_ms",
     "event_sequence",
+    "holiday",
+    "calendar_release",
 )
 """The ``occurrences`` columns a created row sets, in the order of :func:`occurrence_values`."""
 _STATE = OCCURRENCE_COLUMNS.index("state")
@@ -77,9 +79,6 @@ _CREATION_SEQUENCE = 1
 _CREATION_WHY = "materialized: "
 """A creation event's ``why`` is this followed by the record's ``reason``."""
 _PLANNED = OccurrenceState.PLANNED.value
-_SKIPPED_GAP = OccurrenceState.SKIPPED_GAP.value
-_PLANNED_STATE = OccurrenceState.PLANNED
-_SKIPPED_STATE = OccurrenceState.SKIPPED_GAP
 _MS = timedelta(milliseconds=1)
 
 
@@ -115,7 +114,7 @@ def occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any,
         None if offset is None else int(offset.total_seconds()),
         record.tzdb_version,
         reason,
-        _PLANNED if planned else _SKIPPED_GAP,
+        record.disposition.value,  # a disposition is the state the record is created in
         reason,
         0,
         None,
@@ -124,6 +123,8 @@ def occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any,
         ID_FORMAT_VERSION,
         record.jitter_delay // _MS if planned else None,
         _CREATION_SEQUENCE,
+        record.holiday,
+        record.calendar_release,
     )
 
 
@@ -156,7 +157,7 @@ def _view(record: OccurrenceRecord, now_utc: datetime, cancelled_why: str | None
     if cancelled_why is not None:
         state, state_reason = OccurrenceState.CANCELLED, cancelled_why
     else:
-        state, state_reason = (_PLANNED_STATE if planned else _SKIPPED_STATE), reason
+        state, state_reason = OccurrenceState(record.disposition.value), reason
     return OccurrenceView(
         occurrence_id=record.occurrence_id,
         schedule_id=record.schedule_id,
@@ -176,6 +177,8 @@ def _view(record: OccurrenceRecord, now_utc: datetime, cancelled_why: str | None
         created_at_utc=now_utc,
         updated_at_utc=now_utc,
         jitter=jitter,
+        holiday=record.holiday,
+        calendar_release=record.calendar_release,
     )
 
 
@@ -277,6 +280,8 @@ _PG_SENT = (
     "reason",
     "state",
     "jitter_ms",
+    "holiday",
+    "calendar_release",
 )
 """The columns sent as arrays (in this order); ``schedule_id``, ``revision`` and ``tzdb_version``
 are one revision's, sent once each, and the others are the same on every created row."""
@@ -307,7 +312,8 @@ def _pg_statement(dialect: Dialect) -> str:
     INSERT INTO occurrences ({", ".join(OCCURRENCE_COLUMNS)})
     SELECT occurrence_id, {schedule_id}, {revision}, logical_slot_id, nominal_local, fold,
         instant_utc, gap_at_utc, utc_offset_seconds, {tzdb_version}, reason, state,
-        reason, 0, NULL, {now}, {now}, %(id_format)s, jitter_ms, {_CREATION_SEQUENCE}
+        reason, 0, NULL, {now}, {now}, %(id_format)s, jitter_ms, {_CREATION_SEQUENCE},
+        holiday, calendar_release
     FROM sent
     ON CONFLICT (occurrence_id) DO NOTHING
     RETURNING occurrence_id, schedule_id, revision, logical_slot_id, instant_utc, state, reason
@@ -348,8 +354,10 @@ def _insert_postgresql(
         [r.gap_at_utc for r in owned],
         [None if r.utc_offset is None else int(r.utc_offset.total_seconds()) for r in owned],
         [r.reason.value for r in owned],
-        [_PLANNED if p else _SKIPPED_GAP for p in planned],
+        [r.disposition.value for r in owned],
         [r.jitter_delay // _MS if p else None for r, p in zip(owned, planned, strict=True)],
+        [r.holiday for r in owned],
+        [r.calendar_release for r in owned],
     ]
     parameters: dict[str, Any] = pg_arrays(OCCURRENCES, _PG_SENT, sent, connection.dialect)
     ((parameters["schedule_id"], parameters["revision"], parameters["tzdb_version"]),) = shared

@@ -70,6 +70,8 @@ def _in(column: str, values: list[str]) -> str:
 
 
 STATES = [s.value for s in OccurrenceState]
+_CALENDAR_STATES = "('SKIPPED_HOLIDAY', 'EXCLUDED')"
+"""States a calendar decision creates: an instant as evidence, never a slot (migration 0014)."""
 MANUAL_REASON = "MANUAL"
 """The reason of a manual occurrence (``almanac trigger``; migration 0007)."""
 REASONS = [*(r.value for r in Reason), MANUAL_REASON]
@@ -153,9 +155,10 @@ class Occurrence(Base):
     """One nominal slot of one revision, with its resolution evidence and its state.
 
     ``nominal_local`` is naive wall time in the revision's zone, stored as ISO text. A
-    ``SKIPPED_GAP`` record has no instant (``instant_utc`` NULL) and no slot; every other record has
-    both. ``claim_generation`` is the number of the current attempt (0 until the first dispatch;
-    each won claim or redelivery adds one).
+    ``SKIPPED_GAP`` record has no instant (``instant_utc`` NULL) and no slot; a ``SKIPPED_HOLIDAY``
+    or ``EXCLUDED`` one keeps the instant it would have run at (if it had one) and no slot; every
+    other record has both (migration 0014). ``claim_generation`` is the number of the current
+    attempt (0 until the first dispatch; each won claim or redelivery adds one).
     """
 
     __tablename__ = "occurrences"
@@ -168,10 +171,13 @@ class Occurrence(Base):
         CheckConstraint("fold IN (0, 1)", name="fold_valid"),
         CheckConstraint("claim_generation >= 0", name="claim_generation_nonnegative"),
         CheckConstraint(
-            "(instant_utc IS NULL) = (state = 'SKIPPED_GAP')", name="instant_unless_skipped"
+            f"(instant_utc IS NULL) = (state = 'SKIPPED_GAP') OR state IN {_CALENDAR_STATES}",
+            name="instant_unless_skipped",
         ),
         CheckConstraint(
-            "(instant_utc IS NULL) = (logical_slot_id IS NULL)", name="slot_iff_instant"
+            "(instant_utc IS NULL) = (logical_slot_id IS NULL) OR "
+            f"(logical_slot_id IS NULL AND state IN {_CALENDAR_STATES})",
+            name="slot_iff_instant",
         ),
         CheckConstraint(
             "instant_utc IS NOT NULL OR gap_at_utc IS NOT NULL", name="placed_on_utc_line"
@@ -220,6 +226,10 @@ class Occurrence(Base):
     """The ``sequence`` of this occurrence's latest event: each transition's compare-and-set
     increments it in its ``UPDATE`` and numbers its event with the result (migration 0006)."""
     backfill_at_utc: Mapped[datetime | None]
+    holiday: Mapped[str | None] = mapped_column(Text)
+    """The holiday (or weekend day) a calendar decision names; NULL otherwise (migration 0014)."""
+    calendar_release: Mapped[str | None] = mapped_column(String(90))
+    """``<calendar>@<release>`` of that decision, e.g. ``NYSE@holidays-0.108`` (migration 0014)."""
     """When an operator's backfill released this occurrence (``almanac backfill``, migration
     0009): the recorded decision that it runs although its instant is past. NULL otherwise."""
 

@@ -5,7 +5,7 @@ state change goes, checks it (:func:`is_legal`) before its compare-and-set and r
 :class:`ledger.errors.IllegalTransition` for any other pair; the compare-and-set's ``WHERE state =
 <observed>`` then catches a concurrent change. The database repeats the state list in a CHECK
 constraint, so an unknown state cannot be written even by hand, and a trigger (migrations 0002,
-0005 and 0009, which hold frozen copies of this table — a test keeps the newest equal) rejects any
+0005, 0009 and 0014 hold frozen copies of this table — a test keeps the newest equal) rejects any
 other state change as a backstop, even one issued as raw SQL.
 
 Decisions recorded here (DESIGN §4, invariant 5):
@@ -62,6 +62,11 @@ class OccurrenceState(StrEnum):
     """Terminal: came due while the schedule's previous occurrence still ran, and the spec's
     ``overlapPolicy`` (``SKIP``, or ``BUFFER_ONE`` with the buffer full) skips it. Never
     dispatched, so no effect can exist."""
+    SKIPPED_HOLIDAY = "SKIPPED_HOLIDAY"
+    """Terminal, created so: the nominal date is not a business day of the pinned calendar
+    (``holiday`` names why), or a holiday move landed on a slot another occurrence holds."""
+    EXCLUDED = "EXCLUDED"
+    """Terminal, created so: the nominal time is excluded by the spec's ``exdates``."""
 
 
 S = OccurrenceState
@@ -79,14 +84,18 @@ TRANSITIONS: Mapping[OccurrenceState, frozenset[OccurrenceState]] = {
     S.MISFIRE_EXPIRED: frozenset(),
     S.CANCELLED: frozenset(),
     S.SKIPPED_OVERLAP: frozenset(),
+    S.SKIPPED_HOLIDAY: frozenset(),
+    S.EXCLUDED: frozenset(),
 }
 """Legal transitions: ``TRANSITIONS[from]`` is the set of states ``from`` may move to."""
 
 TERMINAL: frozenset[OccurrenceState] = frozenset(s for s, nxt in TRANSITIONS.items() if not nxt)
 """States with no way out: SUCCEEDED, FAILED, SKIPPED_GAP, MISFIRE_EXPIRED, CANCELLED,
-SKIPPED_OVERLAP."""
+SKIPPED_OVERLAP, SKIPPED_HOLIDAY, EXCLUDED."""
 
-INITIAL: frozenset[OccurrenceState] = frozenset({S.PLANNED, S.SKIPPED_GAP})
+INITIAL: frozenset[OccurrenceState] = frozenset(
+    {S.PLANNED, S.SKIPPED_GAP, S.SKIPPED_HOLIDAY, S.EXCLUDED}
+)
 """States an occurrence is created in (by materialization)."""
 
 LIVE: frozenset[OccurrenceState] = frozenset(TRANSITIONS) - TERMINAL - {S.SKIPPED_GAP}

@@ -72,7 +72,8 @@ class OccurrenceView:
     """One occurrence as the ledger holds it (see :class:`ledger.models.Occurrence`).
 
     ``jitter`` is the dispatch delay recorded at materialization (``jitter_ms``), ``None`` for
-    skipped records and rows older than migration 0005.
+    skipped records and rows older than migration 0005. ``holiday`` and ``calendar_release`` are
+    a calendar decision's evidence (migration 0014), else ``None``.
     """
 
     occurrence_id: str
@@ -93,6 +94,8 @@ class OccurrenceView:
     created_at_utc: datetime
     updated_at_utc: datetime
     jitter: timedelta | None = None
+    holiday: str | None = None
+    calendar_release: str | None = None
 
     @classmethod
     def from_row(cls, row: Row[Any]) -> OccurrenceView:
@@ -119,6 +122,8 @@ class OccurrenceView:
             created_at_utc=m["created_at_utc"],
             updated_at_utc=m["updated_at_utc"],
             jitter=None if jitter_ms is None else timedelta(milliseconds=jitter_ms),
+            holiday=m.get("holiday"),
+            calendar_release=m.get("calendar_release"),
         )
 
     @property

@@ -20,6 +20,7 @@ from timecontract.ids import (
 from timecontract.interval import INTERVAL_EPOCH_UTC, interval_instants
 from timecontract.jitter import jitter_delay
 from timecontract.misfire import MisfirePlan, Overdue, plan_misfires
+from timecontract.recurrence import iter_occurrences, occurrences
 from timecontract.resolve import (
     LAST_WINDOW_END,
     Disposition,
@@ -27,8 +28,6 @@ from timecontract.resolve import (
     Reason,
     Resolution,
     format_offset,
-    iter_occurrences,
-    occurrences,
     resolve_local,
 )
 from timecontract.rrule import Rule, RuleError, parse_rule

@@ -43,14 +43,8 @@ from itertools import islice, pairwise
 from pathlib import Path
 
 from timecontract import zones
-from timecontract.resolve import (
-    Disposition,
-    OccurrenceRecord,
-    Reason,
-    _transition_between,
-    iter_occurrences,
-    occurrences,
-)
+from timecontract.recurrence import iter_occurrences, occurrences
+from timecontract.resolve import Disposition, OccurrenceRecord, Reason, _transition_between
 from timecontract.spec import (
     FoldPolicy,
     GapPolicy,
@@ -334,7 +328,12 @@ def _cutover_in_gap(
 ) -> SpecWarning | None:
     cutover = spec.cutover_at
     records = _records_near(spec, transition, timedelta(0), tzdb_store)
-    gap_reasons = {Reason.GAP_SKIPPED, Reason.GAP_SHIFTED_FORWARD, Reason.GAP_SHIFT_COLLISION}
+    gap_reasons = {
+        Reason.GAP_SKIPPED,
+        Reason.GAP_SHIFTED_FORWARD,
+        Reason.GAP_NEXT_VALID,
+        Reason.GAP_SHIFT_COLLISION,
+    }
     lost = [
         r
         for r in records
@@ -349,7 +348,7 @@ def _cutover_in_gap(
     if spec.gap_policy is GapPolicy.SKIP:
         placed = f"SKIP records it at gapAt {format_instant(t)}"
     else:
-        placed = f"SHIFT_FORWARD places it at {format_instant(lost[0].placed_at_utc)}"
+        placed = f"{spec.gap_policy.value} places it at {format_instant(lost[0].placed_at_utc)}"
     return SpecWarning(
         WarningCode.CUTOVER_IN_GAP,
         "cutoverAt",

@@ -31,10 +31,10 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from timecontract import zones
 from timecontract.countwindow import constant_per_period, gap_nominals_before, nominal_count_before
-from timecontract.density import span_for
 from timecontract.ids import (
     LOCAL_YEARS,
     TWO_DIGITS,
@@ -68,6 +68,10 @@ class Disposition(StrEnum):
 
     PLANNED = "PLANNED"
     SKIPPED_GAP = "SKIPPED_GAP"
+    SKIPPED_HOLIDAY = "SKIPPED_HOLIDAY"
+    """The nominal date is not a business day of the calendar (or a move found no slot)."""
+    EXCLUDED = "EXCLUDED"
+    """The nominal time is excluded by ``exdates`` (RFC 5545 EXDATE)."""
 
 
 class Reason(StrEnum):
@@ -87,6 +91,32 @@ class Reason(StrEnum):
     """Shifted forward onto the instant of a natural occurrence, which keeps the slot."""
     ELAPSED_INTERVAL = "ELAPSED_INTERVAL"
     """A point of an elapsed-time ``interval`` grid (UTC spacing; no gap or fold applies)."""
+    GAP_NEXT_VALID = "GAP_NEXT_VALID"
+    """The local time does not exist; runs at the first instant after the gap (NEXT_VALID)."""
+    EXDATE_EXCLUDED = "EXDATE_EXCLUDED"
+    """Excluded by ``exdates``; ``instant`` is where it would have run."""
+    HOLIDAY_SKIPPED = "HOLIDAY_SKIPPED"
+    """Not a business day and holidayPolicy SKIP (or no business day within reach)."""
+    HOLIDAY_FOLLOWING = "HOLIDAY_FOLLOWING"
+    """Moved to the next business day (holidayPolicy FOLLOWING)."""
+    HOLIDAY_PRECEDING = "HOLIDAY_PRECEDING"
+    """Moved to the previous business day (holidayPolicy PRECEDING)."""
+    HOLIDAY_MODIFIED_FOLLOWING = "HOLIDAY_MODIFIED_FOLLOWING"
+    """Moved per MODIFIED_FOLLOWING (the next business day, or the previous one across a month)."""
+    HOLIDAY_MOVE_COLLISION = "HOLIDAY_MOVE_COLLISION"
+    """Moved onto an instant another occurrence holds, which keeps the slot; never run twice."""
+
+
+MOVED_REASONS = frozenset(
+    {
+        Reason.GAP_SHIFTED_FORWARD,
+        Reason.GAP_NEXT_VALID,
+        Reason.HOLIDAY_FOLLOWING,
+        Reason.HOLIDAY_PRECEDING,
+        Reason.HOLIDAY_MODIFIED_FOLLOWING,
+    }
+)
+"""Reasons of records placed away from their nominal time: they yield a slot to a natural one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +160,10 @@ class OccurrenceRecord:
             zero without jitter and for skipped records). Evidence: it changes neither the ID,
             the slot nor the instant lateness is measured from.
 
+    ``SKIPPED_HOLIDAY`` and ``EXCLUDED`` records keep the instant they would have run at as
+    ``instant_utc`` (evidence; they hold no slot). A holiday decision is a
+    :class:`CalendarRecord`, which adds the holiday and the calendar release.
+
     """
 
     occurrence_id: OccurrenceId
@@ -147,6 +181,16 @@ class OccurrenceRecord:
     jitter_delay: timedelta = timedelta(0)
 
     @property
+    def holiday(self) -> str | None:
+        """The holiday a calendar decision names (see :class:`CalendarRecord`); else ``None``."""
+        return None
+
+    @property
+    def calendar_release(self) -> str | None:
+        """``<calendar>@<release>`` of a calendar decision (a :class:`CalendarRecord`), or None."""
+        return None
+
+    @property
     def placed_at_utc(self) -> datetime:
         """Where the record sits on the UTC line: its instant, or ``gapAt`` when skipped."""
         placed = self.instant_utc if self.instant_utc is not None else self.gap_at_utc
@@ -154,8 +198,11 @@ class OccurrenceRecord:
         return placed
 
     def to_json(self) -> dict[str, object]:
-        """The preview contract's JSON object (camelCase keys; see ``almanac preview --json``)."""
-        return {
+        """The preview contract's JSON object (camelCase keys; see ``almanac preview --json``).
+
+        A holiday decision adds ``holiday`` (its name) and ``calendar`` (``name@release``).
+        """
+        data: dict[str, object] = {
             "occurrenceId": self.occurrence_id,
             "logicalSlotId": self.logical_slot_id,
             "scheduleId": self.schedule_id,
@@ -170,6 +217,31 @@ class OccurrenceRecord:
             "reason": self.reason.value,
             "jitter": format_duration(self.jitter_delay),
         }
+        if self.holiday is not None:
+            data |= {"holiday": self.holiday, "calendar": self.calendar_release}
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarRecord(OccurrenceRecord):
+    """A record a holiday policy decided: skipped, moved, or a move that collided.
+
+    A subclass, so the records of the fast path keep their size (the time contract's bench).
+
+    Attributes:
+        holiday: the holiday's name, or ``Saturday (weekend)``.
+        calendar_release: the calendar and its data release (``NYSE@holidays-0.108``).
+
+    """
+
+    holiday: str | None = None
+    calendar_release: str | None = None
+
+
+def with_holiday(record: OccurrenceRecord, holiday: str, calendar_release: str) -> CalendarRecord:
+    """``record`` as a :class:`CalendarRecord` naming ``holiday`` and ``calendar_release``."""
+    values: dict[str, Any] = {f.name: getattr(record, f.name) for f in fields(OccurrenceRecord)}
+    return CalendarRecord(**values, holiday=holiday, calendar_release=calendar_release)
 
 
 def format_offset(offset: timedelta) -> str:
@@ -220,6 +292,8 @@ def resolve_local(
     gap_at = _transition_between(zone, _utc(nominal_local, later), _utc(nominal_local, earlier))
     if gap_policy is GapPolicy.SKIP:
         return [Resolution(0, None, gap_at, None, Reason.GAP_SKIPPED)]
+    if gap_policy is GapPolicy.NEXT_VALID:
+        return [Resolution(0, gap_at, gap_at, later, Reason.GAP_NEXT_VALID)]
     return [Resolution(0, _utc(nominal_local, earlier), gap_at, later, Reason.GAP_SHIFTED_FORWARD)]
 
 
@@ -253,7 +327,8 @@ LAST_WINDOW_END = datetime(9999, 12, 1, tzinfo=UTC)
 each side, which must stay inside ``datetime``'s year 9999 (a later end is refused, not clamped)."""
 
 
-def _check_window(from_utc: datetime, to_utc: datetime) -> None:
+def check_window(from_utc: datetime, to_utc: datetime) -> None:
+    """Refuse a naive bound or an end after :data:`LAST_WINDOW_END` (``ValueError``)."""
     if from_utc.tzinfo is None or to_utc.tzinfo is None:
         raise ValueError("window bounds must be aware UTC datetimes")
     if to_utc > LAST_WINDOW_END:
@@ -263,14 +338,17 @@ def _check_window(from_utc: datetime, to_utc: datetime) -> None:
         )
 
 
-def occurrences(
+def rule_occurrences(
     spec: ScheduleSpecV1,
     from_utc: datetime,
     to_utc: datetime,
     *,
     tzdb_store: Path | None = None,
 ) -> list[OccurrenceRecord]:
-    """Every record the spec's revision owns whose instant (or gapAt) lies in ``[from, to)``.
+    """Every record the revision owns in ``[from, to)``, for a spec without calendar fields.
+
+    ``timecontract.recurrence.occurrences`` is the public entry, which sends a spec with
+    calendar fields to its own path.
 
     "Owns" means placed at or after the spec's ``cutoverAt`` (a later revision's cutover is the
     ledger's business), with the nominal time within ``start``/``end`` and the rule's COUNT/UNTIL.
@@ -290,22 +368,14 @@ def occurrences(
         ValueError: a naive bound, or an end after :data:`LAST_WINDOW_END`.
 
     An ``interval`` spec yields its grid's instants instead (``timecontract.interval``), reason
-    ``ELAPSED_INTERVAL``. Every planned record carries its ``jitter_delay``
-    (``timecontract.jitter``).
+    ``ELAPSED_INTERVAL``. No record carries a ``jitter_delay`` yet: :func:`jittered` gives them
+    theirs (``timecontract.recurrence.occurrences``).
 
     Cost: proportional to the window; for rules with COUNT too when every period yields the same
     instants (``timecontract.countwindow``), else walked from DTSTART (at most COUNT instances).
 
     """
-    _check_window(from_utc, to_utc)
-    records = _unjittered(spec, from_utc, to_utc, tzdb_store)
-    return _jittered(spec, records, to_utc, tzdb_store) if spec.jitter else records
-
-
-def _unjittered(
-    spec: ScheduleSpecV1, from_utc: datetime, to_utc: datetime, tzdb_store: Path | None
-) -> list[OccurrenceRecord]:
-    """:func:`occurrences` before each planned record is given its ``jitter_delay``."""
+    check_window(from_utc, to_utc)
     from_utc = max(from_utc, spec.cutover_at)
     if to_utc <= from_utc:
         return []
@@ -340,7 +410,7 @@ def _unjittered(
         records += irregular
     owned = [
         r
-        for r in _settle_collisions(records)
+        for r in settle_collisions(records)
         if from_utc <= (r.instant_utc if r.instant_utc is not None else r.gap_at_utc) < to_utc  # type: ignore[operator]
     ]
     return sorted(owned, key=_order)
@@ -357,28 +427,33 @@ def _assemble(
     from_utc: datetime,
     to_utc: datetime,
 ) -> list[OccurrenceRecord]:
-    """The owned, settled, ordered records, as :func:`occurrences`' general path makes them.
+    """The owned, settled, ordered records, as :func:`rule_occurrences`' general path makes them.
 
     ``regular``: ``UNAMBIGUOUS`` records whose instants strictly ascend, so already in
     :func:`_order` and each holding its own slot; ``irregular``: the few records decided next to
-    a transition. Collisions are settled as :func:`_settle_collisions` does (a shifted record
+    a transition. Collisions are settled as :func:`settle_collisions` does (a shifted record
     loses its slot to any other record holding it: among the irregular ones by set, among the
     regular ones by bisecting their instants — a slot names the instant's second), the window
     cuts ``regular`` by bisection, and the irregular records are inserted at their place.
     """
-    natural = {r.logical_slot_id for r in irregular if r.reason is not Reason.GAP_SHIFTED_FORWARD}
+    natural = {r.logical_slot_id for r in irregular if r.reason not in MOVED_REASONS}
     second = timedelta(seconds=1)
     settled = []
-    for r in irregular:
-        if r.reason is Reason.GAP_SHIFTED_FORWARD:
+    taken: set[LogicalSlotId | None] = set()
+    for r in irregular:  # in nominal order: the earliest moved record keeps a shared slot
+        if r.reason in MOVED_REASONS:
             assert r.instant_utc is not None
             floor = r.instant_utc.replace(microsecond=0)
             low = bisect_left(regular, floor, key=_instant)
             high = bisect_left(regular, floor + second, lo=low, key=_instant)
-            if r.logical_slot_id in natural or any(
-                regular[k].logical_slot_id == r.logical_slot_id for k in range(low, high)
+            if (
+                r.logical_slot_id in natural
+                or r.logical_slot_id in taken
+                or any(regular[k].logical_slot_id == r.logical_slot_id for k in range(low, high))
             ):
                 r = _collided(r)
+            else:
+                taken.add(r.logical_slot_id)
         if from_utc <= r.placed_at_utc < to_utc:
             settled.append(r)
     first = bisect_left(regular, from_utc, key=_instant)
@@ -386,58 +461,6 @@ def _assemble(
     for r in sorted(settled, key=_order):
         owned.insert(bisect_left(owned, _order(r), key=_order), r)
     return owned
-
-
-STREAM_PERIODS = 10_000
-""":func:`iter_occurrences` resolves its window in pieces of at most this many rule periods…"""
-STREAM_OCCURRENCES = 10_000
-"""… and of about this many occurrences (``timecontract.density``), never shorter than an hour."""
-_SHORTEST_PIECE = timedelta(hours=1)
-
-
-def iter_occurrences(
-    spec: ScheduleSpecV1,
-    from_utc: datetime,
-    to_utc: datetime,
-    *,
-    tzdb_store: Path | None = None,
-) -> Iterator[OccurrenceRecord]:
-    """:func:`occurrences`, yielded piece by piece: memory follows a piece, not the window.
-
-    The window is cut into consecutive pieces of :data:`STREAM_PERIODS` periods or about
-    :data:`STREAM_OCCURRENCES` occurrences, whichever is shorter (at least an hour: at most
-    ``60 × MAX_PER_MINUTE`` records for a valid spec), and each is resolved by
-    :func:`occurrences`; splitting a window yields the same records
-    as the whole, in the same order (records are sorted by their placed instant, and pieces split
-    the UTC line), so the concatenation is exactly ``occurrences(spec, from_utc, to_utc)``. A
-    COUNT rule that is walked from DTSTART is resolved in one piece (a walk per piece would
-    repeat it).
-
-    Raises:
-        The same as :func:`occurrences`.
-
-    """
-    _check_window(from_utc, to_utc)
-    rule = spec.rscale_rule if spec.interval is None else None
-    walked = (
-        rule is not None
-        and rule.rule.count is not None
-        and (rule.moves_invalid_dates or not counts_arithmetically(rule.rule))
-    )
-    piece = max(
-        min(
-            min(spec.nominal_period, timedelta(days=366)) * STREAM_PERIODS,
-            span_for(STREAM_OCCURRENCES, spec.per_day_bound),
-        ),
-        _SHORTEST_PIECE,
-    )
-    start = from_utc
-    while True:
-        end = to_utc if walked or to_utc - start <= piece else start + piece
-        yield from occurrences(spec, start, end, tzdb_store=tzdb_store)
-        if end >= to_utc:
-            return
-        start = end
 
 
 def _order(r: OccurrenceRecord) -> tuple[datetime, datetime, int]:
@@ -491,24 +514,33 @@ def _planned_instants(records: Iterable[OccurrenceRecord]) -> list[datetime]:
     return sorted({_instant(r) for r in records if r.disposition is Disposition.PLANNED})
 
 
-def _jittered(
+def jittered(
     spec: ScheduleSpecV1,
     records: list[OccurrenceRecord],
     to_utc: datetime,
-    tzdb_store: Path | None,
+    beyond: Callable[[datetime, datetime], list[OccurrenceRecord]],
 ) -> list[OccurrenceRecord]:
     """Give each planned record its ``jitter_delay``, capped at the gap to the next one.
 
     As Temporal Schedules do, a delay never reaches the next planned instant of the series: the
     range is ``[0, min(jitter, next instant - instant))``, so a delayed run always starts before
     its successor is due, and a jitter longer than the period cannot make two runs overlap. The
-    successor of a record near the window's end is found past it (at most ``jitter`` further), so
-    a window split in two gets the same delays as the whole.
+    successor of a record near the window's end is found past it, by ``beyond(to_utc, end)`` (the
+    spec's records, unjittered, at most ``jitter`` further), so a window split in two gets the
+    same delays as the whole.
+
+    Args:
+        spec: the spec whose ``jitter`` applies (``PT0S``: records returned as they are).
+        records: the window's records, ordered as :func:`rule_occurrences` orders them.
+        to_utc: the window's end (exclusive).
+        beyond: the spec's unjittered records of a later window.
     """
+    if not spec.jitter:
+        return records
     instants = _planned_instants(records)
     if instants and instants[-1] + spec.jitter > to_utc:
         beyond_end = min(instants[-1] + spec.jitter, LAST_WINDOW_END)
-        instants += _planned_instants(_unjittered(spec, to_utc, beyond_end, tzdb_store))
+        instants += _planned_instants(beyond(to_utc, beyond_end))
     jittered = []
     for record in records:
         if record.disposition is Disposition.PLANNED:
@@ -790,19 +822,48 @@ def _new_record(*values: object) -> OccurrenceRecord:
     return record
 
 
-def _settle_collisions(records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
-    """Give each logical slot to one record: a natural occurrence beats a shifted one."""
-    natural = {r.logical_slot_id for r in records if r.reason is not Reason.GAP_SHIFTED_FORWARD}
-    settled: list[OccurrenceRecord] = []
-    for record in records:
-        if record.reason is Reason.GAP_SHIFTED_FORWARD and record.logical_slot_id in natural:
-            record = _collided(record)
-        settled.append(record)
-    return settled
+def settle_collisions(records: list[OccurrenceRecord]) -> list[OccurrenceRecord]:
+    """Give each logical slot to one record: a natural occurrence beats a moved one.
+
+    Moved records (:data:`MOVED_REASONS`: a shifted gap time, a holiday move) yield to any
+    record not moved that holds the slot, and among themselves the earliest nominal time
+    (then fold) keeps it; the others become collisions (:func:`_collided`). Order is kept.
+    """
+    natural = {
+        r.logical_slot_id
+        for r in records
+        if r.reason not in MOVED_REASONS and r.logical_slot_id is not None
+    }
+    moved = sorted((r for r in records if r.reason in MOVED_REASONS), key=_nominal_order)
+    losers: set[OccurrenceId] = set()
+    taken: set[LogicalSlotId | None] = set()
+    for record in moved:
+        if record.logical_slot_id in natural or record.logical_slot_id in taken:
+            losers.add(record.occurrence_id)
+        taken.add(record.logical_slot_id)
+    if not losers:
+        return records
+    return [_collided(r) if r.occurrence_id in losers else r for r in records]
+
+
+def _nominal_order(record: OccurrenceRecord) -> tuple[datetime, int]:
+    return record.nominal_local, record.fold
 
 
 def _collided(record: OccurrenceRecord) -> OccurrenceRecord:
-    """A shifted record whose slot a natural occurrence holds (``GAP_SHIFT_COLLISION``)."""
+    """A moved record whose slot another holds, recorded as a collision.
+
+    ``GAP_SHIFT_COLLISION`` for a gap shift; ``HOLIDAY_MOVE_COLLISION`` for a holiday move, which
+    keeps the instant it would have taken, as evidence.
+    """
+    if record.holiday is not None:
+        return replace(
+            record,
+            logical_slot_id=None,
+            disposition=Disposition.SKIPPED_HOLIDAY,
+            reason=Reason.HOLIDAY_MOVE_COLLISION,
+            jitter_delay=_NO_JITTER,
+        )
     return replace(
         record,
         logical_slot_id=None,

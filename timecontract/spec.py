@@ -32,7 +32,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -51,6 +51,16 @@ from pydantic import (
 )
 
 from timecontract import zones
+from timecontract.calendar_spec import (
+    CALENDAR_ADDITIVE_FIELDS,
+    CALENDAR_PATTERN_WORDING,
+    MAX_DATES,
+    CalendarSpec,
+    calendar_data_problems,
+    calendar_problems,
+    parse_exdate,
+)
+from timecontract.calendars import HolidayPolicy
 from timecontract.density import (
     MAX_PER_MINUTE,
     MIN_INTERVAL,
@@ -76,6 +86,7 @@ PATTERN_WORDING = {
     "0-9, '_' and '-'",
     zones.RELEASE_PATTERN.pattern: "must be an IANA tz database release: a year and a letter, "
     "e.g. 2026a",
+    **CALENDAR_PATTERN_WORDING,
 }
 """What a patterned field must be, in words: a problem says this instead of quoting the regex."""
 DEFAULT_START = datetime(2001, 1, 1)
@@ -98,6 +109,7 @@ ADDITIVE_FIELDS: dict[str, Any] = {
     "phase": "PT0S",
     "jitter": "PT0S",
     "overlapPolicy": "ALLOW_ALL",
+    **CALENDAR_ADDITIVE_FIELDS,
 }
 """Fields added to scheduleSpec.v1 after its first release, with their defaults as stored JSON.
 
@@ -123,10 +135,14 @@ class GapPolicy(StrEnum):
     ``SKIP`` records a ``SKIPPED_GAP`` fact (with ``gapAt``, the transition's instant) and runs
     nothing. ``SHIFT_FORWARD`` runs at the instant RFC 5545 §3.3.5 gives: the local time read with
     the offset in force before the gap, i.e. moved later by the gap's length (02:30 → 03:30 EDT).
+    ``NEXT_VALID`` runs at the first instant after the gap, the transition itself (02:30 → 03:00
+    EDT; what ISC cron, croniter and Dagster do); several gap times then share that instant, and
+    the earliest nominal time keeps the slot (a natural 03:00 occurrence beats them all).
     """
 
     SKIP = "SKIP"
     SHIFT_FORWARD = "SHIFT_FORWARD"
+    NEXT_VALID = "NEXT_VALID"
 
 
 class FoldPolicy(StrEnum):
@@ -212,10 +228,12 @@ class ScheduleSpecV1(BaseModel):
         frozen=True,
         json_schema_extra={
             "title": "scheduleSpec.v1",
-            # One of rule and interval must be given (a string); validation also refuses both.
+            # One of rule and interval must be given (a string), or rdates alone; validation
+            # also refuses rule and interval both.
             "anyOf": [
                 {"required": ["rule"], "properties": {"rule": {"type": "string"}}},
                 {"required": ["interval"], "properties": {"interval": {"type": "string"}}},
+                {"required": ["rdates"], "properties": {"rdates": {"minItems": 1}}},
             ],
         },
         defer_build=True,  # built below, without pydantic plugins (see build_without_plugins)
@@ -280,7 +298,9 @@ class ScheduleSpecV1(BaseModel):
         description="SKIP, BUFFER_ONE, BUFFER_ALL, CANCEL_OTHER or ALLOW_ALL (default).",
     )
     gap_policy: GapPolicy = Field(
-        default=GapPolicy.SHIFT_FORWARD, alias="gapPolicy", description="SKIP or SHIFT_FORWARD."
+        default=GapPolicy.SHIFT_FORWARD,
+        alias="gapPolicy",
+        description="SKIP, SHIFT_FORWARD or NEXT_VALID.",
     )
     fold_policy: FoldPolicy = Field(
         default=FoldPolicy.FIRST_ONLY,
@@ -309,6 +329,31 @@ class ScheduleSpecV1(BaseModel):
     )
     action: ActionSpec | None = Field(
         default=None, description="The action adapter and its parameters; needed to apply."
+    )
+    # The calendar fields (timecontract.calendar_spec); the start and end they are checked
+    # against are declared above them.
+    rdates: list[datetime] = Field(
+        default_factory=list,
+        max_length=MAX_DATES,
+        description="RFC 5545 RDATE: extra local date-times (no offset) within start..end.",
+    )
+    exdates: list[datetime | date] = Field(
+        default_factory=list,
+        max_length=MAX_DATES,
+        description="RFC 5545 EXDATE: local date-times, or dates excluding a whole local day.",
+    )
+    calendar: CalendarSpec | None = Field(
+        default=None, description="Holiday calendar {name, release, weekend} (pinned data)."
+    )
+    holiday_policy: HolidayPolicy | None = Field(
+        default=None,
+        alias="holidayPolicy",
+        description="SKIP (default with a calendar), FOLLOWING, PRECEDING or MODIFIED_FOLLOWING.",
+    )
+    business_days_only: bool = Field(
+        default=False,
+        alias="businessDaysOnly",
+        description="Keep only the calendar's business days in the rule's set, before BYSETPOS.",
     )
 
     @field_validator("rule")
@@ -367,7 +412,8 @@ class ScheduleSpecV1(BaseModel):
         # parse_spec reports these from the raw data together with every other problem; this
         # is the backstop for direct model construction.
         for problem in rule_or_interval_problems(
-            {"rule": self.rule, "interval": self.interval}, present=lambda v: v is not None
+            {"rule": self.rule, "interval": self.interval, "rdates": self.rdates},
+            present=lambda v: v is not None,
         ):
             raise _RuleOrInterval(problem)
         return self
@@ -376,6 +422,22 @@ class ScheduleSpecV1(BaseModel):
     @classmethod
     def _local_date_time(cls, value: Any) -> Any:
         return _parse_local(value)
+
+    @field_validator("rdates", mode="before")
+    @classmethod
+    def _local_date_times(cls, value: Any) -> Any:
+        return [_parse_local(item) for item in value] if isinstance(value, list) else value
+
+    @field_validator("exdates", mode="before")
+    @classmethod
+    def _dates_or_local_date_times(cls, value: Any) -> Any:
+        return [parse_exdate(item) for item in value] if isinstance(value, list) else value
+
+    @model_validator(mode="after")
+    def _calendar_fields(self) -> ScheduleSpecV1:
+        for problem in calendar_problems(dict(self)):
+            raise _FieldProblem(problem)
+        return self
 
     @field_validator("start", "end")
     @classmethod
@@ -433,6 +495,8 @@ class ScheduleSpecV1(BaseModel):
         """
         if self.interval is not None:
             return self.interval
+        if self.rule is None:
+            return timedelta(days=1)  # dates only (rdates)
         return nominal_period(self.parsed_rule)
 
     @property
@@ -525,6 +589,14 @@ def _unreadable_reason(exc: OSError) -> str:
     return (exc.strerror or type(exc).__name__).lower()
 
 
+class _FieldProblem(ValueError):
+    """A problem between fields found after validation; carries the :class:`SpecError`."""
+
+    def __init__(self, problem: SpecError) -> None:
+        super().__init__(problem.problem)
+        self.problem = problem
+
+
 class _RuleOrInterval(ValueError):
     """``rule``/``interval`` are both given or both missing; carries the :class:`SpecError`."""
 
@@ -554,8 +626,8 @@ def rule_or_interval_problems(
                 "times, interval for elapsed-time spacing)",
             )
         ]
-    if not has_rule and not has_interval:
-        return [SpecError("rule", None, "is required (or give interval instead)")]
+    if not has_rule and not has_interval and not data.get("rdates"):
+        return [SpecError("rule", None, "is required (or give interval or rdates instead)")]
     return []
 
 
@@ -939,9 +1011,9 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
 
     Raises:
         InvalidSpec: every problem at once, each a :class:`SpecError` naming the field and the
-            value (the zone and release problems together with the others); a literal secret
-            in ``action.parameters`` (see ``timecontract.secrets``), and data larger than
-            :data:`MAX_SPEC_VALUES` / :data:`MAX_SPEC_TEXT`, and a schedule denser than
+            value (the zone, release and calendar data problems together with the others); a
+            literal secret in ``action.parameters`` (see ``timecontract.secrets``), data larger
+            than :data:`MAX_SPEC_VALUES` / :data:`MAX_SPEC_TEXT`, and a schedule denser than
             ``density.MAX_PER_MINUTE`` (:func:`density_problems`), are problems too. Its
             ``schedule_id`` and ``revision`` are those of the data when each is valid by itself
             (``None`` for data too large to check).
@@ -952,7 +1024,11 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
     too_large = size_problems(data)
     if too_large:
         raise InvalidSpec(too_large, name)
-    problems = zone_problems(data, tzdb_store) if isinstance(data, Mapping) else []
+    problems = (
+        zone_problems(data, tzdb_store) + calendar_data_problems(data, tzdb_store)
+        if isinstance(data, Mapping)
+        else []
+    )
     problems += secret_problems(data)
     try:
         spec = parse_spec(data, name)
@@ -1005,6 +1081,9 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             message = f"invalid RRULE: {message}"
         elif isinstance(error.get("ctx", {}).get("error"), _RuleOrInterval):
             continue  # reported from the raw data by parse_spec
+        elif isinstance(error.get("ctx", {}).get("error"), _FieldProblem):
+            problems.append(error["ctx"]["error"].problem)
+            continue
         if not loc and isinstance(value, Mapping):
             value = None
         problems.append(SpecError(field, redact_at(loc, value), message))
@@ -1050,4 +1129,4 @@ def build_without_plugins(*models: type[BaseModel]) -> None:
             os.environ["PYDANTIC_DISABLE_PLUGINS"] = previous
 
 
-build_without_plugins(ActionSpec, ScheduleSpecV1)
+build_without_plugins(ActionSpec, CalendarSpec, ScheduleSpecV1)

@@ -33,6 +33,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from almanac.cli import (
+    calendar,
     control,
     db,
     dev,
@@ -57,6 +58,7 @@ GROUPS: tuple[ModuleType, ...] = (
     spec,
     sink,
     tzdb,
+    calendar,
     db,
     ledger,
     rollout,
@@ -74,6 +76,7 @@ COMMANDS: dict[str, ModuleType] = {
     **dict.fromkeys(("validate", "schema", "preview"), spec),
     "sink": sink,
     "tzdb": tzdb,
+    "calendar": calendar,
     "db": db,
     "ledger": ledger,
     **dict.fromkeys(("rollout", "rollback"), rollout),

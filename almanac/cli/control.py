@@ -74,6 +74,7 @@ def apply(
     """
 
     async def work() -> None:
+        from almanac.calendars import pin_spec_calendar
         from almanac.cli.spec import (
             action_warnings,
             load_checked_spec,
@@ -92,6 +93,8 @@ def apply(
                 print_json(validation_json(spec_file, store))
             raise
         check_applicable(spec)
+        # The calendar release the spec pins goes into the store, where workers read it.
+        pin_spec_calendar(spec, store)
         # Printed once the spec is applied: a failure stays the one line on stderr.
         warnings = spec_warnings(spec, tzdb_store=store) + action_warnings(spec)
         client = await _connect()
@@ -314,6 +317,7 @@ def upcoming(
                         "state": o.state,
                         "materialized": o.materialized,
                     }
+                    | ({} if o.holiday is None else {"holiday": o.holiday, "calendar": o.calendar})
                     for o in rows
                 ]
             )
@@ -363,7 +367,8 @@ def _upcoming_table(title: str, rows: list[Any]) -> Table:
             str(o.fold),
             _z(o.instant_utc),
             str(o.revision),
-            o.state if o.materialized else "[dim]not yet materialized[/dim]",
+            (o.state if o.materialized else "[dim]not yet materialized[/dim]")
+            + ("" if o.holiday is None else escape(f' (moved: "{o.holiday}", {o.calendar})')),
             o.occurrence_id,
         )
     if not rows:

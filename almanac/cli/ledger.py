@@ -122,7 +122,7 @@ def occurrence_json(row: OccurrenceView) -> dict[str, Any]:
         "claimGeneration": row.claim_generation,
         "nextAttemptAt": _z(row.next_attempt_at_utc),
         "updatedAt": _z(row.updated_at_utc),
-    }
+    } | ({} if row.holiday is None else {"holiday": row.holiday, "calendar": row.calendar_release})
 
 
 def _z(value: datetime | None) -> str | None:
@@ -205,7 +205,7 @@ def _table(title: str, rows: list[OccurrenceView]) -> Table:
             offset,
             str(r.revision),
             r.state.value,
-            r.reason,
+            r.reason if r.holiday is None else f'{r.reason} "{r.holiday}" ({r.calendar_release})',
             r.state_reason or "—",
             r.occurrence_id,
         )

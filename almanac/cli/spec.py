@@ -270,7 +270,8 @@ def preview(
 
     The JSON output is a contract: an array sorted by instant (gapAt for skipped records) of
     objects with exactly the keys occurrenceId, logicalSlotId, scheduleId, revision, nominalLocal,
-    fold, instant, gapAt, utcOffset, tzdbVersion, disposition, reason and jitter.
+    fold, instant, gapAt, utcOffset, tzdbVersion, disposition, reason and jitter, and on a
+    calendar decision also holiday and calendar.
     """
     from timecontract import (
         LAST_WINDOW_END,
@@ -364,9 +365,16 @@ def preview_table(
     from timecontract.spec import format_duration
 
     recurrence = spec.rule if spec.interval is None else f"every {spec.resolved()['interval']}"
+    if recurrence is None:
+        recurrence = f"{plural(len(spec.rdates), 'date')} (rdates)"
+    calendar = ""
+    if spec.calendar is not None:
+        only = ", business days only" if spec.business_days_only else ""
+        policy = spec.holiday_policy or "SKIP"
+        calendar = f" · calendar {spec.calendar.name}@{spec.calendar.release} ({policy}{only})"
     title = (
         f"{spec.schedule_id} r{spec.revision} · {recurrence} · {spec.time_zone} "
-        f"(tzdb {spec.tzdb_version}) · {format_instant(start)} → {format_instant(end)}"
+        f"(tzdb {spec.tzdb_version}){calendar} · {format_instant(start)} → {format_instant(end)}"
     )
     columns = ["nominal local", "fold", "offset", "instant (UTC)", "disposition", "reason"]
     columns += (["jitter"] if spec.jitter else []) + (["occurrenceId"] if ids else [])
@@ -374,7 +382,7 @@ def preview_table(
     plain = {Reason.UNAMBIGUOUS, Reason.ELAPSED_INTERVAL}
     for r in records:
         color = "" if r.reason in plain else "yellow"
-        if r.disposition.value == "SKIPPED_GAP":
+        if r.disposition.value != "PLANNED":
             color = "red"
         if r.instant_utc:
             instant = format_instant(r.instant_utc)
@@ -382,12 +390,16 @@ def preview_table(
             instant = f"(gap at {format_instant(r.gap_at_utc) if r.gap_at_utc else '?'})"
         offset = format_offset(r.utc_offset) if r.utc_offset is not None else "—"
         cells = [r.nominal_local.isoformat(), str(r.fold), offset, instant]
-        cells += [r.disposition.value, r.reason.value]
+        reason = r.reason.value if r.holiday is None else f'{r.reason.value} "{r.holiday}"'
+        cells += [r.disposition.value, reason]
         cells += [format_duration(r.jitter_delay)] if spec.jitter else []
         cells += [r.occurrence_id] if ids else []
         table.add_row(*cells, color=color)
-    dst = sum(1 for r in records if r.reason not in plain)
-    table.caption = f"{plural(len(records), 'record')}, {dst} decided by a DST policy (highlighted)"
+    decided = sum(1 for r in records if r.reason not in plain)
+    what = (
+        "a DST policy" if spec.calendar is None and not spec.exdates else "a DST or calendar policy"
+    )
+    table.caption = f"{plural(len(records), 'record')}, {decided} decided by {what} (highlighted)"
     return table
 
 

@@ -7,7 +7,7 @@ operational failure (the index unreachable, a download or verification failed).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -183,7 +183,7 @@ def diff(
     the changes as a JSON array on stdout, the summary line on stderr.
     """
     from almanac import tzdb
-    from timecontract import InvalidSpec, SpecError, format_instant, load_spec
+    from timecontract import InvalidSpec, SpecError, load_spec
 
     store = _store()
     try:
@@ -202,9 +202,28 @@ def diff(
         changes = tzdb.diff_releases(spec, to_release, start, end, store=store)
     except SpecError as exc:  # the --to release or the zone in it is not available
         fail(f"--to {to_release}: {exc}")
+    print_changes(spec, spec.tzdb_version, to_release, changes, start, end, as_json=as_json)
+
+
+def print_changes(
+    spec: ScheduleSpecV1,
+    from_release: str,
+    to_release: str,
+    changes: list[Change],
+    start: datetime,
+    end: datetime,
+    *,
+    as_json: bool,
+) -> None:
+    """Print a diff between two releases of pinned data (tz database or calendar).
+
+    With ``as_json``: the changes as a JSON array on stdout, the summary line on stderr.
+    """
+    from timecontract import format_instant
+
     summary = (
         f"{plural(len(changes), 'occurrence')} of {spec.schedule_id} r{spec.revision} change from "
-        f"{spec.tzdb_version} to {to_release} in {format_instant(start)} → {format_instant(end)}"
+        f"{from_release} to {to_release} in {format_instant(start)} → {format_instant(end)}"
     )
     if as_json:
         print_json([c.to_json() for c in changes])
@@ -212,18 +231,19 @@ def diff(
         return
     console = out(markup=False)
     if changes:
-        console.print(_diff_table(spec, to_release, changes))
+        console.print(_diff_table(spec, from_release, to_release, changes))
     console.print(summary, soft_wrap=True)
 
 
-def _diff_table(spec: ScheduleSpecV1, to_release: str, changes: list[Change]) -> Table:
+def _diff_table(
+    spec: ScheduleSpecV1, from_release: str, to_release: str, changes: list[Change]
+) -> Table:
     table = terminal_table(
-        f"{spec.schedule_id} r{spec.revision} · {spec.time_zone}: "
-        f"{spec.tzdb_version} → {to_release}"
+        f"{spec.schedule_id} r{spec.revision} · {spec.time_zone}: {from_release} → {to_release}"
     )
     for column in ("nominal local", "fold"):
         table.add_column(column, no_wrap=True)
-    for column in (spec.tzdb_version, to_release, "changed"):
+    for column in (from_release, to_release, "changed"):
         table.add_column(column)
     for change in changes:
         table.add_row(
@@ -241,4 +261,5 @@ def _describe(side: object) -> str:
         return "(no record)"
     if side["disposition"] == "SKIPPED_GAP":
         return f"SKIPPED_GAP (gap at {side['gapAt']})"
-    return f"{side['instant']} {side['utcOffset']} {side['reason']}"
+    holiday = f' "{side["holiday"]}"' if "holiday" in side else ""
+    return f"{side['instant']} {side['utcOffset']} {side['reason']}{holiday}"

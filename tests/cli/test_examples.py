@@ -22,11 +22,14 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SEED = EXAMPLES / "daily-ops-summary.yaml"
 ADDED = [
+    "business-day-report.yaml",
     "every-10-seconds.yaml",
     "hourly-both-folds.yaml",
     "leap-day.yaml",
     "lord-howe-half-hour.yaml",
     "month-end.yaml",
+    "nyse-month-end.yaml",
+    "one-off-run.yaml",
 ]
 # DESIGN §3, the seed's example, byte for byte.
 SEED_TEXT = """\
@@ -224,7 +227,14 @@ def _check(schema: dict[str, Any], value: Any, root: dict[str, Any], where: str)
             problems.append(f"{where}: matches no anyOf option")
         if set(schema) <= {"anyOf", "description", "title", "default"}:
             return problems  # a pure union; otherwise the other keywords apply as well
-    kinds = {"string": str, "integer": int, "object": dict, "null": type(None), "array": list}
+    kinds = {
+        "string": str,
+        "integer": int,
+        "object": dict,
+        "null": type(None),
+        "array": list,
+        "boolean": bool,
+    }
     kind = schema.get("type")
     if kind and not isinstance(value, kinds[kind]):
         return [f"{where}: {value!r} is not {kind}"]
@@ -268,8 +278,13 @@ def test_schema_is_a_json_schema_of_the_contract(json_schema: dict[str, Any]) ->
     assert set(json_schema["required"]) == {
         "schema", "scheduleId", "revision", "timeZone", "tzdbVersion", "cutoverAt",
     }  # fmt: skip
-    # Issue 13: one of rule (calendar) and interval (elapsed time) must be given.
-    assert [branch["required"] for branch in json_schema["anyOf"]] == [["rule"], ["interval"]]
+    # Issue 13: one of rule (calendar) and interval (elapsed time) must be given; issue 29: or
+    # rdates (one-off dates) alone.
+    assert [branch["required"] for branch in json_schema["anyOf"]] == [
+        ["rule"],
+        ["interval"],
+        ["rdates"],
+    ]
 
 
 @pytest.mark.parametrize("name", [SEED.name, *ADDED])
@@ -290,3 +305,42 @@ def test_schema_rejects_what_validate_rejects(json_schema: dict[str, Any]) -> No
     no_rule = {k: v for k, v in data.items() if k != "rule"}
     assert _check(json_schema, no_rule, json_schema, "$") == ["$: matches no anyOf option"]
     assert _check(json_schema, {**no_rule, "interval": "PT2H"}, json_schema, "$") == []
+
+
+def test_nyse_month_end_is_the_last_nyse_trading_day() -> None:
+    # NYSE holidays (nyse.com): 2027-05-31 Memorial Day, 2026-12-31 is a Thursday and open.
+    # 16:30 EST = 21:30Z, EDT = 20:30Z (New York DST 2027-03-14 … 2027-11-07).
+    records = preview("nyse-month-end.yaml", "2026-12-01T00:00:00Z", "2027-07-01T00:00:00Z")
+    assert [r["instant"] for r in records] == [
+        "2026-12-31T21:30:00Z",
+        "2027-01-29T21:30:00Z",
+        "2027-02-26T21:30:00Z",
+        "2027-03-31T20:30:00Z",
+        "2027-04-30T20:30:00Z",
+        "2027-05-28T20:30:00Z",
+        "2027-06-30T20:30:00Z",
+    ]
+
+
+def test_one_off_run_runs_once() -> None:
+    # Europe/Berlin in January: CET, +01:00.
+    records = preview("one-off-run.yaml", "2026-11-01T00:00:00Z", "2030-01-01T00:00:00Z")
+    assert [(r["nominalLocal"], r["instant"]) for r in records] == [
+        ("2027-01-04T08:00:00", "2027-01-04T07:00:00Z")
+    ]
+
+
+def test_business_day_report_records_holidays_by_name_and_the_exclusion() -> None:
+    # Thanksgiving 2026 is Thursday 26 November; Christmas Day Friday 25 December (NYSE closed).
+    records = preview("business-day-report.yaml", "2026-11-25T00:00:00Z", "2026-12-29T00:00:00Z")
+    skipped = [
+        (r["nominalLocal"][:10], r["disposition"], r.get("holiday"))
+        for r in records
+        if r["disposition"] != "PLANNED"
+    ]
+    assert skipped == [
+        ("2026-11-26", "SKIPPED_HOLIDAY", "Thanksgiving Day"),
+        ("2026-12-24", "EXCLUDED", None),
+        ("2026-12-25", "SKIPPED_HOLIDAY", "Christmas Day"),
+    ]
+    assert {r.get("calendar") for r in records if r.get("holiday")} == {"NYSE@holidays-0.108"}

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import timecontract.resolve
+import timecontract.recurrence
 from almanac.cli import app
 from almanac.cli.spec import write_json_array
 from timecontract import iter_occurrences, load_spec, occurrences, parse_spec
@@ -68,7 +68,7 @@ def test_pieces_concatenate_to_the_whole_window(
     window = (datetime(2026, 2, 20, 5, 17, tzinfo=UTC), datetime(2026, 11, 10, tzinfo=UTC))
     whole = occurrences(spec, *window)
     # Small pieces: many boundaries, two of them next to the DST transitions.
-    monkeypatch.setattr(timecontract.resolve, "STREAM_PERIODS", 3)
+    monkeypatch.setattr(timecontract.recurrence, "STREAM_PERIODS", 3)
     assert list(iter_occurrences(spec, *window)) == whole
     assert whole  # the comparison is not vacuous
 

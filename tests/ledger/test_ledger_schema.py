@@ -104,12 +104,14 @@ def test_transition_table_is_design_section_4() -> None:
         S.SKIPPED_GAP: set(),
         S.MISFIRE_EXPIRED: set(),
         S.CANCELLED: set(),
-    } == {s: t - {S.SKIPPED_OVERLAP} for s, t in TRANSITIONS.items() if s is not S.SKIPPED_OVERLAP}
+    } == {s: t - {S.SKIPPED_OVERLAP} for s, t in TRANSITIONS.items() if s not in LATER_STATES}
     # Issue 13: SKIPPED_OVERLAP, a terminal fact, reached only before any dispatch.
     assert {s for s, t in TRANSITIONS.items() if S.SKIPPED_OVERLAP in t} == {S.PLANNED, S.DUE}
     assert TRANSITIONS[S.SKIPPED_OVERLAP] == frozenset()
     expected_terminal = {S.SKIPPED_GAP, S.MISFIRE_EXPIRED, S.CANCELLED, S.SUCCEEDED, S.FAILED}
-    assert expected_terminal | {S.SKIPPED_OVERLAP} == TERMINAL
+    assert expected_terminal | LATER_STATES == TERMINAL
+    # Issue 29: the calendar facts are created terminal; no transition reaches them.
+    assert not any(t & {S.SKIPPED_HOLIDAY, S.EXCLUDED} for t in TRANSITIONS.values())
 
 
 # --- Migration 0002: the transition graph and append-only facts, enforced by triggers. ---
@@ -139,9 +141,20 @@ def _migration(name: str) -> ModuleType:
     return module
 
 
-def test_migration_0005_frozen_transitions_equal_ledger_states() -> None:
-    frozen = _migration("0005_jitter_overlap_and_interval_evidence.py").TRANSITIONS
+CALENDAR_STATES = {S.SKIPPED_HOLIDAY, S.EXCLUDED}
+LATER_STATES = {S.SKIPPED_OVERLAP, *CALENDAR_STATES}
+"""States added after DESIGN §4's table: 0005's SKIPPED_OVERLAP and 0014's calendar facts."""
+
+
+def test_migration_0014_frozen_transitions_equal_ledger_states() -> None:
+    frozen = _migration("0014_calendar_facts.py").TRANSITIONS
     assert {S(a): {S(b) for b in targets} for a, targets in frozen.items()} == TRANSITIONS
+
+
+def test_migration_0005_frozen_transitions_are_the_table_without_calendar_states() -> None:
+    frozen = _migration("0005_jitter_overlap_and_interval_evidence.py").TRANSITIONS
+    before_0014 = {s: t for s, t in TRANSITIONS.items() if s not in CALENDAR_STATES}
+    assert {S(a): {S(b) for b in targets} for a, targets in frozen.items()} == before_0014
 
 
 def test_migration_0002_frozen_transitions_are_the_table_without_skipped_overlap() -> None:
@@ -149,7 +162,7 @@ def test_migration_0002_frozen_transitions_are_the_table_without_skipped_overlap
     before_0005 = {
         s: {t for t in targets if t is not S.SKIPPED_OVERLAP}
         for s, targets in TRANSITIONS.items()
-        if s is not S.SKIPPED_OVERLAP
+        if s not in LATER_STATES
     }
     assert {S(a): {S(b) for b in targets} for a, targets in frozen.items()} == before_0005
 

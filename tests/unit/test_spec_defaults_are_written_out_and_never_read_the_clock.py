@@ -48,7 +48,17 @@ def test_resolved_writes_out_every_default_of_a_minimal_spec() -> None:
 
 # Added after scheduleSpec.v1's first release (issue 13); written only when not the default, so
 # the digests of revisions published before them do not change.
-ADDITIVE = {"interval": None, "phase": "PT0S", "jitter": "PT0S", "overlapPolicy": "ALLOW_ALL"}
+ADDITIVE = {
+    "interval": None,
+    "phase": "PT0S",
+    "jitter": "PT0S",
+    "overlapPolicy": "ALLOW_ALL",
+    "rdates": [],
+    "exdates": [],
+    "calendar": None,
+    "holidayPolicy": None,
+    "businessDaysOnly": False,
+}
 
 
 def test_resolved_has_a_key_for_every_spec_field_but_additive_ones_at_default() -> None:

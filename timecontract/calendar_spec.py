@@ -1,0 +1,161 @@
+"""The calendar fields of ``scheduleSpec.v1`` (DESIGN §12).
+
+The fields are ``rdates``, ``exdates``, ``calendar``, ``holidayPolicy`` and ``businessDaysOnly``:
+
+- ``rdates`` (RFC 5545 §3.8.5.2 RDATE): extra nominal local date-times, each resolved through the
+  gap and fold policies like a rule's. With ``rdates`` the ``rule`` is optional: a spec with
+  dates only runs once, or a few times. Each must lie within ``start``..``end``.
+- ``exdates`` (RFC 5545 §3.8.5.1 EXDATE): a local date-time excludes exactly that nominal time; a
+  date excludes every nominal time on that local day. An excluded time is recorded as an
+  ``EXCLUDED`` fact (reason ``EXDATE_EXCLUDED``), never a missing row. As in RFC 5545, COUNT
+  counts the rule's instances before exclusions.
+- ``calendar``: ``{name, release, weekend}``, see ``timecontract.calendars``.
+- ``holidayPolicy`` (needs ``calendar``; default ``SKIP`` when a calendar is given): what happens
+  to a nominal time whose local date is not a business day (``calendars.HolidayPolicy``).
+- ``businessDaysOnly`` (needs ``calendar``): the rule's set keeps only the business days of the
+  calendar *before* ``BYSETPOS`` selects from each period's set. So
+  ``FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1`` is "the last business day of the month" and
+  ``BYSETPOS=3`` "the third business day"; without ``BYSETPOS`` it simply drops non-business
+  days from the set (they are not nominal times of the schedule, so nothing is recorded for
+  them). Without ``businessDaysOnly``, ``BYSETPOS`` counts weekdays as RFC 5545 says, and the
+  holiday policy then applies to the day it picked: in May 2027 ``BYSETPOS=-1`` over weekdays
+  picks Monday the 31st (Memorial Day, an NYSE holiday); with ``businessDaysOnly`` it picks
+  Friday the 28th.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from timecontract.calendars import NAME_PATTERN, RELEASE_PATTERN, WEEKDAYS, load_calendar
+from timecontract.errors import SpecError
+
+MAX_DATES = 1000
+"""The most entries ``rdates`` and ``exdates`` may each list."""
+
+CALENDAR_ADDITIVE_FIELDS: dict[str, Any] = {
+    "rdates": [],
+    "exdates": [],
+    "calendar": None,
+    "holidayPolicy": None,
+    "businessDaysOnly": False,
+}
+"""The calendar fields with their stored defaults: left out of the stored form while default, so
+every revision published before them keeps its digest (``spec.ADDITIVE_FIELDS``)."""
+
+CALENDAR_PATTERN_WORDING = {
+    NAME_PATTERN.pattern: "must be a calendar name: a market (NYSE, XECB), a country with an "
+    "optional subdivision (US, US-NY) or a calendar file's name",
+    RELEASE_PATTERN.pattern: "must be a calendar release: holidays-<library version> (e.g. "
+    "holidays-0.108) or a calendar file's sha256-<hex>",
+}
+
+
+class CalendarSpec(BaseModel):
+    """``calendar``: which holiday calendar, at which pinned data release, with which weekend."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    name: Annotated[str, Field(pattern=NAME_PATTERN.pattern)] = Field(
+        description="Market (NYSE, XECB), country[-subdivision] (US, US-NY) or a file's name."
+    )
+    release: Annotated[str, Field(pattern=RELEASE_PATTERN.pattern)] = Field(
+        description="Pinned data: holidays-<version> of the library, or a file's sha256-<hex>."
+    )
+    weekend: tuple[str, ...] = Field(
+        default=("SA", "SU"), description="Weekend days as RFC 5545 codes; default SA, SU."
+    )
+
+    def model_post_init(self, context: Any) -> None:
+        """Refuse unknown or repeated weekday codes."""
+        unknown = [code for code in self.weekend if code not in WEEKDAYS]
+        if unknown or len(set(self.weekend)) != len(self.weekend) or len(self.weekend) > 6:
+            raise ValueError(
+                f"weekend {list(self.weekend)} must list distinct weekday codes (MO … SU), "
+                "at most six"
+            )
+
+
+def parse_exdate(value: Any) -> Any:
+    """One ``exdates`` entry: ``2026-12-24`` (a date) or ``2026-12-24T09:00:00`` (local)."""
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str):
+        raise ValueError("each entry must be a date (2026-12-24) or a local date-time")
+    try:
+        if "T" in value.upper():
+            parsed = datetime.fromisoformat(value)
+            if parsed.tzinfo is not None:
+                raise ValueError("offset")
+            return parsed
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not a date (2026-12-24) or a local date-time (2026-12-24T09:00:00)"
+        ) from None
+
+
+def calendar_problems(data: Mapping[str, Any]) -> list[SpecError]:
+    """Problems between the calendar fields and the rest, from the validated fields' values.
+
+    ``data`` holds the model's field values by their Python names.
+    """
+    problems: list[SpecError] = []
+    calendar = data.get("calendar")
+    for field, key, given in (
+        ("holidayPolicy", "holiday_policy", data.get("holiday_policy") is not None),
+        ("businessDaysOnly", "business_days_only", bool(data.get("business_days_only"))),
+    ):
+        if given and calendar is None:
+            value = data.get(key)
+            problems.append(
+                SpecError(
+                    field,
+                    getattr(value, "value", value),
+                    "needs a calendar (give calendar: {name, release})",
+                )
+            )
+    if data.get("interval") is not None:
+        for field, key in (("rdates", "rdates"), ("exdates", "exdates"), ("calendar", "calendar")):
+            if data.get(key):
+                problems.append(
+                    SpecError(field, "…", "applies to local times; an interval has none")
+                )
+    rule = data.get("rule")
+    if data.get("business_days_only") and isinstance(rule, str) and "SKIP=" in rule.upper():
+        problems.append(
+            SpecError("businessDaysOnly", True, "cannot be combined with an RSCALE SKIP rule")
+        )
+    start, end = data.get("start"), data.get("end")
+    for value in data.get("rdates") or ():
+        if (start is not None and value < start) or (end is not None and value > end):
+            bounds = f"{start.isoformat() if start else '…'}..{end.isoformat() if end else '…'}"
+            problems.append(
+                SpecError("rdates", value.isoformat(), f"lies outside the revision's {bounds}")
+            )
+    return problems
+
+
+def calendar_data_problems(data: Mapping[str, Any], store: Path | None) -> list[SpecError]:
+    """Zero or one problem: the data's ``calendar`` names a calendar or release not available.
+
+    Fields that are not even well-formed are left to the model's own problems.
+    """
+    calendar = data.get("calendar")
+    if not isinstance(calendar, Mapping):
+        return []
+    name, release = calendar.get("name"), calendar.get("release")
+    if not (isinstance(name, str) and NAME_PATTERN.fullmatch(name)):
+        return []
+    if not (isinstance(release, str) and RELEASE_PATTERN.fullmatch(release)):
+        return []
+    try:
+        load_calendar(name, release, (), store)
+    except SpecError as exc:
+        return [exc]
+    return []

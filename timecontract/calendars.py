@@ -1,0 +1,330 @@
+"""Business calendars as pinned data: holidays, weekend days, and the roll conventions.
+
+A holiday list is data that changes between releases, exactly like the tz database (DESIGN §12).
+A spec names a calendar and the release of its data (``calendar.release``), and the dates come
+from exactly that release, found in one of two places:
+
+- the installed ``holidays`` distribution, when ``release`` is ``holidays-<its version>``
+  (Almanac pins ``holidays==0.108``: release ``holidays-0.108``); or
+- the local *calendar store*, beside the tz releases in the tz store::
+
+      <tz store>/calendars/<name>/<release>.json   -> the calendar's dates, one release
+
+  ``almanac calendar add NAME`` writes the installed library's dates for a name there (and
+  ``almanac apply`` does it for every calendar it publishes), and ``almanac calendar add-file
+  FILE`` a user's calendar file, whose release is its ``sha256-<hex>`` digest. A worker whose
+  library was upgraded since keeps reading the release its revisions pinned, from the store.
+
+A missing release raises :class:`CalendarReleaseNotFound`; there is no fallback to another release.
+Names: a financial market of the ``holidays`` library (``NYSE``/``XNYS``, ``XECB`` — the ECB's
+TARGET closing days —, ``XLON``, …), a country as ISO 3166-1 alpha-2 with an optional subdivision
+(``US``, ``US-NY``, ``DE-BY``), or the name of a user calendar file in the store.
+
+Weekend days are part of the calendar (``calendar.weekend``, default Saturday and Sunday): a day
+is a *business day* when it is neither a weekend day nor a holiday.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+from enum import StrEnum
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from timecontract.errors import SpecError
+
+CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR = 1970, 2200
+"""Years a library release is materialized for (a store file holds exactly these years)."""
+MAX_ROLL_DAYS = 31
+"""A holiday move looks at most this many days away for a business day (else it skips)."""
+MAX_CALENDAR_FILE_BYTES = 256 * 1024
+"""The largest user calendar file read."""
+MAX_CALENDAR_DATES = 10_000
+"""The most dates a user calendar file may list."""
+NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}(-[A-Za-z0-9_]{1,32})?$")
+"""A calendar name: a market or country code, optionally ``-SUBDIVISION``, or a file's name."""
+RELEASE_PATTERN = re.compile(r"^(holidays-\d+\.\d+(\.\d+)?|sha256-[0-9a-f]{64})$")
+"""A calendar release: ``holidays-<library version>`` or a calendar file's ``sha256-<hex>``."""
+WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+"""RFC 5545 weekday codes, in ``date.weekday()`` order."""
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+class HolidayPolicy(StrEnum):
+    """What to do with a nominal time whose local date is not a business day of the calendar.
+
+    ``SKIP`` records a ``SKIPPED_HOLIDAY`` fact naming the holiday (or the weekend day) and runs
+    nothing. The three moves keep the occurrence's nominal identity (its ID) and run at the same
+    local time on another day, recording the moved-to instant and the holiday (ISDA 2006
+    §4.12 business day conventions): ``FOLLOWING`` the next business day, ``PRECEDING`` the
+    previous one, ``MODIFIED_FOLLOWING`` the next one unless it lies in another month, then the
+    previous one. A move finding no business day within :data:`MAX_ROLL_DAYS` days skips.
+    """
+
+    SKIP = "SKIP"
+    FOLLOWING = "FOLLOWING"
+    PRECEDING = "PRECEDING"
+    MODIFIED_FOLLOWING = "MODIFIED_FOLLOWING"
+
+
+class CalendarReleaseNotFound(SpecError, LookupError):
+    """The pinned calendar release is neither the installed library's nor in the store."""
+
+    def __init__(self, name: str, release: str, available: list[str]) -> None:
+        shown = ", ".join(available) or "none"
+        hint = (
+            f"add it with `almanac calendar add {name}` on a machine with that library release"
+            if release.startswith("holidays-")
+            else f"add the file with `almanac calendar add-file FILE --name {name}`"
+        )
+        super().__init__(
+            "calendar.release",
+            release,
+            f"calendar {name} release not in the store (available: {shown}); {hint}",
+        )
+        self.name = name
+        self.release = release
+
+
+@dataclass(frozen=True, slots=True)
+class BusinessCalendar:
+    """One calendar release: its holidays and weekend days.
+
+    Attributes:
+        name: the calendar's name (``NYSE``, ``US-NY``, a file's name).
+        release: the data release (``holidays-0.108``, ``sha256-…``).
+        weekend: the weekend days, as ``date.weekday()`` numbers (Monday 0).
+        holidays: holiday date → name (several names on one day joined by ``; ``).
+        first_year: the first year the data covers.
+        last_year: the last year the data covers (inclusive).
+
+    """
+
+    name: str
+    release: str
+    weekend: frozenset[int]
+    holidays: Mapping[date, str]
+    first_year: int
+    last_year: int
+
+    @property
+    def label(self) -> str:
+        """``<name>@<release>``: the evidence recorded with every holiday decision."""
+        return f"{self.name}@{self.release}"
+
+    def closed(self, day: date) -> str | None:
+        """Why ``day`` is not a business day: the holiday's name, ``Saturday (weekend)``, or None.
+
+        Raises:
+            SpecError: on ``calendar.release`` when ``day`` lies outside the data's years.
+
+        """
+        if not self.first_year <= day.year <= self.last_year:
+            raise SpecError(
+                "calendar.release",
+                self.release,
+                f"calendar {self.name} covers {self.first_year}–{self.last_year}, not "
+                f"{day.isoformat()}",
+            )
+        name = self.holidays.get(day)
+        if name is not None:
+            return name
+        if day.weekday() in self.weekend:
+            return f"{WEEKDAY_NAMES[day.weekday()]} (weekend)"
+        return None
+
+    def is_business_day(self, day: date) -> bool:
+        """Whether ``day`` is neither a weekend day nor a holiday."""
+        return self.closed(day) is None
+
+    def roll(self, day: date, policy: HolidayPolicy) -> date | None:
+        """The business day ``policy`` moves ``day`` to, or None (``SKIP``, or none in reach).
+
+        ``day`` itself is returned when it is a business day. Source: ISDA 2006 Definitions
+        §4.12 (Following, Modified Following, Preceding).
+        """
+        if self.is_business_day(day):
+            return day
+        if policy is HolidayPolicy.SKIP:
+            return None
+        if policy is HolidayPolicy.PRECEDING:
+            return self._step(day, -1)
+        following = self._step(day, 1)
+        if policy is HolidayPolicy.MODIFIED_FOLLOWING and (
+            following is None or following.month != day.month
+        ):
+            return self._step(day, -1)
+        return following
+
+    def _step(self, day: date, direction: int) -> date | None:
+        for k in range(1, MAX_ROLL_DAYS + 1):
+            candidate = day + timedelta(days=k * direction)
+            if self.is_business_day(candidate):
+                return candidate
+        return None
+
+
+def installed_release() -> str:
+    """``holidays-<version>`` of the installed ``holidays`` distribution."""
+    return f"holidays-{metadata.version('holidays')}"
+
+
+def weekend_days(codes: Iterable[str]) -> frozenset[int]:
+    """``("SA", "SU")`` → ``{5, 6}``; codes are RFC 5545 weekday codes."""
+    return frozenset(WEEKDAYS.index(code) for code in codes)
+
+
+def library_document(name: str) -> dict[str, Any]:
+    """The store document of calendar ``name`` computed by the installed ``holidays`` library.
+
+    Covers :data:`CALENDAR_FIRST_YEAR`..:data:`CALENDAR_LAST_YEAR`.
+
+    Raises:
+        SpecError: on ``calendar.name`` when the library has no such market or country.
+
+    """
+    import holidays
+
+    years = range(CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR + 1)
+    country, _, subdivision = name.partition("-")
+    markets = holidays.list_supported_financial()
+    countries = holidays.list_supported_countries()
+    if name in markets:
+        found: Mapping[date, str] = holidays.financial_holidays(name, years=years)
+    elif country in countries and (not subdivision or subdivision in countries[country]):
+        found = holidays.country_holidays(country, subdiv=subdivision or None, years=years)
+    else:
+        raise SpecError(
+            "calendar.name",
+            name,
+            "no such market or country in the holidays library (markets such as NYSE, XECB, "
+            "XLON; countries as ISO codes with an optional subdivision, e.g. US, US-NY, DE-BY)",
+        )
+    return _document(name, installed_release(), years[0], years[-1], found)
+
+
+def _document(
+    name: str, release: str, first: int, last: int, found: Mapping[date, str]
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "release": release,
+        "firstYear": first,
+        "lastYear": last,
+        "holidays": {day.isoformat(): found[day] for day in sorted(found)},
+    }
+
+
+def parse_calendar_file(raw: bytes, source: str) -> dict[str, Any]:
+    """Read a user calendar file into a store document; its release is its ``sha256-<hex>``.
+
+    The file is YAML or JSON: ``{name: acme, holidays: [{date: 2027-01-04, name: "…"}, …]}``.
+
+    Raises:
+        SpecError: on ``calendar file`` naming ``source`` when the file is larger than
+            :data:`MAX_CALENDAR_FILE_BYTES`, lists more than :data:`MAX_CALENDAR_DATES` dates,
+            is not YAML, or has an entry without a valid date or name.
+
+    """
+    import yaml
+
+    def bad(problem: str) -> SpecError:
+        return SpecError("calendar file", source, problem)
+
+    if len(raw) > MAX_CALENDAR_FILE_BYTES:
+        raise bad(f"larger than {MAX_CALENDAR_FILE_BYTES} bytes, the most a calendar file holds")
+
+    class _TextDates(yaml.SafeLoader):
+        """Dates stay text, so a bad one is reported by its entry (not as a YAML error)."""
+
+    _TextDates.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    try:
+        data = yaml.load(raw.decode("utf-8"), Loader=_TextDates)
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise bad(f"not valid YAML or JSON: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict) or set(data) != {"name", "holidays"}:
+        raise bad("must be a mapping with exactly the keys name and holidays")
+    name, entries = data["name"], data["holidays"]
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise bad(f"name {name!r} must be letters, digits and _ (optionally -SUFFIX)")
+    if not isinstance(entries, list) or len(entries) > MAX_CALENDAR_DATES:
+        raise bad(f"holidays must be a list of at most {MAX_CALENDAR_DATES} entries")
+    found: dict[date, str] = {}
+    for index, entry in enumerate(entries):
+        day = entry.get("date") if isinstance(entry, dict) else None
+        title = entry.get("name") if isinstance(entry, dict) else None
+        if isinstance(day, str):
+            try:
+                day = date.fromisoformat(day)
+            except ValueError:
+                day = None
+        if not isinstance(day, date) or not isinstance(title, str) or not title.strip():
+            raise bad(f"holidays[{index}] must be {{date: YYYY-MM-DD, name: text}}, got {entry!r}")
+        found[day] = f"{found[day]}; {title}" if day in found else title
+    if not found:
+        raise bad("holidays lists no date")
+    release = "sha256-" + hashlib.sha256(raw).hexdigest()
+    years = [day.year for day in found]
+    return _document(name, release, min(years), max(years), found)
+
+
+def store_path(store: Path, name: str, release: str) -> Path:
+    """Where release ``release`` of calendar ``name`` lives in the tz store ``store``."""
+    return store / "calendars" / name / f"{release}.json"
+
+
+def available_releases(name: str, store: Path | None) -> list[str]:
+    """The releases of calendar ``name``: the store's, and the installed library's."""
+    found = {installed_release()}
+    folder = None if store is None else store / "calendars" / name
+    if folder is not None and folder.is_dir():
+        found.update(path.stem for path in folder.glob("*.json"))
+    return sorted(found)
+
+
+def load_calendar(
+    name: str, release: str, weekend: Iterable[str], store: Path | None
+) -> BusinessCalendar:
+    """Load calendar ``name`` at ``release`` with the given weekend days.
+
+    Args:
+        name: see the module docstring.
+        release: ``holidays-<version>`` or ``sha256-<hex>``.
+        weekend: RFC 5545 weekday codes (``SA``, ``SU``).
+        store: the tz store (calendars live in its ``calendars/`` folder); ``None``: only the
+            installed library's release.
+
+    Raises:
+        CalendarReleaseNotFound: the release is neither in the store nor the installed one.
+        SpecError: an unknown name (``calendar.name``) for the installed release.
+
+    """
+    holidays, first, last = _dates(name, release, None if store is None else str(store))
+    return BusinessCalendar(name, release, weekend_days(weekend), holidays, first, last)
+
+
+@functools.lru_cache(maxsize=64)
+def _dates(name: str, release: str, store: str | None) -> tuple[Mapping[date, str], int, int]:
+    if not NAME_PATTERN.fullmatch(name):
+        raise SpecError("calendar.name", name, "not a calendar name (e.g. NYSE, US-NY, acme)")
+    path = None if store is None else store_path(Path(store), name, release)
+    if path is not None and path.is_file():
+        document = json.loads(path.read_text(encoding="utf-8"))
+    elif release == installed_release():
+        document = library_document(name)
+    else:
+        raise CalendarReleaseNotFound(
+            name, release, available_releases(name, None if store is None else Path(store))
+        )
+    found = {date.fromisoformat(day): title for day, title in document["holidays"].items()}
+    return found, int(document["firstYear"]), int(document["lastYear"])
