@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
@@ -470,7 +471,7 @@ class ScheduleSpecV1(BaseModel):
         """The parsed RRULE (RFC 5545 §3.3.10) without its RFC 7529 parts.
 
         Raises:
-            ValueError: the spec has an ``interval``, not a rule.
+            ValueError: the spec has no rule (an ``interval``, or ``rdates`` only).
 
         """
         return self.rscale_rule.rule
@@ -480,11 +481,11 @@ class ScheduleSpecV1(BaseModel):
         """The parsed RRULE with its RFC 7529 ``RSCALE``/``SKIP`` (see ``timecontract.rscale``).
 
         Raises:
-            ValueError: the spec has an ``interval``, not a rule.
+            ValueError: the spec has no rule (an ``interval``, or ``rdates`` only).
 
         """
         if self.rule is None:
-            raise ValueError(f"{self.schedule_id} r{self.revision} has an interval, not a rule")
+            raise ValueError(f"{self.schedule_id} r{self.revision} has no rule")
         return parse_rscale_rule(self.rule)
 
     @property
@@ -507,7 +508,8 @@ class ScheduleSpecV1(BaseModel):
         """
         if self.interval is not None:
             return interval_per_day(self.interval)
-        return per_day_bound(self.parsed_rule)
+        dates = 2 * _most_per_day(self.rdates)  # a date in a fold may run twice (BOTH)
+        return dates if self.rule is None else per_day_bound(self.parsed_rule) + dates
 
     def resolved(self) -> dict[str, Any]:
         """Return the stored form: JSON data with camelCase keys and every default written out.
@@ -1058,8 +1060,34 @@ def density_problems(spec: ScheduleSpecV1) -> list[SpecError]:
             f"({MAX_PER_MINUTE} occurrences a minute)"
         )
         return [SpecError("interval", format_duration(spec.interval), problem)]
-    too_dense = density_problem(spec.parsed_rule)
-    return [] if too_dense is None else [SpecError("rule", spec.rule, too_dense)]
+    if spec.rule is not None:
+        too_dense = density_problem(spec.parsed_rule)
+        if too_dense is not None:
+            return [SpecError("rule", spec.rule, too_dense)]
+    crowded = _most_within(spec.rdates, timedelta(minutes=1))
+    if crowded > MAX_PER_MINUTE:
+        problem = (
+            f"lists {crowded} date-times within one minute; the densest supported schedule has "
+            f"{MAX_PER_MINUTE} occurrences a minute"
+        )
+        return [SpecError("rdates", f"{len(spec.rdates)} date-times", problem)]
+    return []
+
+
+def _most_per_day(moments: list[datetime]) -> int:
+    """The most of ``moments`` on one calendar date (0 for none)."""
+    return max(Counter(m.date() for m in moments).values(), default=0)
+
+
+def _most_within(moments: list[datetime], span: timedelta) -> int:
+    """The most of ``moments`` inside any half-open window ``[t, t + span)`` (0 for none)."""
+    ordered = sorted(moments)
+    most, low = 0, 0
+    for high, moment in enumerate(ordered):
+        while ordered[low] + span <= moment:
+            low += 1
+        most = max(most, high - low + 1)
+    return most
 
 
 def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:

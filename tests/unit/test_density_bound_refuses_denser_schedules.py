@@ -119,3 +119,17 @@ def test_bounds_equal_the_densest_minute_and_day_of_the_reference(rule: str, day
         assert max(per_day.values()) == per_day_bound(parse_rule(rule))
     else:
         assert per_day_bound(parse_rule(rule)) >= len(found) * 24
+
+
+def test_dates_only_are_held_to_the_same_bound() -> None:
+    """31 one-off date-times within one minute are denser than the bound; 30 a minute are not."""
+    start = datetime(2027, 1, 4, 9, 0, 0)
+    every_second = [(start + timedelta(seconds=s)).isoformat() for s in range(31)]
+    every_other = [(start + timedelta(seconds=s)).isoformat() for s in range(0, 62, 2)]
+    with pytest.raises(InvalidSpec) as refused:
+        load_spec(spec(rdates=every_second))
+    [problem] = refused.value.problems
+    assert problem.field == "rdates"
+    assert "31 date-times within one minute" in str(problem)
+    # 31 date-times 2 s apart: at most 30 in any minute (the 31st is 60 s after the first).
+    assert load_spec(spec(rdates=every_other)).rdates[0] == start
