@@ -283,6 +283,9 @@ class LedgerSnapshot:
     """Per candidate alias: mismatches with the live ledger, summed over each schedule's latest
     shadow run (``ledger.shadow``)."""
 
+    skips: Mapping[tuple[str, str, str], int] = field(default_factory=dict)
+    """Occurrences that never ran per ``(schedule_id, state, reason)`` (``ledger.queries``)."""
+
 
 class LedgerCollector(Collector):
     """Exports the ledger's state on every scrape, from a callable (no ledger import here).
@@ -292,6 +295,8 @@ class LedgerCollector(Collector):
     - ``almanac_occurrences`` (``schedule_id``, ``state``): occurrences in each state.
     - ``almanac_unknown_effects_open`` (``schedule_id``): open UNKNOWN_EFFECT cases.
     - ``almanac_unknown_effects_oldest_age_seconds`` (``schedule_id``): age of the oldest open case.
+    - ``almanac_skipped_occurrences`` (``schedule_id``, ``state``, ``reason``): occurrences that
+      never ran, by the decision recorded (a holiday skip, an exclusion, a gap, a misfire …).
     - ``almanac_shadow_mismatches`` (``alias``): a candidate's mismatches with the live ledger.
     - ``almanac_ledger_snapshot_up``: 1 if the last read succeeded, 0 if it raised.
     - ``almanac_ledger_snapshot_duration_seconds``: how long the read took.
@@ -336,6 +341,13 @@ class LedgerCollector(Collector):
             "Age in seconds of the oldest open UNKNOWN_EFFECT case by schedule.",
             labels=["schedule_id"],
         )
+        skipped = GaugeMetricFamily(
+            "almanac_skipped_occurrences",
+            "Occurrences that never ran, by schedule, terminal state and recorded reason "
+            "(SKIPPED_HOLIDAY/HOLIDAY_SKIPPED, EXCLUDED/EXDATE_EXCLUDED, SKIPPED_GAP/GAP_SKIPPED, "
+            "…).",
+            labels=["schedule_id", "state", "reason"],
+        )
         shadow = GaugeMetricFamily(
             "almanac_shadow_mismatches",
             "Shadow-mode mismatches with the live ledger by candidate alias (latest runs).",
@@ -359,11 +371,13 @@ class LedgerCollector(Collector):
                 count, oldest_age = snapshot.open_unknown.get(schedule_id, (0, 0.0))
                 unknown_open.add_metric([schedule_id], count)
                 unknown_age.add_metric([schedule_id], max(oldest_age, 0.0) if count else 0.0)
+            for (schedule_id, state, reason), count in sorted(snapshot.skips.items()):
+                skipped.add_metric([schedule_id, state, reason], count)
             for alias, mismatches in sorted(snapshot.shadow_mismatches.items()):
                 shadow.add_metric([alias], mismatches)
         up.add_metric([], 1.0 if snapshot is not None else 0.0)
         duration.add_metric([], seconds)
-        yield from (occurrences, unknown_open, unknown_age, shadow, up, duration)
+        yield from (occurrences, unknown_open, unknown_age, skipped, shadow, up, duration)
 
 
 def start_metrics_server(

@@ -1,4 +1,4 @@
-"""The ledger, read for metrics: state counts per schedule and open UNKNOWN_EFFECT cases.
+"""The ledger, read for metrics: state counts, skips by reason and open UNKNOWN_EFFECT cases.
 
 Metrics describe the ledger; they never replace it. The scrape happens at the edge (the worker's
 metrics endpoint), which is where ``now`` is read.
@@ -31,4 +31,5 @@ def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot
         counts=counts,
         open_unknown=open_unknown,
         shadow_mismatches=latest_mismatches(ledger_),
+        skips=ledger.skips_by_schedule_state_and_reason(ledger_),
     )

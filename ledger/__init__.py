@@ -109,6 +109,7 @@ if TYPE_CHECKING:
         next_due,
         published_specs,
         show_occurrence,
+        skips_by_schedule_state_and_reason,
     )
     from ledger.reconcile import (
         human_queue,
@@ -179,6 +180,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "next_due",
         "published_specs",
         "show_occurrence",
+        "skips_by_schedule_state_and_reason",
     ),
     "ledger.reconcile": (
         "human_queue",
@@ -312,6 +314,7 @@ __all__ = [
     "rollback",
     "schedule_events",
     "show_occurrence",
+    "skips_by_schedule_state_and_reason",
     "succeeded",
     "switch_implementation",
     "unknown_effect",

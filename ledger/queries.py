@@ -248,6 +248,36 @@ def counts_by_schedule_and_state(ledger: Ledger) -> dict[tuple[str, OccurrenceSt
     return ledger.read(work)
 
 
+NEVER_RAN = (
+    OccurrenceState.SKIPPED_GAP,
+    OccurrenceState.SKIPPED_HOLIDAY,
+    OccurrenceState.EXCLUDED,
+    OccurrenceState.SKIPPED_OVERLAP,
+    OccurrenceState.MISFIRE_EXPIRED,
+    OccurrenceState.CANCELLED,
+)
+"""The terminal states of an occurrence that never ran: each a recorded decision, with a reason."""
+
+
+def skips_by_schedule_state_and_reason(ledger: Ledger) -> dict[tuple[str, str, str], int]:
+    """Occurrences that never ran, per ``(schedule_id, state, reason)`` (one grouped query).
+
+    ``reason`` is the occurrence's recorded resolution reason (``GAP_SKIPPED``,
+    ``HOLIDAY_SKIPPED``, ``EXDATE_EXCLUDED``, …): a bounded set, so it can label a metric.
+    """
+    o = OCCURRENCES.c
+
+    def work(connection: Connection) -> dict[tuple[str, str, str], int]:
+        rows = connection.execute(
+            select(o.schedule_id, o.state, o.reason, func.count())
+            .where(o.state.in_([s.value for s in NEVER_RAN]))
+            .group_by(o.schedule_id, o.state, o.reason)
+        )
+        return {(row[0], row[1], row[2]): int(row[3]) for row in rows}
+
+    return ledger.read(work)
+
+
 def last_event_id(ledger: Ledger) -> int:
     """The newest event's ID (0 for an empty ledger): where a follower of the feed starts."""
 

@@ -28,6 +28,7 @@ def populated_registry() -> CollectorRegistry:
         counts={("daily-ops-summary", "SUCCEEDED"): 4},
         open_unknown={"daily-ops-summary": (1, 60.0)},
         shadow_mismatches={"v2": 0},
+        skips={("daily-ops-summary", "SKIPPED_GAP", "GAP_SKIPPED"): 1},
     )
     registry.register(LedgerCollector(lambda: snapshot))
     return registry

@@ -215,6 +215,21 @@ def test_ledger_collector_exports_the_snapshot_read_on_each_scrape(
     assert open_cases == {("almanac_unknown_effects_open", frozenset({("schedule_id", SID)})): 0}
 
 
+def test_skips_are_exported_by_state_and_recorded_reason(registry: CollectorRegistry) -> None:
+    skips = {(SID, "SKIPPED_HOLIDAY", "HOLIDAY_SKIPPED"): 2, (SID, "SKIPPED_GAP", "GAP_SKIPPED"): 1}
+    registry.register(LedgerCollector(lambda: LedgerSnapshot(skips=skips)))
+
+    exported = {
+        tuple(sorted(dict(labels).items())): v
+        for (name, labels), v in scrape(registry).items()
+        if name == "almanac_skipped_occurrences"
+    }
+    assert exported == {
+        (("reason", "HOLIDAY_SKIPPED"), ("schedule_id", SID), ("state", "SKIPPED_HOLIDAY")): 2,
+        (("reason", "GAP_SKIPPED"), ("schedule_id", SID), ("state", "SKIPPED_GAP")): 1,
+    }
+
+
 def test_a_failing_ledger_read_reports_down_and_keeps_the_event_metrics(
     registry: CollectorRegistry, metrics: AlmanacMetrics
 ) -> None:
@@ -245,12 +260,14 @@ def test_every_metric_is_prefixed_and_labelled_only_by_bounded_labels() -> None:
         "almanac_ledger_snapshot_up",
         "almanac_ledger_snapshot_duration_seconds",
         "almanac_shadow_mismatches",
+        "almanac_skipped_occurrences",
     }
     for family in families:
         assert family.name.startswith("almanac_"), family.name
         for sample in family.samples:
             # ``alias``: an implementation alias, chosen by operators (a handful, never data).
-            bounded = {"schedule_id", "outcome", "state", "le", "alias"}
+            # ``reason``: a recorded resolution reason (an enum of the time contract).
+            bounded = {"schedule_id", "outcome", "state", "le", "alias", "reason"}
             assert set(sample.labels) <= bounded, sample
 
 
