@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ledger.errors import (
     ClaimLost,
     InvalidLedgerUrl,
+    LedgerDataError,
     LedgerUnavailable,
     is_transient,
     translate,
@@ -112,6 +113,12 @@ def _configure_sqlite(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
+def _not_text() -> LedgerDataError:
+    # A str holding an unpaired surrogate (a byte that was not UTF-8, as Python decodes command
+    # lines): the driver cannot encode it, and the same write would fail again.
+    return LedgerDataError("a text value is not valid Unicode (an unpaired surrogate); not stored")
+
+
 class Ledger:
     """A handle on one ledger database: an engine plus the transaction runner.
 
@@ -175,7 +182,11 @@ class Ledger:
             except sa_exc.DBAPIError as error:
                 if attempt == self.retries or not is_transient(error):
                     raise translate(error, self.engine.url) from error
+            except UnicodeEncodeError:
+                raise _not_text() from None
             except sa_exc.StatementError as error:
+                if isinstance(error.orig, UnicodeEncodeError):
+                    raise _not_text() from None
                 if isinstance(error.orig, ValueError | TypeError):
                     # A value our column types refused (e.g. a naive instant): the caller's bug.
                     raise error.orig from error

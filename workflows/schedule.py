@@ -910,6 +910,13 @@ def _check_reason(params: DisableInput | DeleteInput | io.BackfillRequest) -> No
         _refuse("reason", reason, "needs a non-empty reason")
     if len(reason) > MAX_REASON_CHARS:
         _refuse("reason", f"{len(reason)} characters", f"longer than {MAX_REASON_CHARS}")
+    try:
+        reason.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # An unpaired surrogate (a byte that was not UTF-8): no ledger can store it.
+        _refuse(
+            "reason", f"{len(reason)} characters", f"not valid text at character {exc.start + 1}"
+        )
 
 
 __all__ = [

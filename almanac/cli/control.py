@@ -18,6 +18,7 @@ from almanac.cli.output import (
     JsonOption,
     ScheduleArg,
     check_schedule_id,
+    check_text,
     escape,
     json_object,
     out,
@@ -126,7 +127,9 @@ def apply(
 
 def disable(
     schedule_id: ScheduleArg,
-    reason: Annotated[str, typer.Option("--reason", help="Why (recorded in the ledger).")],
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why (recorded in the ledger).", callback=check_text)
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """Disable a schedule: nothing new is claimed until it is enabled. Prints the verdict."""
@@ -187,7 +190,9 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
 
 def delete(
     schedule_id: ScheduleArg,
-    reason: Annotated[str, typer.Option("--reason", help="Why (recorded in the ledger).")],
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why (recorded in the ledger).", callback=check_text)
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """Delete a schedule: its workflow completes, nothing new is claimed, the ledger keeps all.

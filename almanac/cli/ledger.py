@@ -18,6 +18,7 @@ import typer
 from almanac.cli.output import (
     EXIT_OPERATIONAL,
     JsonOption,
+    check_text,
     fail,
     new_app,
     out,
@@ -430,8 +431,15 @@ def resolve_command(
             help="SUCCEEDED (the downstream has the effect) or NOT_APPLIED (it has not).",
         ),
     ],
-    by: Annotated[str, typer.Option("--by", help="Who decides (stored on the case; not blank).")],
-    note: Annotated[str | None, typer.Option("--note", help="Evidence.")] = None,
+    by: Annotated[
+        str,
+        typer.Option(
+            "--by", help="Who decides (stored on the case; not blank).", callback=check_text
+        ),
+    ],
+    note: Annotated[
+        str | None, typer.Option("--note", help="Evidence.", callback=check_text)
+    ] = None,
     as_json: JsonOption = False,
     url: UrlOption = None,
 ) -> None:

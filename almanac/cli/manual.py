@@ -17,6 +17,7 @@ from almanac.cli.output import (
     JsonOption,
     PlainTable,
     ScheduleArg,
+    check_text,
     escape,
     fail,
     out,
@@ -30,7 +31,10 @@ from almanac.cli.output import (
 def trigger(
     schedule_id: ScheduleArg,
     reason: Annotated[
-        str, typer.Option("--reason", help="Why (recorded on the occurrence's events).")
+        str,
+        typer.Option(
+            "--reason", help="Why (recorded on the occurrence's events).", callback=check_text
+        ),
     ] = "manual trigger",
     request_id: Annotated[
         str | None,
@@ -127,7 +131,12 @@ def backfill(
         ),
     ] = BACKFILL_MAX,
     reason: Annotated[
-        str, typer.Option("--reason", help="Why (recorded on every event the backfill writes).")
+        str,
+        typer.Option(
+            "--reason",
+            help="Why (recorded on every event the backfill writes).",
+            callback=check_text,
+        ),
     ] = "operator backfill",
     as_json: JsonOption = False,
 ) -> None:

@@ -59,6 +59,26 @@ JsonOption = Annotated[
 T = TypeVar("T")
 
 
+def check_text(param: typer.CallbackParam, value: str | None) -> str | None:
+    """Typer callback: refuse text that is not valid Unicode before anything connects (exit 2).
+
+    A byte that is not UTF-8 in an argument reaches Python as an unpaired surrogate, which no
+    ledger, log or payload can encode: refused here, naming the option and the position, never
+    repeating the text.
+
+    Returns:
+        ``value`` unchanged.
+    """
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        name = param.opts[0] if param.opts else str(param.name)
+        fail(f"{name}: not valid text: a byte that is not UTF-8 at character {exc.start + 1}")
+    return value
+
+
 def check_schedule_id(value: str | None) -> str | None:
     """Typer callback: refuse a malformed scheduleId before anything connects (exit 2).
 

@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from almanac.cli.ledger import UrlOption, open_ledger
-from almanac.cli.output import JsonOption, escape, fail, out, plural, print_json, run_async
+from almanac.cli.output import (
+    JsonOption,
+    check_text,
+    escape,
+    fail,
+    out,
+    plural,
+    print_json,
+    run_async,
+)
 
 if TYPE_CHECKING:
     from almanac.rollout import Selection
@@ -31,7 +40,12 @@ ScheduleOption = Annotated[
     typer.Option("--schedule", help="A scheduleId to move (repeatable).", show_default=False),
 ]
 ReasonOption = Annotated[
-    str, typer.Option("--reason", help="Why (recorded on the switch and every requeue event).")
+    str,
+    typer.Option(
+        "--reason",
+        help="Why (recorded on the switch and every requeue event).",
+        callback=check_text,
+    ),
 ]
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Print what would move; change nothing.")
@@ -229,7 +243,9 @@ def rollout(
 
 def rollback(
     to: Annotated[str, typer.Option("--to", help="The implementation alias to return to.")],
-    reason: Annotated[str, typer.Option("--reason", help="Why (required; recorded).")],
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why (required; recorded).", callback=check_text)
+    ],
     schedule: ScheduleOption = None,
     every: Annotated[bool, typer.Option("--all", help="Every schedule.")] = False,
     dry_run: DryRunOption = False,

@@ -48,3 +48,36 @@ def test_the_backfill_bound_checked_here_is_the_schedules() -> None:
     from workflows.schedule import MAX_BACKFILL_BOUND
 
     assert BACKFILL_MAX_BOUND == MAX_BACKFILL_BOUND
+
+
+NOT_UTF8 = "evil\udc9bcsi"
+"""What Python makes of the argument bytes ``evil\\x9bcsi``: an unpaired surrogate, which no
+ledger, log or Temporal payload can encode (it once stalled a schedule's control commands)."""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("disable", "nightly", "--reason", NOT_UTF8),
+        ("delete", "nightly", "--reason", NOT_UTF8),
+        ("trigger", "nightly", "--reason", NOT_UTF8),
+        ("backfill", "nightly", *WINDOW, "--reason", NOT_UTF8),
+    ],
+)
+def test_a_reason_that_is_not_utf8_is_exit_2_and_not_repeated(
+    run: Callable[..., Result], args: tuple[str, ...]
+) -> None:
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    [line] = result.output.strip().splitlines()
+    assert "--reason: not valid text" in line and "character 5" in line
+    assert "evil" not in line
+
+
+def test_the_schedule_workflow_refuses_such_a_reason_before_history() -> None:
+    from temporalio.exceptions import ApplicationError
+
+    from workflows.schedule import DisableInput, _check_reason
+
+    with pytest.raises(ApplicationError, match="not valid text at character 5"):
+        _check_reason(DisableInput(NOT_UTF8))

@@ -122,3 +122,13 @@ def test_migration_0013_refuses_to_downgrade_while_a_longer_id_is_held(ledger: L
     record_trigger(ledger, LONGEST_SID, "r" * 30, T0 + timedelta(hours=1), by="a", reason="r")
     with pytest.raises(RuntimeError, match="cannot downgrade below 0013"):
         command.downgrade(alembic_config(ledger.engine), "0012")
+
+
+def test_text_that_is_not_unicode_is_a_permanent_data_error(ledger: Ledger) -> None:
+    """An unpaired surrogate (a byte that was not UTF-8) is refused for good, never retried."""
+    from ledger import disable, publish_revision
+
+    spec = make_spec()
+    publish_revision(ledger, spec, T0, by="test")
+    with pytest.raises(LedgerDataError, match="not valid Unicode"):
+        disable(ledger, spec.schedule_id, T0, reason="evil\udc9bcsi", by="test")
