@@ -17,10 +17,11 @@ questions, on text normalised first so that a disguise changes nothing:
   HTTP authentication value (RFC 9110 §11: ``Bearer``, ``Basic``, ``Token``, ``Digest`` … and a
   credential), URL userinfo (``scheme://user:pw@``, RFC 3986 §3.2.1) anywhere in the text, a query
   or fragment parameter with a secret-bearing name (``?%74oken=…``, ``#access_token=…``), a
-  ``name: value`` or ``name=value`` pair with a secret-bearing name inside text (a pasted header
-  line, a connection string), a JWT (RFC 7519: three base64url segments whose first decodes to a
-  JSON object), a PEM private key, or a vendor token with a published prefix (``ghp_``, ``xoxb-``,
-  ``sk_live_``, ``AKIA``, ``whsec_``).
+  ``name: value`` or ``name=value`` pair, a ``--name=value`` / ``--name value`` option or a
+  ``<name>value</name>`` element with a secret-bearing (percent-decoded) name inside text (a
+  pasted header line, a connection string, a command line), a JWT (RFC 7519: three base64url
+  segments whose first decodes to a JSON object), a PEM private key, or a vendor token with a
+  published prefix (``ghp_``, ``xoxb-``, ``sk_live_``, ``AKIA``, ``whsec_``).
 
 The answer names the shape, never the text, so a caller can say why it refuses without
 repeating what it refuses.
@@ -72,7 +73,7 @@ _CONFUSABLES = str.maketrans(
         "ԝ": "w", "ӏ": "l", "α": "a", "Α": "A", "β": "B", "Β": "B", "ε": "e", "Ε": "E",
         "ι": "i", "Ι": "I", "κ": "k", "Κ": "K", "ν": "v", "Ν": "N", "ο": "o", "Ο": "O",
         "ρ": "p", "Ρ": "P", "τ": "t", "Τ": "T", "υ": "u", "Υ": "Y", "χ": "x", "Χ": "X",
-        "Ζ": "Z", "Η": "H", "Μ": "M",
+        "Ζ": "Z", "Η": "H", "Μ": "M", "ı": "i",
     }
 )  # fmt: skip
 _WORD_BREAK = re.compile(r"[^0-9A-Za-z]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -80,10 +81,14 @@ _QUANTITY_PARTS = ("count", "max", "min", "limit", "length", "size", "ttl", "exp
 
 
 def plain(text: str) -> str:
-    """``text`` in NFKC, without format characters, with look-alike letters mapped to Latin."""
-    text = unicodedata.normalize("NFKC", text)
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    return text.translate(_CONFUSABLES)
+    """``text`` in NFKC, without format characters or combining marks, look-alikes as Latin.
+
+    Combining marks (category ``Mn``, after canonical decomposition) are dropped so that an
+    accent laid over a letter (``To\u0301ken``) disguises nothing.
+    """
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in {"Cf", "Mn"})
+    return unicodedata.normalize("NFC", text).translate(_CONFUSABLES)
 
 
 def name_words(name: str) -> list[str]:
@@ -116,10 +121,12 @@ def names_a_quantity(name: str) -> bool:
 
 
 _AUTH_SCHEME = re.compile(
-    r"(?i)^\s*[\"']?(?:bearer|token|basic|digest|negotiate|ntlm|oauth|apikey|aws4-hmac-sha256)"
+    r"(?i)(?:^|[;,|&\n])\s*[\"']?"
+    r"(?:bearer|token|basic|digest|negotiate|ntlm|oauth|apikey|aws4-hmac-sha256)"
     r"\s+([A-Za-z0-9._~+/=:,\"-]{8,})"
 )
-"""An ``Authorization`` value (RFC 9110 §11.4): a scheme, then a credential of 8+ characters."""
+"""An ``Authorization`` value (RFC 9110 §11.4): a scheme, then a credential of 8+ characters, at
+the start of the text or after a separator (``FREQ=HOURLY;Bearer …``)."""
 _USERINFO = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*:)?//[^\s/?#@\"'<>]+@")
 """A URL's userinfo (RFC 3986 §3.2.1), ``user:pw@`` or a token as user, anywhere in text."""
 URL_PARAMETER = re.compile(r"([?#&;])([^=&;#?\s]+)=([^&;#\s]*)")
@@ -128,6 +135,10 @@ _TEXT_PAIR = re.compile(
     r"(?:^|[\s,;{(\[|])[\"']?([^\W\d][\w.\-]{0,60})[\"']?\s*[:=]\s*[\"']?([^\s\"',;&})\]]+)"
 )
 """A ``name: value`` or ``name=value`` pair inside text (a header line, a connection string)."""
+_FLAG = re.compile(r"(?:^|\s)--?([^\W\d][\w.\-]{0,60})(?:=|\s+)[\"']?([^\s\"']{6,})")
+"""A command-line option and its value inside text (``--password=…``, ``--token …``)."""
+_ELEMENT = re.compile(r"<([^\W\d][\w.\-]{0,60})>\s*([^<\s]{4,})\s*</\1>")
+"""An XML element holding a value (``<password>…</password>``)."""
 _JWT = re.compile(r"([A-Za-z0-9_-]{4,})\.([A-Za-z0-9_-]{4,})\.([A-Za-z0-9_-]*)")
 _PEM_KEY = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
 _VENDOR_TOKEN = re.compile(
@@ -143,17 +154,19 @@ def credential_shape(text: str) -> str | None:
     See the module docstring for the shapes recognised.
     """
     flat = plain(text)
-    if _AUTH_SCHEME.match(flat):
+    if _AUTH_SCHEME.search(flat):
         return "an authorization scheme and credential (Bearer/Basic/Token/Digest …)"
     if _USERINFO.search(flat):
         return "URL credentials (user:password@)"
     for match in URL_PARAMETER.finditer(flat):
         if match.group(3) and is_secret_name(match.group(2)):
             return f"a secret-bearing URL parameter ({_shown_name(match.group(2))})"
-    for match in _TEXT_PAIR.finditer(flat):
-        name = match.group(1)
-        if is_secret_name(name) and not names_a_quantity(name):
-            return f"a secret-bearing {_shown_name(name)}: value pair"
+    decoded = plain(unquote(flat))  # a pair's name may be percent-encoded (``%70assword=``)
+    for pattern in (_TEXT_PAIR, _FLAG, _ELEMENT):
+        for match in pattern.finditer(decoded):
+            name = match.group(1)
+            if is_secret_name(name) and not names_a_quantity(name):
+                return f"a secret-bearing {_shown_name(name)}: value pair"
     if any(_is_jwt(match) for match in _JWT.finditer(flat)):
         return "a JSON Web Token"
     if _PEM_KEY.search(flat):

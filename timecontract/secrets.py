@@ -50,9 +50,9 @@ SECRET_LOCATIONS = ("env", "file")
 HEADERS_KEY = "headers"
 """A header bag's key: its value must be a mapping; anything else is redacted whole in errors."""
 REDACTED = "<redacted>"
-_PAIR_NAME_KEYS = frozenset({"name", "key", "header", "field", "param", "parameter"})
+_PAIR_NAME_KEYS = frozenset({"name", "key", "k", "header", "field", "param", "parameter"})
 """In a ``{name: …, value: …}`` pair (a header list), the keys that hold the name."""
-_PAIR_VALUE_KEYS = frozenset({"value", "values", "content", "val"})
+_PAIR_VALUE_KEYS = frozenset({"value", "values", "content", "val", "v"})
 """In such a pair, the keys that hold the value."""
 REFERENCE_HINT = (
     "name it instead: {secretRef: {env: ALMANAC_SECRET_<NAME>}} or {secretRef: {file: <name>}}"
@@ -159,6 +159,10 @@ def literal_secret_problems(
                     item, f"{where}.{index}", under_secret=under_secret, key=key
                 )
             )
+        # An argument vector splits an option from its value (``["--password", "…"]``).
+        words = " ".join(item for item in value if isinstance(item, str))
+        if not problems and (shape := credential_shape(words)) is not None:
+            problems.append(_literal(where, f"holds a literal secret ({shape})"))
     elif under_secret and could_be_secret(key, value):
         problems.append(_literal(where))
     elif isinstance(value, str) and (shape := credential_shape(value)) is not None:
@@ -289,18 +293,34 @@ def redact_at(path: Iterable[Any], value: Any) -> Any:
     A value at or below a secret-bearing key is redacted through and through, except where
     ``path`` ends at a reference's location (``….secretRef.env``): a string there is a name. A
     ``headers`` value that is not a mapping (a string or a list: header lines such as
-    ``Authorization: Bearer …`` pasted from ``curl -H``) is redacted whole (second trial).
+    ``Authorization: Bearer …`` pasted from ``curl -H``) is redacted whole, and a header's
+    literal value is never shown.
     """
     parts = [str(part) for part in path]
     if len(parts) >= 2 and parts[-2] == SECRET_REF_KEY:
         return _redact_location(parts[-1], value)
     if parts and parts[-1] == HEADERS_KEY and not isinstance(value, Mapping):
         return REDACTED  # header lines pasted as text (`curl -H 'Authorization: Bearer …'`)
-    return redact(value, under_secret=any(is_secret_name(part) for part in parts))
+    # A header's value is where a credential goes: a literal one is never shown, whatever its
+    # name (a name the check could not read, ``To\u0301ken``, must not expose its value).
+    under_secret = HEADERS_KEY in parts or any(is_secret_name(part) for part in parts)
+    return redact(value, under_secret=under_secret)
 
 
 _QUOTED = re.compile(r"'([^']*)'")
 _STANDARD_TAG = re.compile(r"tag:yaml\.org,2002:[a-z]{1,12}")
+
+
+def quiet_credentials(message: str) -> str:
+    """``message`` with every quoted fragment that is credential-shaped shown as ``'<redacted>'``.
+
+    For a problem's wording, which may quote what it stumbled on (``part 'Bearer …' is not
+    NAME=VALUE``): the value is redacted where it is shown, and so is any quote of it.
+    """
+    return _QUOTED.sub(
+        lambda match: f"'{REDACTED}'" if credential_shape(match.group(1)) else match.group(0),
+        message,
+    )
 
 
 def quiet_parser_message(message: str) -> str:

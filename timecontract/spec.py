@@ -73,7 +73,12 @@ from timecontract.errors import AlmanacError, SpecError
 from timecontract.expand import nominal_period
 from timecontract.rrule import Rule, RuleError
 from timecontract.rscale import RscaleRule, parse_rscale_rule
-from timecontract.secrets import quiet_parser_message, redact_at, secret_problems
+from timecontract.secrets import (
+    quiet_credentials,
+    quiet_parser_message,
+    redact_at,
+    secret_problems,
+)
 
 SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 """scheduleId: 1–63 characters of ``a-z``, ``0-9`` and ``-``, not starting or ending with ``-``
@@ -1114,7 +1119,7 @@ def _problems(exc: ValidationError, data: Mapping[str, Any]) -> list[SpecError]:
             continue
         if not loc and isinstance(value, Mapping):
             value = None
-        problems.append(SpecError(field, redact_at(loc, value), message))
+        problems.append(SpecError(field, redact_at(loc, value), quiet_credentials(message)))
     return problems
 
 

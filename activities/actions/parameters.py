@@ -180,6 +180,9 @@ class HttpParameters(BaseModel):
             shaped = isinstance(item, str) and credential_shape(item) is not None
             if shaped or (is_secret_name(name) and could_be_secret(name, item)):
                 raise ValueError(f"header {name} holds a literal secret; {REFERENCE_HINT}")
+            if isinstance(item, str) and any(c in item for c in "\r\n\0"):
+                # RFC 9110 §5.5: a field value never holds CR, LF or NUL (header injection).
+                raise ValueError(f"header {name}: a value may not hold CR, LF or NUL")
         return value
 
 

@@ -167,6 +167,16 @@ DISGUISED: dict[str, tuple[str, dict[str, Any]]] = {
     "stripe key": data({"s": "sk_live_" + CANARY * 2}),
     "standard webhooks key": data({"s": "whsec_" + CANARY * 2}),
     "a key that is a credential": data({f"Bearer {CANARY}": 1}),
+    # A fresh trial's misses: names percent-encoded or accented, options, argv, XML, k/v.
+    "percent-encoded pair name in text": data({"note": f"%70assword={CANARY}"}),
+    "cyrillic pair name in text": data({"note": f"p\u0430ssword={CANARY}"}),
+    "an option with =": data({"cmd": f"deploy --password={CANARY}"}),
+    "an option and its value": data({"cmd": f"deploy --token {CANARY}"}),
+    "an argument vector": data({"args": ["--password", CANARY]}),
+    "an xml element": data({"x": f"<password>{CANARY}</password>"}),
+    "a k/v pair": data({"k": "password", "v": CANARY}),
+    "an accented header name": header("To\u0301ken", CANARY),
+    "a dotless-i header name": header("s\u0131d", CANARY),
     # Fake reference shapes.
     "secretRef holding a string": smtp(
         username="ops", starttls=True, password={"secretRef": CANARY}
@@ -251,3 +261,27 @@ def test_a_refusal_carries_no_chained_error_that_repeats_the_secret() -> None:
         with pytest.raises(ValueError) as raised:
             attempt()
         assert CANARY not in "".join(traceback.format_exception(raised.value))
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"\u0422\u043e\u043a\u0435\u043d": CANARY},  # Cyrillic: not an HTTP header name
+        {"X-Foo": 5, "Bad Name": CANARY},
+        {"X-Foo": [CANARY]},
+        {"X-Foo": f"ok\r\nX-Injected: {CANARY}"},
+    ],
+)
+def test_a_header_problem_never_shows_a_header_value(headers: dict[str, Any]) -> None:
+    from activities.actions.catalog import check_action
+
+    with pytest.raises(ValueError) as raised:
+        check_action("http", {"url": HOOK, "headers": headers})
+    assert CANARY not in str(raised.value)
+
+
+@pytest.mark.parametrize("rule", [f"Bearer {CANARY}", f"FREQ=HOURLY;Bearer {CANARY}"])
+def test_a_problem_never_quotes_a_credential_it_stumbled_on(rule: str) -> None:
+    with pytest.raises(InvalidSpec) as raised:
+        load_spec({**SEED_SPEC, "rule": rule})
+    assert CANARY not in str(raised.value)

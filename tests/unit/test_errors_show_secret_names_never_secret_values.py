@@ -49,7 +49,9 @@ REF_NAME = {"secretRef": {"env": "MY_TOKEN_ENV"}}
             {"n": REDACTED, "on": True, "off": None},
         ),
         (("data", "count"), 3, 3),
-        (("headers", "X-Team"), "ops", "ops"),
+        # A header's value is where a credential goes: a literal one is never shown, whatever
+        # the name (a trial hid one under a name the check could not read).
+        (("headers", "X-Team"), "ops", REDACTED),
         # Data that is not JSON (bytes, a set: from Python, or YAML's !!binary and !!set) and a
         # credential-shaped string under a harmless name are never shown.
         (("data",), CANARY.encode(), REDACTED),
