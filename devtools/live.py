@@ -25,9 +25,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as rich_escape
 
 import ledger
+from almanac.text import terminal_text
 from timecontract import format_instant, format_offset
 
 PER_STATE_SHOWN = 10
@@ -48,6 +49,11 @@ STATE_STYLE = {
     "CANCELLED": "dim",
 }
 """Rich style of each state's name; a state without one prints plain (:func:`styled`)."""
+
+
+def escape(text: str) -> str:
+    """User text for a Rich line: control characters shown (``almanac.text``), markup escaped."""
+    return rich_escape(terminal_text(text))
 
 
 @dataclass

@@ -193,3 +193,19 @@ def test_a_position_beyond_the_ledger_starts_from_now(
     live = LiveLog(handle, Console(record=True), position=position)
     live.resume()
     assert live.after_id == ledger.last_event_id(handle)
+
+
+def test_a_reason_s_control_characters_are_shown_escaped(handle: ledger.Ledger) -> None:
+    """A reason reaches the live view as text: no escape sequence, CR or bidi override acts."""
+    minutely = spec()
+    ledger.publish_revision(handle, minutely, T0, by="test")
+    ledger.materialize(handle, minutely, T0, T0 + timedelta(minutes=3), T0)
+    live, console = view(handle)
+    evil = "evil\x1b[31mRED\rOVER\u202eRTL\x07\x9bcsi\x1b]0;pwned\x07"
+    ledger.cancel(handle, "minutely.r1.20261102T090000.f0", T0, by="test", why=evil)
+
+    live.poll()
+    [printed] = lines(console)
+    assert "\x1b" not in printed and "\r" not in printed and "\u202e" not in printed
+    assert "\x9b" not in printed and "\x07" not in printed
+    assert "evil\\x1b[31mRED\\rOVER\\u202eRTL\\x07\\x9bcsi\\x1b]0;pwned\\x07" in printed
