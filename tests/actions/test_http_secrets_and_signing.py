@@ -288,16 +288,16 @@ async def test_a_huge_success_reply_is_recorded_as_truncated_not_kept() -> None:
     assert outcome.result == {"status": 200, "truncated": True}
 
 
-async def test_the_readmes_receiver_verifies_a_real_delivery(
+async def test_the_security_guides_receiver_verifies_a_real_delivery(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Security") :]
+    guide = Path(__file__).resolve().parents[2] / "docs" / "operating" / "security.md"
+    section = guide.read_text(encoding="utf-8")
     code = section[
         section.index("```python\n") + 10 : section.index("```", section.index("```python") + 9)
     ]
     namespace: dict[str, Any] = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/operating/security.md", "exec"), namespace)
     monkeypatch.setenv("OPS_WEBHOOK_KEY", SIGNING_KEY)
     recorder = Recorder()
     action = mocked(

@@ -90,12 +90,12 @@ class Sessions:
     python_runs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
 
 
-def readme_python_example() -> str:
-    """The ``python`` block of the README's "From Python" section, exactly as written."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def tutorial_python_example() -> str:
+    """The ``python`` block of the tutorial's "From Python" section, exactly as written."""
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
     section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```python\n(.*?)```", section, re.S)
-    assert block, "README.md: no ```python block under ## From Python"
+    assert block, "docs/tutorial.md: no ```python block under ## From Python"
     return block.group(1)
 
 
@@ -201,10 +201,10 @@ def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sessions]:
             return rows if len(ids & succeeded(data_dir)) >= 2 else []
 
         found.workflow_list = wait_for(run, "occurrences listed by ScheduleId", listed, 60)
-        # The README's Python example, as written, against this running `make run` (twice: the
+        # The tutorial's Python example, as written, against this running `make run` (twice: the
         # second run finds its schedule running and leaves it as it is).
         example = tmp / "example.py"
-        example.write_text(readme_python_example())
+        example.write_text(tutorial_python_example())
         python_env = {
             **env,
             "ALMANAC_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['ALMANAC_DEV_PORT']}",
@@ -264,7 +264,7 @@ def test_temporal_cli_finds_occurrences_by_schedule_id(sessions: Sessions) -> No
     assert all(r["execution"]["workflowId"].startswith(f"{SCHEDULE}.r1.") for r in rows)
 
 
-def test_readme_python_example_runs_as_written_against_make_run(sessions: Sessions) -> None:
+def test_tutorial_python_example_runs_as_written_against_make_run(sessions: Sessions) -> None:
     first, second = sessions.python_runs
     for run in (first, second):
         assert run.returncode == 0, run.stderr[-3000:]
