@@ -80,9 +80,12 @@ def test_the_deploy_prometheus_config_and_its_rules_pass_promtool() -> None:
     config = DEPLOY_PROMETHEUS / "prometheus.yml"
     checked = _promtool("check", "config", str(config))
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    # Rules: those the config names and any rule file beside it (none yet; checked when added).
+    # Rules: those the config names (globs, relative to it; each must match) and any rule file
+    # beside it.
     named = yaml.safe_load(config.read_text(encoding="utf-8")).get("rule_files") or []
-    rules = {DEPLOY_PROMETHEUS / name for name in named}
+    rules = {path for name in named for path in DEPLOY_PROMETHEUS.glob(name)}
+    for name in named:
+        assert list(DEPLOY_PROMETHEUS.glob(name)), f"rule_files: {name} matches no file"
     rules |= {p for p in DEPLOY_PROMETHEUS.rglob("*.yml") if p.name != "prometheus.yml"}
     rules |= set(DEPLOY_PROMETHEUS.rglob("*.yaml"))
     for path in sorted(rules):
