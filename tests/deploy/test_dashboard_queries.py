@@ -34,6 +34,7 @@ from typing import Any
 
 import pytest
 import yaml
+from alertkit import PENDING_METRICS
 from promkit import REQUIRE_ENV, Prometheus, expand, free_port, panel_queries, scrape_config, tool
 from temporal_env import binary, eventually, start_dev_server
 from workerkit import WorkerProcess, worker_env
@@ -290,10 +291,15 @@ def _retried(ledger_: Ledger) -> bool:
 
 
 async def _empty_queries(prometheus: Prometheus, queries: list[Any]) -> list[str]:
-    """The panel targets whose query returns no series with a number (not NaN)."""
+    """The panel targets whose query returns no series with a number (not NaN).
+
+    Targets on a metric no worker exports yet (``alertkit.PENDING_METRICS``) are left out.
+    """
     missing = []
     for variables in (VARIABLES, SELECTED):
         for query in queries:
+            if any(name in query.expr for name in PENDING_METRICS):
+                continue
             series = prometheus.query(expand(query.expr, variables))
             if not [s for s in series if not math.isnan(float(s["value"][1]))]:
                 missing.append(f"{query} (schedule_id={variables['schedule_id']}) -> {series}")
