@@ -102,7 +102,7 @@ def webhook_receiver() -> Iterator[_Receiver]:
         thread.join(timeout=10)
 
 
-def test_variant(path: Path) -> Path:
+def variant_rules(path: Path) -> Path:
     """The shipped rules, with only :data:`ALERT`'s threshold lowered to :data:`THRESHOLD`."""
     document = yaml.safe_load(RULES.read_text(encoding="utf-8"))
     (rule,) = [r for g in document["groups"] for r in g["rules"] if r.get("alert") == ALERT]
@@ -110,9 +110,6 @@ def test_variant(path: Path) -> Path:
     rule["expr"] = rule["expr"].replace(SHIPPED_THRESHOLD, f"> {THRESHOLD}")
     path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
     return path
-
-
-test_variant.__test__ = False  # type: ignore[attr-defined]  # a helper, not a pytest test
 
 
 def _alertmanager_config(hook_url: str) -> str:
@@ -170,7 +167,7 @@ def _lost_ack_spec(sink: Sink, now: datetime) -> dict[str, Any]:
 
 
 def test_the_variant_changes_only_the_threshold(tmp_path: Path) -> None:
-    variant = alert_rules(test_variant(tmp_path / "rules.yml"))
+    variant = alert_rules(variant_rules(tmp_path / "rules.yml"))
     shipped = alert_rules()
     assert [r["alert"] for r in variant] == [r["alert"] for r in shipped]
     for ours, theirs in zip(variant, shipped, strict=True):
@@ -215,7 +212,7 @@ async def test_an_unknown_effect_alert_reaches_the_webhook_and_resolves(tmp_path
             )  # fmt: skip
             config = tmp_path / "prometheus.yml"
             config.write_text(
-                _prometheus_config(test_variant(tmp_path / "rules.yml"), ports,
+                _prometheus_config(variant_rules(tmp_path / "rules.yml"), ports,
                                    alertmanager.address),
                 encoding="utf-8",
             )  # fmt: skip
@@ -243,9 +240,11 @@ async def test_an_unknown_effect_alert_reaches_the_webhook_and_resolves(tmp_path
             )
             due = case.opened_at_utc + timedelta(seconds=THRESHOLD)
 
-            (fired,) = await eventually(
-                lambda: _notified(receiver, "firing"), bool, timeout=THRESHOLD + BOUND + 5
-            )
+            fired = (
+                await eventually(
+                    lambda: _notified(receiver, "firing"), bool, timeout=THRESHOLD + BOUND + 5
+                )
+            )[0]
             assert due <= fired.received_at_utc <= due + timedelta(seconds=BOUND), (due, fired)
             assert fired.labels == {
                 "alertname": ALERT,
@@ -266,9 +265,9 @@ async def test_an_unknown_effect_alert_reaches_the_webhook_and_resolves(tmp_path
                 by="alerts-end-to-end",
                 note="the sink recorded the effect",
             )
-            (resolved,) = await eventually(
-                lambda: _notified(receiver, "resolved"), bool, timeout=BOUND + 5
-            )
+            resolved = (
+                await eventually(lambda: _notified(receiver, "resolved"), bool, timeout=BOUND + 5)
+            )[0]
             assert resolved.received_at_utc <= resolved_at + timedelta(seconds=BOUND)
             assert resolved.labels == fired.labels
     except BaseException:
