@@ -9,13 +9,17 @@ The fact: one occurrence whose attempt ends UNKNOWN_EFFECT (the sink records the
 its answer past the action's timeout; no result query), so the ledger opens a reconciliation case.
 The rule is the shipped ``AlmanacUnknownEffectOpenTooLong`` with one change only, its threshold:
 30 minutes become :data:`THRESHOLD` seconds (the test variant is derived from the shipped file,
-so its labels, annotations and expression are the shipped ones). Then:
+:data:`VARIANT` lists every change, so labels, annotations and expressions are the shipped
+ones). Then:
 
 - the firing notification reaches the webhook no sooner than the case's ``opened_at`` plus the
   threshold and within :data:`BOUND` seconds after that, naming the schedule, the severity and the
   runbook section;
 - the case is resolved in the ledger (the sink has the effect: ``SUCCEEDED``), and the resolved
-  notification reaches the webhook within :data:`BOUND` seconds.
+  notification reaches the webhook within :data:`BOUND` seconds;
+- ``AlmanacNoWorkerPolling`` (its ``for`` shortened to 2 s) stays quiet while the worker polls,
+  and fires within :data:`BOUND` seconds of the worker's stop — the rule reads the Temporal SDK's
+  real ``temporal_num_pollers``.
 
 The bound covers one scrape (1 s), one evaluation (1 s), Alertmanager's group wait (1 s) and the
 webhook call, with room for a busy two-core machine.
@@ -45,9 +49,14 @@ from ledger import Ledger, ReconciliationResolution, open_cases, resolve_reconci
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 
 ALERT = "AlmanacUnknownEffectOpenTooLong"
-SHIPPED_THRESHOLD = "> 1800"
+POLLING = "AlmanacNoWorkerPolling"
 THRESHOLD = 5
 """Seconds an UNKNOWN_EFFECT case stays open before the test variant of the rule fires."""
+VARIANT = {
+    ALERT: ("expr", "> 1800", f"> {THRESHOLD}"),
+    POLLING: ("for", "5m", "2s"),
+}
+"""The test variant's only changes to the shipped rules: (field, shipped text, test text)."""
 BOUND = 30.0
 """Seconds within which a notification must reach the webhook after its condition holds."""
 SCHEDULE = "alert-lost-ack"
@@ -103,11 +112,12 @@ def webhook_receiver() -> Iterator[_Receiver]:
 
 
 def variant_rules(path: Path) -> Path:
-    """The shipped rules, with only :data:`ALERT`'s threshold lowered to :data:`THRESHOLD`."""
+    """The shipped rules with only the :data:`VARIANT` changes, written to ``path``."""
     document = yaml.safe_load(RULES.read_text(encoding="utf-8"))
-    (rule,) = [r for g in document["groups"] for r in g["rules"] if r.get("alert") == ALERT]
-    assert rule["expr"].count(SHIPPED_THRESHOLD) == 1, rule["expr"]
-    rule["expr"] = rule["expr"].replace(SHIPPED_THRESHOLD, f"> {THRESHOLD}")
+    for rule in (r for g in document["groups"] for r in g["rules"] if r.get("alert") in VARIANT):
+        field, shipped, ours = VARIANT[rule["alert"]]
+        assert str(rule[field]).count(shipped) == 1, (rule["alert"], rule[field])
+        rule[field] = str(rule[field]).replace(shipped, ours)
     path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
     return path
 
@@ -166,14 +176,15 @@ def _lost_ack_spec(sink: Sink, now: datetime) -> dict[str, Any]:
     }
 
 
-def test_the_variant_changes_only_the_threshold(tmp_path: Path) -> None:
+def test_the_variant_changes_only_a_threshold_and_a_for(tmp_path: Path) -> None:
     variant = alert_rules(variant_rules(tmp_path / "rules.yml"))
     shipped = alert_rules()
     assert [r["alert"] for r in variant] == [r["alert"] for r in shipped]
     for ours, theirs in zip(variant, shipped, strict=True):
-        if ours["alert"] == ALERT:
-            assert ours["expr"] == theirs["expr"].replace(SHIPPED_THRESHOLD, f"> {THRESHOLD}")
-            ours = {**ours, "expr": theirs["expr"]}
+        if ours["alert"] in VARIANT:
+            field, old, new = VARIANT[ours["alert"]]
+            assert ours[field] == theirs[field].replace(old, new)
+            ours = {**ours, field: theirs[field]}
         assert ours == theirs
 
 
@@ -270,6 +281,26 @@ async def test_an_unknown_effect_alert_reaches_the_webhook_and_resolves(tmp_path
             )[0]
             assert resolved.received_at_utc <= resolved_at + timedelta(seconds=BOUND)
             assert resolved.labels == fired.labels
+
+            # Polling: quiet while the worker polls (its variant waits 2 s, and the worker has
+            # polled far longer), then firing once it is gone.
+            assert not prometheus.query(f'ALERTS{{alertname="{POLLING}"}}')
+            assert not await _notified(receiver, "firing", POLLING)
+            worker.stop()
+            stopped_at = datetime.now(UTC)
+            gone = (
+                await eventually(
+                    lambda: _notified(receiver, "firing", POLLING), bool, timeout=BOUND + 5
+                )
+            )[0]
+            assert gone.received_at_utc <= stopped_at + timedelta(seconds=BOUND)
+            assert gone.labels["severity"] == "critical"
+            # Its pollers drop to 0 as it stops (task_queue), or its series go (absent: job).
+            assert gone.labels.get("task_queue") == task_queue or gone.labels == {
+                "alertname": POLLING,
+                "job": "almanac-worker-sdk",
+                "severity": "critical",
+            }
     except BaseException:
         for name in ("worker.log", "prometheus.log", "alertmanager.log"):
             if (tmp_path / name).exists():
@@ -309,11 +340,11 @@ async def _open_cases(ledger_: Ledger | None) -> list[Any]:
     return open_cases(ledger_, SCHEDULE)
 
 
-async def _notified(receiver: _Receiver, status: str) -> list[Notification]:
-    """The webhook's notifications of :data:`ALERT` with ``status`` (firing or resolved)."""
+async def _notified(receiver: _Receiver, status: str, alert: str = ALERT) -> list[Notification]:
+    """The webhook's notifications of ``alert`` with ``status`` (firing or resolved)."""
     with receiver.lock:
         return [
             n
             for n in receiver.notifications
-            if n.status == status and n.labels.get("alertname") == ALERT
+            if n.status == status and n.labels.get("alertname") == alert
         ]
