@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from alertkit import PENDING_METRICS, RULE_TESTS, RULES, RUNBOOK, alert_rules
+from alertkit import PENDING_METRICS, ROOT, RULE_TESTS, RULES, RUNBOOK, alert_rules
 from metricsupport import exposed_sample_names, populated_registry
 from promkit import tool
 
@@ -103,7 +103,7 @@ def test_every_alert_has_a_severity_a_summary_and_a_runbook_section() -> None:
         assert rule["annotations"]["summary"], name
         url = rule["annotations"]["runbook_url"]
         path, _, anchor = url.partition("#")
-        assert path == RUNBOOK.relative_to(RULES.parents[3]).as_posix(), name
+        assert path == RUNBOOK.relative_to(ROOT).as_posix(), name
         assert anchor == _anchor(name), f"{name}: the section is named after the alert"
         assert anchor in headings, f"{name}: no section {anchor!r} in {RUNBOOK.name}"
     assert len(headings) >= len(alert_rules())
@@ -175,3 +175,9 @@ def test_the_rules_read_only_exported_or_pending_almanac_metrics() -> None:
     # A pending metric is read by a rule, and leaves the list once a worker exports it.
     assert set(PENDING_METRICS) <= read
     assert not set(PENDING_METRICS) & exported, "exported now: remove it from PENDING_METRICS"
+
+
+def test_ci_installs_alertmanager_when_missing() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "apt-get install -y -q prometheus-alertmanager" in ci
+    assert "export ALMANAC_REQUIRE_PROMETHEUS=1" in ci  # a missing binary fails, never skips

@@ -15,7 +15,9 @@ from temporal_env import eventually
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def worker_env(data_dir: Path, ledger_url: str, temporal_address: str, task_queue: str) -> dict:
+def worker_env(
+    data_dir: Path, ledger_url: str, temporal_address: str, task_queue: str
+) -> dict[str, str]:
     """The environment of a worker: this process's, minus any ``ALMANAC_*``, plus these."""
     return {
         **{k: v for k, v in os.environ.items() if not k.startswith("ALMANAC_")},
