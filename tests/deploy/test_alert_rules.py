@@ -19,6 +19,8 @@ import pytest
 import yaml
 from alertkit import PENDING_METRICS, ROOT, RULE_TESTS, RULES, RUNBOOK, alert_rules
 from metricsupport import exposed_sample_names, populated_registry
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 from promkit import tool
 
 SEVERITIES = {"critical", "warning"}
@@ -50,9 +52,6 @@ def _anchor(heading: str) -> str:
 
 def _schedule_metrics() -> set[str]:
     """Metric names whose series carry ``schedule_id``: exported today, or pending (alertkit)."""
-    from prometheus_client import generate_latest
-    from prometheus_client.parser import text_string_to_metric_families
-
     text = generate_latest(populated_registry()).decode()
     names = {
         sample.name
