@@ -1,4 +1,4 @@
-"""A real Prometheus for the deployment tests: Debian's ``prometheus`` and ``promtool`` binaries.
+"""A real Prometheus (and Alertmanager) for the deployment tests: Debian's binaries.
 
 The tests start their own server (a config of their own, loopback only, a temporary data
 directory, a one-second scrape interval) and read it through the HTTP API, as Grafana does.
@@ -58,36 +58,27 @@ def scrape_config(jobs: dict[str, list[str]], interval: str = "1s") -> str:
 
 
 @dataclass
-class Prometheus:
-    """A running ``prometheus`` process and its HTTP API on 127.0.0.1."""
+class _Server:
+    """A running server process (started here) and its HTTP endpoints on 127.0.0.1."""
 
     process: subprocess.Popen[bytes]
     port: int
     log: Path
 
     @classmethod
-    def start(cls, config: Path, data_dir: Path, log: Path) -> Prometheus:
-        """Start ``prometheus`` on ``config``; wait (60 s at most) until it answers ready."""
-        port = free_port()
+    def _launch(cls, argv: list[str], port: int, log: Path) -> Any:
+        """Start ``argv`` (its output to ``log``); wait (60 s at most) until it answers ready."""
         with log.open("ab") as handle:
             process = subprocess.Popen(
-                [
-                    tool("prometheus"),
-                    f"--config.file={config}",
-                    f"--storage.tsdb.path={data_dir}",
-                    f"--web.listen-address=127.0.0.1:{port}",
-                    "--log.level=warn",
-                ],
-                stdout=handle,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+                argv, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
             )
         server = cls(process, port, log)
         deadline = time.monotonic() + 60
         while not server.ready():
             if process.poll() is not None or time.monotonic() > deadline:
                 server.stop()
-                pytest.fail(f"prometheus did not become ready:\n{log.read_text(errors='replace')}")
+                name = Path(argv[0]).name
+                pytest.fail(f"{name} did not become ready:\n{log.read_text(errors='replace')}")
             time.sleep(0.1)
         return server
 
@@ -98,6 +89,39 @@ class Prometheus:
                 return bool(response.status == 200)
         except OSError:
             return False
+
+    def stop(self) -> None:
+        """SIGTERM this process (by its pid), SIGKILL if it has not exited within 30 s."""
+        if self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=30)
+
+    def _url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+@dataclass
+class Prometheus(_Server):
+    """A running ``prometheus`` process and its HTTP API on 127.0.0.1."""
+
+    @classmethod
+    def start(cls, config: Path, data_dir: Path, log: Path) -> Prometheus:
+        """Start ``prometheus`` on ``config``; wait (60 s at most) until it answers ready."""
+        port = free_port()
+        argv = [
+            tool("prometheus"),
+            f"--config.file={config}",
+            f"--storage.tsdb.path={data_dir}",
+            f"--web.listen-address=127.0.0.1:{port}",
+            "--log.level=warn",
+        ]
+        server: Prometheus = cls._launch(argv, port, log)
+        return server
 
     def api(self, path: str, **params: str) -> Any:
         """``GET /api/v1/<path>?params``: the ``data`` of a successful answer."""
@@ -115,19 +139,45 @@ class Prometheus:
             raise AssertionError(f"{expr}: a {data['resultType']}, not a vector")
         return list(data["result"])
 
-    def stop(self) -> None:
-        """SIGTERM this process (by its pid), SIGKILL if it has not exited within 30 s."""
-        if self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=30)
 
-    def _url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+ALERTMANAGER_NAMES = ("prometheus-alertmanager", "alertmanager")
+"""Alertmanager's binary: Debian's name (``prometheus-alertmanager``), then upstream's."""
+
+
+def alertmanager_binary() -> str:
+    """The Alertmanager binary; skip without it (fail when ``ALMANAC_REQUIRE_PROMETHEUS=1``)."""
+    for name in ALERTMANAGER_NAMES:
+        if found := shutil.which(name):
+            return found
+    message = "alertmanager not found (Debian: apt-get install prometheus-alertmanager)"
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{message} ({REQUIRE_ENV}=1)", pytrace=False)
+    pytest.skip(message)
+
+
+@dataclass
+class Alertmanager(_Server):
+    """A running Alertmanager on 127.0.0.1: one replica, no cluster port."""
+
+    @classmethod
+    def start(cls, config: Path, data_dir: Path, log: Path) -> Alertmanager:
+        """Start Alertmanager on ``config``; wait (60 s at most) until it answers ready."""
+        port = free_port()
+        argv = [
+            alertmanager_binary(),
+            f"--config.file={config}",
+            f"--storage.path={data_dir}",
+            f"--web.listen-address=127.0.0.1:{port}",
+            "--cluster.listen-address=",
+            "--log.level=warn",
+        ]
+        server: Alertmanager = cls._launch(argv, port, log)
+        return server
+
+    @property
+    def address(self) -> str:
+        """``127.0.0.1:<port>``, as Prometheus's ``alerting`` section names it."""
+        return f"127.0.0.1:{self.port}"
 
 
 @dataclass(frozen=True)
