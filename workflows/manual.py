@@ -5,11 +5,10 @@ Workflow ID ``almanac-manual-<occurrenceId>`` (the occurrence is
 (once per request ID: a repeat finds it and records nothing), then the occurrence runs as a child
 ``OccurrenceWorkflow`` with workflow ID = occurrenceId, like a calendar one (claim against the
 gate, attempts, reconciliation), with the schedule's search attributes (``ScheduleId``,
-``Revision``, ``NominalLocal``, ``OccurrenceState``: patch ``almanac-manual-search-attributes``)
-so a query for the schedule finds it. The child is refused a second start
-(``REJECT_DUPLICATE``), and the schedule's own loop may have started it first (it starts every
-DUE occurrence): either way it runs once, and this workflow then reports no outcome (the ledger
-has it).
+``Revision``, ``NominalLocal``, ``OccurrenceState``) so a query for the schedule finds it. The
+child is refused a second start (``REJECT_DUPLICATE``), and the schedule's own loop may have
+started it first (it starts every DUE occurrence): either way it runs once, and this workflow
+then reports no outcome (the ledger has it).
 """
 
 from __future__ import annotations
@@ -35,8 +34,8 @@ with workflow.unsafe.imports_passed_through():
 
 WORKFLOW_ID_PREFIX = "almanac-manual-"
 SEARCH_ATTRIBUTES_PATCH = "almanac-manual-search-attributes"
-"""``workflow.patched`` ID of starting the child with the schedule's search attributes (runs
-recorded before it started it without any)."""
+"""Deprecated patch ID (docs/operating/upgrades.md): the child is started with the schedule's
+search attributes; ``workflow.deprecate_patch`` records its marker where ``patched`` did."""
 
 
 def manual_workflow_id(occurrence_id: str) -> str:
@@ -60,9 +59,7 @@ class ManualRunWorkflow:
         occurrence = recorded.occurrence
         task_queue = params.occurrence_task_queue or workflow.info().task_queue
         task_queue = io.alias_task_queue(task_queue, recorded.gate.implementation_alias)
-        attributes = None
-        if workflow.patched(SEARCH_ATTRIBUTES_PATCH):
-            attributes = sa.for_occurrence(occurrence)
+        workflow.deprecate_patch(SEARCH_ATTRIBUTES_PATCH)
         try:
             outcome = await workflow.execute_child_workflow(
                 OCCURRENCE_WORKFLOW,
@@ -78,7 +75,7 @@ class ManualRunWorkflow:
                 parent_close_policy=workflow.ParentClosePolicy.ABANDON,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
                 result_type=OccurrenceOutcome,
-                search_attributes=attributes,
+                search_attributes=sa.for_occurrence(occurrence),
             )
         except WorkflowAlreadyStartedError:
             return ManualRunResult(occurrence.occurrence_id, recorded.created, None)

@@ -37,7 +37,7 @@ with workflow.unsafe.imports_passed_through():
 ATTEMPT_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
 """An attempt activity heartbeats every second (``activities.heartbeat``): one silent this long
 is lost (its worker died, or its task never reached one) and Temporal retries it, instead of
-waiting out the action's whole start-to-close timeout (issue 14: no stall after a restart)."""
+waiting out the action's whole start-to-close timeout (no stall after a restart)."""
 # An action attempt may be retried by Temporal only after a worker crash or lost completion; the
 # activity then sees its own RUNNING attempt and decides (idempotent adapters re-send with the same
 # key, others become UNKNOWN_EFFECT). Business retries are explicit attempts, below.
@@ -51,12 +51,13 @@ RECONCILE_FIRST_WAIT = timedelta(seconds=30)
 # deadline, so the human queue has it by the deadline.
 ESCALATION_MARGIN = timedelta(minutes=1)
 RECONCILE_MAX_WAIT = timedelta(minutes=5)
+# Deprecated patches (docs/operating/upgrades.md): ``workflow.deprecate_patch`` records each
+# marker where ``workflow.patched`` did; the calls go in the next release.
 CLAIM_IN_ATTEMPT = "almanac-claim-in-attempt"
-"""Patch: the claim and the first attempt in one activity (``claim_and_execute``); the transient
-RUNNING state is no longer upserted as a search attribute (only states that last: RETRY_WAIT,
-UNKNOWN_EFFECT and the terminal ones). Two workflow tasks and one activity per occurrence, not three
-and two. Histories recorded before it replay on the old path."""
-TERMINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "MISFIRE_EXPIRED", "SKIPPED_GAP"})
+"""Patch ID: the claim and the attempt in one activity (``claim_and_execute``); the transient
+RUNNING state is not upserted as a search attribute (only states that last)."""
+JITTER_PATCH = "almanac-jitter"
+"""Patch ID: an occurrence's recorded dispatch delay is waited on a durable timer first."""
 
 
 @workflow.defn(name=OCCURRENCE_WORKFLOW)
@@ -79,25 +80,13 @@ class OccurrenceWorkflow:
         attempts = 0
         await self._wait_jitter(params.occurrence)
         while True:
-            if workflow.patched(CLAIM_IN_ATTEMPT):
-                both = await self._claim_and_execute(params, attempts + 1)
-                if not both.claimed or both.attempt is None:
-                    self._set_state(both.state)
-                    return OccurrenceOutcome(
-                        occurrence_id, both.state, attempts, both.refusal or ""
-                    )
-                attempts += 1
-                result = both.attempt
-            else:
-                claim = await self._claim(params)
-                if not claim.claimed:
-                    self._set_state(claim.state)
-                    return OccurrenceOutcome(
-                        occurrence_id, claim.state, attempts, claim.refusal or ""
-                    )
-                attempts += 1
-                self._set_state("RUNNING")
-                result = await self._execute_attempt(params, claim.claim_generation, attempts)
+            workflow.deprecate_patch(CLAIM_IN_ATTEMPT)
+            both = await self._claim_and_execute(params, attempts + 1)
+            if not both.claimed or both.attempt is None:
+                self._set_state(both.state)
+                return OccurrenceOutcome(occurrence_id, both.state, attempts, both.refusal or "")
+            attempts += 1
+            result = both.attempt
             self._set_state(result.state)
             if result.state == "RETRY_WAIT":
                 # A durable timer: the retry may run after the next period's occurrence started;
@@ -168,10 +157,11 @@ class OccurrenceWorkflow:
         The delay comes from the ledger row (``jitter_seconds``, written at materialization from
         ``timecontract.jitter_delay``), never recomputed here. It moves only the dispatch: the ID,
         the slot and the instant misfire planning measured lateness from are unchanged. Only an
-        occurrence with a delay asks for the patch, so histories without jitter are unchanged.
+        occurrence with a delay records the marker, as the patch did.
         """
         delay = occurrence.jitter_seconds
-        if delay > 0 and workflow.patched("almanac-jitter"):
+        if delay > 0:
+            workflow.deprecate_patch(JITTER_PATCH)
             await workflow.sleep(timedelta(seconds=delay))
 
     async def _claim(self, params: OccurrenceInput) -> io.ClaimOccurrenceResult:

@@ -71,18 +71,45 @@ with workflow.unsafe.imports_passed_through():
     )
 
 WORKFLOW_ID_PREFIX = "almanac-schedule-"
+# Deprecated patches (docs/operating/upgrades.md): each ID marks a path that is the only one now.
+# ``workflow.deprecate_patch`` records its marker where ``workflow.patched`` did, so runs of the
+# previous release (markers in their history) replay here, and a worker of the previous release
+# replays runs of this one; the calls go in the next release.
 CONCURRENT_CHILD_STARTS = "almanac-concurrent-child-starts"
-"""Patch: a wake-up's children are started together (one workflow task for a batch, not one per
-child: catching up 300 occurrences took 300 parent tasks, ≈ 7 starts/s). Same IDs, same order of
-commands; histories recorded before it replay on the one-by-one path."""
+"""Patch ID: a wake-up's children are started together, a batch per workflow task."""
 RELEASE_AND_MATERIALIZE = "almanac-release-and-materialize"
-"""Patch: a wake-up's release activity also runs its follow-up materialization (the same window,
-read after the release decided anything) instead of the loop scheduling a second activity after
-the child starts: one activity and one workflow task fewer per deciding wake-up. Histories
-recorded before it replay on the two-activity path."""
+"""Patch ID: no ``almanac.materialize`` activity of its own after a wake-up's child starts."""
 OCCURRENCE_PRIORITY_PATCH = "almanac-occurrence-priority"
-"""Patch: occurrence children are started at :data:`OCCURRENCE_PRIORITY`. Histories recorded
-before it replay without a priority (the server's default, 3)."""
+"""Patch ID: occurrence children are started at :data:`OCCURRENCE_PRIORITY`."""
+MATERIALIZE_IN_RELEASE = "almanac-materialize-in-release"
+"""Patch ID: a refresh's materialization runs in the release activity, before the release."""
+LOCAL_RELEASE = "almanac-local-release"
+"""Patch ID: a timer's wake-up releases in a local activity (the child starts do not wait for a
+server round trip), its follow-up materialization an activity scheduled with the starts."""
+EARLY_WAKE = "almanac-early-wake"
+"""Patch ID: a timer for an instant fires ``io.RELEASE_LEAD`` early; the release waits for it
+(a timer starts when its task completes, so one for the instant itself fires late)."""
+ON_TIME = "almanac-on-time"
+"""Patch ID: a timer's wake-up whose task starts at most ``io.RELEASE_GRACE`` after the instant
+decides as of the instant (``lateness`` counts from it, not from a busy worker's task); a wake-up
+that was not the timer's sleeps exactly until a next instant nearer than ``MIN_DELAY``."""
+SHORT_HISTORY = "almanac-short-history"
+"""Patch ID: a run continues as new at ``ScheduleInput.max_history_events``, not only at the
+server's suggestion (a restart's replay stays inside the workflow-task timeout)."""
+BOUNDED_MATERIALIZE = "almanac-bounded-materialize"
+"""Patch ID: a materialization stopped at its bound (``truncated``) is continued at the next
+wake-up, ``MIN_DELAY`` later, with queued changes applied between two bounded calls."""
+UPDATES_PATCH = "almanac-control-updates"
+"""Patch ID: a run started without a revision waits for a first change, and ends if none comes."""
+BACKFILL_PATCH = "almanac-backfill"
+"""Patch ID: the ``backfill`` update's path."""
+SIGNAL_SECRETS_PATCH = "almanac-signal-secrets"
+"""Patch ID: a ``publish_revision`` signal whose spec holds a literal secret is rejected and
+recorded without the value (its payload is in history as sent; it goes no further)."""
+ALIAS_TASK_QUEUE_PATCH = "almanac-alias-task-queue"
+"""Patch ID: an occurrence runs on the task queue of its gate's non-default implementation alias."""
+OVERLAP_BUFFER_PATCH = "almanac-overlap-buffer"
+"""Patch ID: while a release holds buffered occurrences, a child's end wakes the loop."""
 OCCURRENCE_PRIORITY = Priority(priority_key=4)
 """Task-queue priority of an occurrence workflow and its activities (Temporal: 1 first … 5 last,
 default 3; children and activities inherit). Below the schedule workflows' default, so in a
@@ -91,44 +118,6 @@ work — materializing its horizon, deciding its missed occurrences, a disable o
 before the occurrences' own tasks: the seed's materialization bound does not wait for the
 catch-up's executions, and an operator's change is not queued behind them. Without a backlog
 the order changes nothing."""
-MATERIALIZE_IN_RELEASE = "almanac-materialize-in-release"
-"""Patch: a refresh's (or a change's) materialization runs inside the wake-up's release activity,
-before the release (``ReleaseDueInput.materialize_first``), instead of as an activity of its own
-scheduled before it: one activity and one workflow task fewer per refresh — every schedule's
-first wake-up after an outage, and every hourly refresh. Histories recorded before it replay on
-the two-activity path."""
-LOCAL_RELEASE = "almanac-local-release"
-"""Patch: a wake-up that is not a refresh releases in a local activity and only releases, then
-starts the released children and schedules the follow-up ``almanac.materialize`` activity in the
-same workflow task. Before it the release was an activity task of its own (scheduled by one
-workflow task, dispatched by the server, its completion a second workflow task) and, past
-``RELEASE_AND_MATERIALIZE``, materialized the window before it returned, so each child start
-waited for both: dispatch lag p50 85–93 ms against Temporal Schedules' 22 ms here. Now the timer's
-workflow task releases (the ledger's compare-and-set, in this worker) and completes with the child
-starts. A refresh's release, which materializes first and can be long (after an outage), stays
-an activity task. Histories recorded before it replay on the folded path."""
-EARLY_WAKE = "almanac-early-wake"
-"""Patch: a timer for an occurrence's instant fires ``io.RELEASE_LEAD`` early, and that wake-up's
-release decides as of the instant and waits in the activity until the worker's clock reaches it
-(``ReleaseDueInput.not_before_utc``). Temporal starts a timer when the workflow task asking for
-it completes, so a timer of ``instant - workflow.now()`` fired late by that task's processing
-time: 20–40 ms of the dispatch lag here. Histories recorded before it replay with the full
-timers."""
-ON_TIME = "almanac-on-time"
-"""Patch: a timer's wake-up is on time for the instant the timer was set for. (1) When the
-timer's workflow task starts after the instant, at most ``io.RELEASE_GRACE`` after it (the task
-that set the timer took longer than the lead: a busy worker), the release still decides as of the
-instant (``ReleaseDueInput.not_before_utc``): before it, ``lateness`` counted from that task, so a
-``PT0S`` schedule recorded MISFIRE_EXPIRED with no downtime under load. (2) A wake-up that was not
-the timer's (a signal, a change, a child's end) sleeps exactly until a next instant less than
-``MIN_DELAY`` plus the lead away, instead of at least ``MIN_DELAY``: a change in the last second
-before an instant delayed its release by up to a second. Histories recorded before it replay
-deciding as of the task's start, with the one-second minimum."""
-SHORT_HISTORY = "almanac-short-history"
-"""Patch: a run continues as new once its history reaches ``ScheduleInput.max_history_events``
-(default ``contracts.DEFAULT_MAX_HISTORY_EVENTS``), not only when the server suggests it (4,096
-events here): a restart's replay of the run stays well inside the workflow-task timeout.
-Histories recorded before it replay continuing only on the server's suggestion."""
 MIN_DELAY = timedelta(seconds=1)
 """The shortest sleep of the loop, but for one until a next instant (``ON_TIME``): a wake-up that
 finds nothing to do must not spin."""
@@ -152,27 +141,11 @@ of the same workflow ID can take the change once this one has closed."""
 NOT_APPLIED = "ChangeNotApplied"
 """The error type of an update whose activity failed (a deterministic error, already recorded on
 the schedule, or the ledger unreachable past the retry bound): an operational failure."""
-BOUNDED_MATERIALIZE = "almanac-bounded-materialize"
-"""Patch: when a materialization stopped at its occurrence bound (``truncated``: a dense rule's
-window after an outage), the loop refreshes again at its next wake-up (``MIN_DELAY`` later), so
-the rest of the window is written one bounded call at a time, with every queued change applied
-between two calls, instead of waiting for the hourly refresh. Runs before it never saw a
-truncated materialization."""
-UPDATES_PATCH = "almanac-control-updates"
-"""``workflow.patched`` ID of the update paths' behaviour (a run started without a revision)."""
-BACKFILL_PATCH = "almanac-backfill"
-"""``workflow.patched`` ID of the ``backfill`` update's path (histories before it never took it)."""
 BACKFILL_REFUSED = "BackfillRefused"
 """The error type of a backfill the ledger refused (window, ownership, bound): nothing written."""
 MAX_BACKFILL_BOUND = 2000
 """The largest ``max_occurrences`` a backfill may ask for (the validator refuses more): the
 ledger's cap on a window's occurrences (``ledger.backfill.MAX_WINDOW_OCCURRENCES``)."""
-SIGNAL_SECRETS_PATCH = "almanac-signal-secrets"
-"""Patch: a ``publish_revision`` signal whose spec holds a literal secret
-(``timecontract.secrets.secret_problems``) is rejected and recorded without the value, instead of
-queued for the publish activity (which refused it too, later, naming the field). The signal's
-payload is in the history before any handler runs: only the update path keeps a literal out.
-Histories recorded before it replay queuing such a signal."""
 HELD_POLL = timedelta(minutes=1)
 """How soon to release again while buffered occurrences wait and no child is watched (after a
 continue-as-new, the running occurrence was started by an earlier run)."""
@@ -241,7 +214,8 @@ class ScheduleWorkflow:
             self._reject("publish_revision", f"needs a spec mapping, got {type(payload).__name__}")
             return
         problems = secret_problems(payload)
-        if problems and workflow.patched(SIGNAL_SECRETS_PATCH):
+        if problems:
+            workflow.deprecate_patch(SIGNAL_SECRETS_PATCH)
             # Temporal wrote the payload into history before this handler ran: refuse it here,
             # so it goes no further (the ledger, the activity's input), and say nothing of it.
             self._reject(
@@ -410,7 +384,8 @@ class ScheduleWorkflow:
         next_refresh = self._now()
         end = self._end_utc()
         fresh = params.state is None and params.initial_spec is None
-        if fresh and workflow.patched(UPDATES_PATCH):
+        if fresh:
+            workflow.deprecate_patch(UPDATES_PATCH)
             # Started without a revision (update-with-start brings one with the start): wait for
             # the first change, and end if none comes — there is nothing to run.
             if not self._state.pending:
@@ -432,13 +407,15 @@ class ScheduleWorkflow:
                 if self._ending:
                     continue  # deleted, or a refused first revision: nothing more to run
                 refreshing = changed or now >= next_refresh
-                folded = refreshing and workflow.patched(MATERIALIZE_IN_RELEASE)
-                if refreshing and not folded:
-                    await self._materialize(now)
-                await self._release_and_start(now, materialize_first=folded, timer_for=timer_for)
+                if refreshing:
+                    workflow.deprecate_patch(MATERIALIZE_IN_RELEASE)
+                await self._release_and_start(
+                    now, materialize_first=refreshing, timer_for=timer_for
+                )
                 if refreshing:
                     next_refresh = now + refresh
-                if self._truncated and workflow.patched(BOUNDED_MATERIALIZE):
+                if self._truncated:
+                    workflow.deprecate_patch(BOUNDED_MATERIALIZE)
                     next_refresh = now  # the window's rest: the next wake-up's, a second away
             except ActivityError as exc:
                 # The ledger refused (a deterministic error: non-retryable, already recorded on
@@ -482,8 +459,10 @@ class ScheduleWorkflow:
         info = workflow.info()
         if info.is_continue_as_new_suggested():
             return True
-        length = info.get_current_history_length()
-        return length >= self._params.max_history_events and workflow.patched(SHORT_HISTORY)
+        if info.get_current_history_length() < self._params.max_history_events:
+            return False
+        workflow.deprecate_patch(SHORT_HISTORY)
+        return True
 
     def _sleep_for(self, wake: datetime, enabled: bool) -> tuple[timedelta, datetime | None]:
         """How long the loop sleeps for ``wake``, and the instant the timer is for (if any).
@@ -495,9 +474,11 @@ class ScheduleWorkflow:
         delay = max(until, MIN_DELAY)
         if not (enabled and wake == self._status.next_instant_utc):
             return delay, None
-        if until - io.RELEASE_LEAD >= MIN_DELAY and workflow.patched(EARLY_WAKE):
+        if until - io.RELEASE_LEAD >= MIN_DELAY:
+            workflow.deprecate_patch(EARLY_WAKE)
             return until - io.RELEASE_LEAD, wake
-        if until > timedelta(0) and workflow.patched(ON_TIME):
+        if until > timedelta(0):
+            workflow.deprecate_patch(ON_TIME)
             return until, wake
         return delay, None
 
@@ -602,8 +583,7 @@ class ScheduleWorkflow:
         self._answer(command, result)
 
     async def _backfill(self, command: Command) -> None:
-        # Only a backfill asks for the patch, so histories without one are unchanged.
-        workflow.patched(BACKFILL_PATCH)
+        workflow.deprecate_patch(BACKFILL_PATCH)
         request = command.backfill
         assert request is not None  # queued only by the update, with its request
         result = await workflow.execute_activity_method(
@@ -685,15 +665,6 @@ class ScheduleWorkflow:
             from_utc=self._state.materialized_through_utc,
         )
 
-    async def _materialize(self, now: datetime) -> None:
-        result = await workflow.execute_activity_method(
-            AlmanacActivities.materialize,
-            self._materialize_input(now),
-            start_to_close_timeout=LEDGER_TIMEOUT,
-            retry_policy=LEDGER_RETRY,
-        )
-        self._materialized(result)
-
     def _materialized(self, result: io.MaterializeOccurrencesResult) -> None:
         self._truncated = result.truncated
         self._upcoming = result.upcoming
@@ -712,33 +683,29 @@ class ScheduleWorkflow:
         ``now`` (``EARLY_WAKE``), or behind it by at most ``io.RELEASE_GRACE`` (``ON_TIME``), the
         release decides as of it, and waits for it when ahead (``ReleaseDueInput.not_before_utc``).
 
-        ``materialize_first`` (a refresh or a change, past ``MATERIALIZE_IN_RELEASE``): the same
-        activity materializes the horizon before releasing, and returns the reading after the
-        release. Otherwise, past ``LOCAL_RELEASE``, the release is a local activity and, when it
-        decided anything, the follow-up materialization an activity scheduled with the child
-        starts (they do not wait for it); before it, past ``RELEASE_AND_MATERIALIZE``, the
-        release activity also materialized before returning; before that, the follow-up was an
-        activity after the starts.
+        ``materialize_first`` (a refresh or a change): the release activity materializes the
+        horizon before releasing and returns the reading taken after the release. Otherwise (a
+        timer's wake-up) the release is a local activity and, when it decided anything, the
+        follow-up materialization an activity scheduled with the child starts, which do not wait
+        for it.
         """
         not_before = None
-        if timer_for is not None and (
-            timer_for > now or (now - timer_for <= io.RELEASE_GRACE and workflow.patched(ON_TIME))
-        ):
-            not_before = timer_for
+        if timer_for is not None:
+            if timer_for > now:
+                not_before = timer_for
+            elif now - timer_for <= io.RELEASE_GRACE:
+                workflow.deprecate_patch(ON_TIME)
+                not_before = timer_for
         # Ahead of now, the horizon is the instant's (its end is the instant + horizon, as if on
-        # time); a late task's is its own, as before ON_TIME.
+        # time); a late task's is its own.
         window_at = max(now, not_before or now)
-        folded = workflow.patched(RELEASE_AND_MATERIALIZE)
+        workflow.deprecate_patch(RELEASE_AND_MATERIALIZE)
         first = self._materialize_input(window_at) if materialize_first else None
-        timer_only = folded and first is None  # a timer's wake-up: nothing to write first
-        local = timer_only and workflow.patched(LOCAL_RELEASE)
-        follow_up = self._materialize_input(window_at) if timer_only and not local else None
+        local = first is None  # a timer's wake-up: nothing to write first
+        if local:
+            workflow.deprecate_patch(LOCAL_RELEASE)
         release = io.ReleaseDueInput(
-            self._params.schedule_id,
-            now,
-            then_materialize=follow_up,
-            materialize_first=first,
-            not_before_utc=not_before,
+            self._params.schedule_id, now, materialize_first=first, not_before_utc=not_before
         )
         if local:
             released = await self._release_locally(release)
@@ -760,15 +727,11 @@ class ScheduleWorkflow:
                 start_to_close_timeout=LEDGER_TIMEOUT,
                 retry_policy=LEDGER_RETRY,
             )
-        if workflow.patched(CONCURRENT_CHILD_STARTS):
-            new = [o for o in released.due if o.occurrence_id not in self._started]
-            for at in range(0, len(new), CHILD_START_BATCH):
-                batch = new[at : at + CHILD_START_BATCH]
-                await asyncio.gather(*(self._start_child(o, released.gate) for o in batch))
-        else:
-            for occurrence in released.due:
-                if occurrence.occurrence_id not in self._started:
-                    await self._start_child(occurrence, released.gate)
+        workflow.deprecate_patch(CONCURRENT_CHILD_STARTS)
+        new = [o for o in released.due if o.occurrence_id not in self._started]
+        for at in range(0, len(new), CHILD_START_BATCH):
+            batch = new[at : at + CHILD_START_BATCH]
+            await asyncio.gather(*(self._start_child(o, released.gate) for o in batch))
         if reading is not None:
             self._materialized(await reading)
         elif released.materialized is not None:
@@ -778,8 +741,6 @@ class ScheduleWorkflow:
             workflow.logger.error("schedule loop step failed: %s", released.materialize_error)
             self._status.last_error = released.materialize_error
             self._status.rejections += 1
-        elif (released.due or released.expired) and not folded:
-            await self._materialize(now)
 
     async def _release_locally(self, release: io.ReleaseDueInput) -> io.ReleaseDueResult:
         """The release as a local activity, failing as the activity task does.
@@ -813,23 +774,19 @@ class ScheduleWorkflow:
         self._started.add(occurrence.occurrence_id)
         task_queue = self._params.occurrence_task_queue
         alias = gate.implementation_alias
-        # Canary routing (issue 12): an occurrence runs on the task queue of the implementation
-        # alias its gate names. Only a non-default alias asks for the patch, so histories of
-        # single-implementation deployments are unchanged.
-        if alias != io.DEFAULT_IMPLEMENTATION_ALIAS and workflow.patched(
-            "almanac-alias-task-queue"
-        ):
+        # Canary routing: an occurrence runs on the task queue of the implementation alias its
+        # gate names. Only a non-default alias records the marker, as the patch did.
+        if alias != io.DEFAULT_IMPLEMENTATION_ALIAS:
+            workflow.deprecate_patch(ALIAS_TASK_QUEUE_PATCH)
             task_queue = io.alias_task_queue(task_queue or workflow.info().task_queue, alias)
-        priority = Priority.default
-        if workflow.patched(OCCURRENCE_PRIORITY_PATCH):
-            priority = OCCURRENCE_PRIORITY
+        workflow.deprecate_patch(OCCURRENCE_PRIORITY_PATCH)
         try:
             child = await workflow.start_child_workflow(
                 OCCURRENCE_WORKFLOW,
                 self._occurrence_input(occurrence, gate),
                 id=occurrence.occurrence_id,
                 task_queue=task_queue,
-                priority=priority,
+                priority=OCCURRENCE_PRIORITY,
                 # Children outlive this run's continue-as-new; a completed occurrence is never
                 # started again (REJECT_DUPLICATE refuses a closed ID, running or not).
                 parent_close_policy=workflow.ParentClosePolicy.ABANDON,
@@ -851,9 +808,11 @@ class ScheduleWorkflow:
     # -- overlap buffering (ledger.overlap decides; the loop only wakes) ---------------------
     def _holding(self) -> bool:
         """Whether buffered occurrences wait: then a child's end wakes the loop to release."""
-        # Only a release that held something asks for the patch, so histories of schedules
-        # without a buffering overlapPolicy are unchanged.
-        return self._held > 0 and workflow.patched("almanac-overlap-buffer")
+        # Only a release that held something records the marker, as the patch did.
+        if self._held <= 0:
+            return False
+        workflow.deprecate_patch(OVERLAP_BUFFER_PATCH)
+        return True
 
     async def _watch(self, child: workflow.ChildWorkflowHandle[Any, Any]) -> None:
         """Note when a started occurrence ends (its outcome is the ledger's, not read here)."""

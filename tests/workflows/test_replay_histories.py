@@ -1,15 +1,16 @@
 """Recorded histories replay on today's workflow code without a NondeterminismError (DESIGN §6).
 
-The histories in ``histories/`` were recorded by the workflow tests (see ``histories/README.md``):
-schedule runs with a fold, signals (disable, enable, malformed ones), a revision cutover, a run
-continued as new with queued signals, a production run routed by its gate's implementation alias
-(canary rollout and rollback); occurrence runs that succeeded, retried twice, were
-reconciled by asking the downstream, ended UNKNOWN_EFFECT in the human queue (with no result query,
-and with one that never answered until the deadline), and whose claim was refused. Those in
-``histories/legacy/`` were recorded before the typed activity calls and the input/state split
-(activities by name, clock controls and carried state in the input): they must replay too. A
-change to workflow code that would replay differently must go behind
-``workflow.patched("almanac-…")``.
+The histories in ``histories/`` were recorded by the workflow tests on today's code (see
+``histories/README.md``): schedule runs with a fold, signals (disable, enable, malformed ones), a
+revision cutover, runs continued as new, a production run routed by its gate's implementation
+alias (canary rollout and rollback), updates, a backfill; occurrence runs that succeeded, retried
+twice, were reconciled by asking the downstream, ended UNKNOWN_EFFECT in the human queue (with no
+result query, and with one that never answered until the deadline), and whose claim was refused;
+a manual run. Those in ``histories/previous-release/`` were recorded by the previous release,
+whose code asked ``workflow.patched`` where today's calls ``workflow.deprecate_patch``: that they
+replay here is the upgrade path of a run that was running when the workers were upgraded
+(docs/operating/upgrades.md). A change to workflow code that would replay differently must go
+behind ``workflow.patched("almanac-…")``.
 
 Every history was recorded on the simulated clock (``devtools.simulation``), so every history
 replays on the simulated workflows (the production code plus the clock seams). Each also replays on
@@ -25,11 +26,10 @@ from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowHistory
-from temporalio.converter import DataConverter
 from temporalio.worker import Replayer
 
 from devtools import simulation
-from workflows import OccurrenceWorkflow, ScheduleInput, ScheduleWorkflow
+from workflows import OccurrenceWorkflow, ScheduleWorkflow
 from workflows.manual import ManualRunWorkflow
 
 pytestmark = [pytest.mark.anyio]
@@ -41,6 +41,12 @@ SIMULATED_CLOCK_DECISIONS = {
     "occurrence-query-deadline-human-queue": (
         "when to stop asking is the case's deadline, in the ledger's clock, less the simulation's "
         "offset; production has no offset, so its deadline (and the number of queries) differs"
+    ),
+    "occurrence-reconciled-by-query": (
+        "whether to ask at all depends on the case's deadline, in the ledger's clock, less the "
+        "simulation's offset; production has no offset, so a recording whose simulated day lies "
+        "behind the server's clock escalates at once in production (the offset depends on the "
+        "recording date)"
     ),
     "schedule-short-history": (
         "a run that continued as new, not one that ended at its simulation stop: its timers are "
@@ -66,12 +72,11 @@ def _ended_at_simulation_stop(history: WorkflowHistory) -> bool:
     return json.loads(payload.data).get("stop_after_utc") is not None
 
 
-def test_histories_cover_both_workflows_old_and_new() -> None:
-    names = {path.stem for path in HISTORIES}
-    assert any(n.startswith("schedule-") for n in names)
-    assert any(n.startswith("occurrence-") for n in names)
-    assert any(p.parent.name == "legacy" for p in HISTORIES)
-    assert any(p.parent == FOLDER for p in HISTORIES)
+@pytest.mark.parametrize("folder", [FOLDER, FOLDER / "previous-release"], ids=["today", "previous"])
+def test_histories_cover_every_workflow(folder: Path) -> None:
+    names = {path.stem for path in HISTORIES if path.parent == folder}
+    for workflow_prefix in ("schedule-", "occurrence-", "manual-"):
+        assert any(n.startswith(workflow_prefix) for n in names), (folder.name, workflow_prefix)
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=IDS)
@@ -92,24 +97,3 @@ async def test_history_replays_on_the_production_workflows(path: Path) -> None:
     replayer = Replayer(workflows=[ScheduleWorkflow, OccurrenceWorkflow, ManualRunWorkflow])
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
     assert result.replay_failure is None
-
-
-def test_a_legacy_schedule_input_decodes_into_both_input_types() -> None:
-    """Old inputs carry fields the new types lack: the default converter ignores unknown fields.
-
-    Production reads the caller's part and drops the clock controls (and the old top-level carried
-    state); the simulated input keeps the clock controls the recording ran on.
-    """
-    path = FOLDER / "legacy" / "schedule-fold-both.json"
-    history = WorkflowHistory.from_json(path.stem, path.read_text())
-    [payload] = history.events[0].workflow_execution_started_event_attributes.input.payloads
-    raw = json.loads(payload.data)
-    assert {"clock_offset_seconds", "stop_after_utc", "pending"} <= raw.keys()
-    convert = DataConverter.default.payload_converter.from_payloads
-    [production] = convert([payload], [ScheduleInput])
-    assert type(production) is ScheduleInput
-    assert (production.schedule_id, production.state) == (raw["schedule_id"], None)
-    assert production.initial_spec == raw["initial_spec"]
-    [simulated] = convert([payload], [simulation.SimulatedScheduleInput])
-    assert simulated.clock_offset_seconds == raw["clock_offset_seconds"] != 0
-    assert simulated.stop_after_utc is not None
