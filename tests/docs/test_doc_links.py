@@ -1,8 +1,5 @@
 """Every relative link in README.md, docs/ and bench/*.md resolves to a file and, with a
 ``#fragment``, to a heading of that file (GitHub's anchors). External links are not fetched.
-
-A page another branch adds may be linked before it lands: ``PENDING`` names such pages, which
-may be missing; once one exists its links and anchors are checked like any other.
 """
 
 from __future__ import annotations
@@ -13,10 +10,6 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from doc_markdown import ROOT, Link, anchors, documentation_files, links
 
-PENDING = {ROOT / "docs" / "operating" / "upgrades.md"}
-"""Pages linked from the index whose text lands from another branch (the workflow-patch upgrade
-path); remove an entry once its page exists."""
-
 
 def problem(link: Link, root: Path = ROOT) -> str | None:
     """Why a link does not resolve within ``root``, or None."""
@@ -26,7 +19,7 @@ def problem(link: Link, root: Path = ROOT) -> str | None:
     target = link.source if not parts.path else (link.source.parent / unquote(parts.path))
     target = target.resolve()
     if not target.exists():
-        return None if target in PENDING else f"no file {parts.path}"
+        return f"no file {parts.path}"
     if not target.is_relative_to(root):
         return f"{parts.path} leaves the repository"
     if parts.fragment:
