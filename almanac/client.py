@@ -232,6 +232,9 @@ class LiveStatus(io.ScheduleStatus):
     read or before the first cutover. ``gate.active_revision`` is the latest published."""
     pending: tuple[readings.PendingRevision, ...] = ()
     """Published revisions whose cutover is still ahead (they own nothing yet)."""
+    holidays: tuple[readings.HolidayDecision, ...] = ()
+    """The ledger's first holiday decisions from now on (skipped or moved, with the holiday and
+    the calendar release); empty when the ledger was not read."""
 
     def take(self, reading: readings.LedgerReading) -> None:
         """Put the ledger's reading in place of the workflow's (``source`` becomes ``ledger``)."""
@@ -240,6 +243,7 @@ class LiveStatus(io.ScheduleStatus):
         self.next_instant_utc = reading.next_instant_utc
         self.next_materialized = reading.next_materialized
         self.revision_now, self.pending = reading.revision_now, reading.pending
+        self.holidays = reading.holidays
         self.source, self.read_at_utc = "ledger", reading.read_at_utc
 
 
