@@ -12,24 +12,20 @@ from typing import Annotated
 
 import typer
 
-from almanac.cli.output import JsonOption, fail, new_app, out, parse_instant, print_json
-
-calendar_app = new_app(
-    "Pinned holiday calendars: list the store, add a library calendar or a file, diff a spec.",
-    name="calendar",
-    no_args_is_help=True,
+from almanac.cli.output import (
+    JsonOption,
+    command_group,
+    fail,
+    out,
+    parse_instant,
+    print_json,
+    tzdb_store,
 )
 
-
-def mount(app: typer.Typer) -> None:
-    """Add ``calendar`` to the ``almanac`` app."""
-    app.add_typer(calendar_app, name="calendar")
-
-
-def _store() -> Path:
-    from almanac.settings import AlmanacSettings
-
-    return AlmanacSettings().tzdb_store
+calendar_app, mount = command_group(
+    "calendar",
+    "Pinned holiday calendars: list the store, add a library calendar or a file, diff a spec.",
+)
 
 
 @calendar_app.command("list")
@@ -38,7 +34,7 @@ def list_calendars(as_json: JsonOption = False) -> None:
     from almanac import calendars
     from timecontract.calendars import installed_release
 
-    entries = calendars.list_releases(_store())
+    entries = calendars.list_releases(tzdb_store())
     if as_json:
         print_json(
             {
@@ -63,7 +59,7 @@ def add(
     from timecontract import SpecError
 
     try:
-        release, path = calendars.add_library(_store(), name)
+        release, path = calendars.add_library(tzdb_store(), name)
     except SpecError as exc:
         fail(str(exc))
     _print_added(name, release, path, as_json=as_json)
@@ -81,7 +77,7 @@ def add_file(
     from timecontract import SpecError
 
     try:
-        name, release, path = calendars.add_file(_store(), file)
+        name, release, path = calendars.add_file(tzdb_store(), file)
     except SpecError as exc:
         fail(str(exc))
     _print_added(name, release, path, as_json=as_json)
@@ -122,7 +118,7 @@ def diff(
     from almanac.cli.tzdb import print_changes
     from timecontract import InvalidSpec, SpecError, load_spec
 
-    store = _store()
+    store = tzdb_store()
     try:
         spec = load_spec(spec_file, store)
     except InvalidSpec as exc:

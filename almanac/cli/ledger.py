@@ -19,8 +19,8 @@ from almanac.cli.output import (
     EXIT_OPERATIONAL,
     JsonOption,
     check_text,
+    command_group,
     fail,
-    new_app,
     out,
     parse_instant,
     plural,
@@ -33,16 +33,10 @@ if TYPE_CHECKING:
 
     from ledger import AttemptView, Ledger, OccurrenceDetail, OccurrenceState, OccurrenceView
 
-ledger_app = new_app(
+ledger_app, mount = command_group(
+    "ledger",
     "Read the occurrence ledger: list a schedule's occurrences, show one with its trail.",
-    name="ledger",
-    no_args_is_help=True,
 )
-
-
-def mount(app: typer.Typer) -> None:
-    """Add ``ledger`` to the ``almanac`` app."""
-    app.add_typer(ledger_app, name="ledger")
 
 
 UrlOption = Annotated[

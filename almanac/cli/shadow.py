@@ -25,8 +25,8 @@ from almanac.cli.ledger import UrlOption, open_ledger
 from almanac.cli.output import (
     EXIT_OPERATIONAL,
     JsonOption,
+    command_group,
     fail,
-    new_app,
     out,
     parse_instant,
     plural,
@@ -40,10 +40,9 @@ MAX_RECORDS = 100_000
 YIELD_SECONDS = 0.01
 """Pause between two shadow write transactions, so a live writer waiting for the lock gets it."""
 
-shadow_app = new_app(
+shadow_app, mount = command_group(
+    "shadow",
     "Shadow mode: compute a candidate's occurrences for comparison only, and report.",
-    name="shadow",
-    no_args_is_help=True,
 )
 
 AliasOption = Annotated[
@@ -185,8 +184,3 @@ def report(
             console.print(f"  differing    {difference.occurrence_id}  {shown}")
     if result.mismatches:
         raise typer.Exit(EXIT_OPERATIONAL)
-
-
-def mount(app: typer.Typer) -> None:
-    """Add ``shadow`` to the ``almanac`` app."""
-    app.add_typer(shadow_app, name="shadow")

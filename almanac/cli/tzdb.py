@@ -15,14 +15,15 @@ import typer
 
 from almanac.cli.output import (
     JsonOption,
+    command_group,
     err,
     fail,
-    new_app,
     out,
     parse_instant,
     plural,
     print_json,
     terminal_table,
+    tzdb_store,
 )
 
 if TYPE_CHECKING:
@@ -31,22 +32,10 @@ if TYPE_CHECKING:
     from almanac.tzdb import Change
     from timecontract import ScheduleSpecV1
 
-tzdb_app = new_app(
+tzdb_app, mount = command_group(
+    "tzdb",
     "Pinned tz database releases: list them, add one from the package index, diff a spec.",
-    name="tzdb",
-    no_args_is_help=True,
 )
-
-
-def mount(app: typer.Typer) -> None:
-    """Add ``tzdb`` to the ``almanac`` app."""
-    app.add_typer(tzdb_app, name="tzdb")
-
-
-def _store() -> Path:
-    from almanac.settings import AlmanacSettings
-
-    return AlmanacSettings().tzdb_store
 
 
 @tzdb_app.command("list")
@@ -54,7 +43,7 @@ def list_releases(as_json: JsonOption = False) -> None:
     """List the releases specs can pin: the installed tzdata's and the local store's."""
     from almanac import tzdb
 
-    store = _store()
+    store = tzdb_store()
     entries = tzdb.list_releases(store)
     if as_json:
         print_json([e.to_json() for e in entries])
@@ -116,7 +105,7 @@ def add(
         fail("--from-wheel and --from-tarball are mutually exclusive: give one of them")
     if release is None and from_tarball is None:
         fail("RELEASE is required (or give --from-tarball, whose version file names it)")
-    store = _store()
+    store = tzdb_store()
     try:
         if release != INSTALLED_RELEASE:  # the installed release needs no store
             store.mkdir(parents=True, exist_ok=True)
@@ -185,7 +174,7 @@ def diff(
     from almanac import tzdb
     from timecontract import InvalidSpec, SpecError, load_spec
 
-    store = _store()
+    store = tzdb_store()
     try:
         tzdb.check_release(to_release)
     except tzdb.MalformedRelease as exc:
