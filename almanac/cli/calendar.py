@@ -6,7 +6,6 @@ malformed or oversized calendar file, a bad spec or option, a release not in the
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -17,10 +16,10 @@ from almanac.cli.output import (
     command_group,
     fail,
     out,
-    parse_instant,
     print_json,
     tzdb_store,
 )
+from almanac.cli.release_diff import FromOption, UntilOption, load_window, print_changes
 
 calendar_app, mount = command_group(
     "calendar",
@@ -96,16 +95,8 @@ def diff(
     to_release: Annotated[
         str, typer.Option("--to", help="The calendar release to compare with (in the store).")
     ],
-    from_: Annotated[
-        str | None,
-        typer.Option("--from", help="Window start, UTC instant, inclusive. Default: cutoverAt."),
-    ] = None,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            "--until", help="Window end, UTC instant, exclusive. Default: --from + 366 days."
-        ),
-    ] = None,
+    from_: FromOption = None,
+    until: UntilOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the occurrences whose instant, disposition, reason or holiday change under --to.
@@ -115,18 +106,10 @@ def diff(
     to --to with a cutover to adopt it; materialized history is never recomputed.
     """
     from almanac import calendars
-    from almanac.cli.tzdb import print_changes
-    from timecontract import InvalidSpec, SpecError, load_spec
+    from timecontract import SpecError
 
     store = tzdb_store()
-    try:
-        spec = load_spec(spec_file, store)
-    except InvalidSpec as exc:
-        fail(str(exc))
-    start = parse_instant("--from", from_) if from_ else spec.cutover_at
-    end = parse_instant("--until", until) if until else start + timedelta(days=366)
-    if end < start:
-        fail(f"--until={until!r}: before --from")
+    spec, start, end = load_window(spec_file, from_, until, store)
     try:
         changes = calendars.diff_calendar_releases(spec, to_release, start, end, store)
     except SpecError as exc:

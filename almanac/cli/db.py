@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from almanac.cli.ledger import UrlOption, ledger_url
+from almanac.cli.ledger_access import UrlOption, ledger_url
 from almanac.cli.output import (
     EXIT_OPERATIONAL,
     JsonOption,
