@@ -24,6 +24,7 @@ from almanac.cli.output import (
     plural,
     print_json,
     terminal_table,
+    tzdb_store,
 )
 
 if TYPE_CHECKING:
@@ -257,14 +258,10 @@ def materialize_command(
     url: UrlOption = None,
 ) -> None:
     """Record a spec's occurrences for a window (publishing its revision if new) and list them."""
-    from itertools import islice
+    from almanac.client import LedgerClient, WindowTooLarge
+    from timecontract import InvalidSpec, load_spec
 
-    from activities.ledger_activities import MATERIALIZE_LIMIT
-    from almanac.settings import AlmanacSettings
-    from ledger import materialize, publish_revision
-    from timecontract import InvalidSpec, iter_occurrences, load_spec
-
-    store = AlmanacSettings().tzdb_store
+    store = tzdb_store()
     try:
         spec = load_spec(spec_file, store)
     except InvalidSpec as exc:
@@ -273,18 +270,13 @@ def materialize_command(
     assert low is not None and high is not None
     if high < low:
         fail(f"--to={to!r}: before --from")
-    at = _instant("--now", now) or _clock()
-    # Bounded as every materialization is (README, Density and isolation): counted lazily, the
-    # window is refused before anything is written.
-    window = iter_occurrences(spec, low, high, tzdb_store=store)
-    if sum(1 for _ in islice(window, MATERIALIZE_LIMIT + 1)) > MATERIALIZE_LIMIT:
-        fail(
-            f"--to={to!r}: the window holds more than {MATERIALIZE_LIMIT} occurrences, the most "
-            "one materialization writes: narrow the window (nothing was written)"
+    at = _instant("--now", now)
+    try:
+        result = LedgerClient(lambda: open_ledger(url)).materialize(
+            spec, low, high, now_utc=at, by="almanac-cli", tzdb_store=store
         )
-    with open_ledger(url) as handle:
-        publish_revision(handle, spec, at, by="almanac-cli")
-        result = materialize(handle, spec, low, high, at, by="almanac-cli", tzdb_store=store)
+    except WindowTooLarge as exc:
+        fail(f"--to={to!r}: {exc}")
     rows = list(result.rows)
     if as_json:
         payload = {
@@ -306,11 +298,6 @@ def materialize_command(
             "from its cutoverAt and publication on; materialization never backfills)"
         )
     out().print(_table(title, rows))
-
-
-def _clock() -> datetime:
-    """The current time: read only here, at the CLI edge, when ``--now`` is not given."""
-    return datetime.now(UTC)
 
 
 @ledger_app.command("unknown")
@@ -390,7 +377,8 @@ def resolve_command(
     for a person (seed: never a blind resend). With ``--json``: an object with occurrenceId,
     resolution, resolvedBy, resolvedAt and note.
     """
-    from ledger import ReconciliationResolution, resolve_reconciliation
+    from almanac.client import LedgerClient
+    from ledger import ReconciliationResolution
 
     try:
         resolution = ReconciliationResolution(outcome.upper())
@@ -400,10 +388,9 @@ def resolve_command(
         fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
     if not by.strip():
         fail(f"--by={by!r}: name who decides (it is stored on the case as resolvedBy)")
-    with open_ledger(url) as handle:
-        case = resolve_reconciliation(
-            handle, occurrence_id, resolution, datetime.now(UTC), by=by, note=note
-        )
+    case = LedgerClient(lambda: open_ledger(url)).resolve(
+        occurrence_id, resolution, by=by, note=note
+    )
     if as_json:
         print_json(
             {
