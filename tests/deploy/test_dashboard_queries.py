@@ -39,7 +39,7 @@ import yaml
 from promkit import REQUIRE_ENV, Prometheus, expand, free_port, panel_queries, scrape_config, tool
 from temporal_env import binary, eventually, start_dev_server
 
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import (
     Ledger,
     OccurrenceState,

@@ -11,7 +11,7 @@ and with one that never answered until the deadline), and whose claim was refuse
 change to workflow code that would replay differently must go behind
 ``workflow.patched("almanac-…")``.
 
-Every history was recorded on the simulated clock (``devtools.simulation``), so every history
+Every history was recorded on the simulated clock (``almanac.gates.simulation``), so every history
 replays on the simulated workflows (the production code plus the clock seams). Each also replays on
 the production workflows, except a schedule run that ended at its simulation stop (production
 schedules never end, so that run's last step is the simulation's, not production's) and the
@@ -28,7 +28,7 @@ from temporalio.client import WorkflowHistory
 from temporalio.converter import DataConverter
 from temporalio.worker import Replayer
 
-from devtools import simulation
+from almanac.gates import simulation
 from workflows import OccurrenceWorkflow, ScheduleInput, ScheduleWorkflow
 from workflows.manual import ManualRunWorkflow
 

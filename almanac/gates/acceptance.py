@@ -25,7 +25,7 @@ from activities import io
 from activities.actions import ActionRegistry
 from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities, gate_payload
-from devtools.gate_fixtures import UNUSED_URL, at, due, fresh_ledger, http_spec
+from almanac.gates.fixtures import UNUSED_URL, at, due, fresh_ledger, http_spec
 from ledger import ClaimRefusal
 from timecontract import parse_spec
 from timecontract.ids import ID_FORMAT_VERSION
