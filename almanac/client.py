@@ -1057,6 +1057,40 @@ class LedgerClient:
                 handle, spec, from_utc, to_utc, at, by=by, tzdb_store=tzdb_store
             )
 
+    def shadow_run(
+        self,
+        alias: str,
+        schedule_id: str,
+        from_utc: datetime,
+        to_utc: datetime,
+        *,
+        by: str,
+        tzdb_store: Any = None,
+        between_batches: Callable[[], None] | None = None,
+    ) -> Any:
+        """Compute ``schedule_id``'s ``[from_utc, to_utc)`` as ``alias``'s shadow, now.
+
+        Only the shadow tables are written (``ledger.shadow.shadow_materialize``: comparison
+        records, never dispatched); ``between_batches`` runs between two write transactions.
+
+        Returns:
+            ``ledger.shadow.ShadowRunResult``.
+        """
+        from ledger.shadow import shadow_materialize
+
+        with self._open() as handle:
+            return shadow_materialize(
+                handle,
+                alias,
+                schedule_id,
+                from_utc,
+                to_utc,
+                self._clock(),
+                by=by,
+                tzdb_store=tzdb_store,
+                between_batches=between_batches,
+            )
+
     def resolve(
         self, occurrence_id: str, resolution: Any, *, by: str, note: str | None = None
     ) -> Any:

@@ -279,6 +279,53 @@ def test_only_their_commands_import_the_tooling_packages_and_lazily() -> None:
         assert imp.lazy, f"{where}: import {imp.target} inside the command, not at module level"
 
 
+LEDGER_WRITES = {
+    "backfill_window",
+    "cancel",
+    "change_gate",
+    "claim",
+    "delete_schedule",
+    "disable",
+    "enable",
+    "failed",
+    "mark_running",
+    "materialize",
+    "materialize_bounded",
+    "publish_revision",
+    "record_trigger",
+    "redeliver",
+    "register_implementation",
+    "release_due",
+    "resolve_reconciliation",
+    "retry_wait",
+    "shadow_materialize",
+    "succeeded",
+    "switch_implementation",
+    "unknown_effect",
+}
+"""The ledger's write operations: the command line reaches them only through the library."""
+
+
+def _ledger_names(module: str) -> Iterator[tuple[int, str]]:
+    """Each ledger name a module imports (``from ledger… import x``) or calls (``ledger.x``)."""
+    for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "ledger":
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        named = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        if named and node.value.id == "ledger":  # type: ignore[attr-defined]
+            yield node.lineno, node.attr  # type: ignore[attr-defined]
+
+
+def test_the_command_line_writes_the_ledger_only_through_the_library() -> None:
+    # Issue 28: every ledger write goes through one API (almanac.client, almanac.rollout, ...).
+    for module in MODULES:
+        if unit_of(module) != "almanac.cli":
+            continue
+        for lineno, name in _ledger_names(module):
+            where = f"{MODULES[module].relative_to(ROOT)}:{lineno}"
+            assert name not in LEDGER_WRITES, f"{where}: calls ledger.{name} around the client"
+
+
 def test_every_package_has_code() -> None:
     for unit in UNITS:
         assert any(unit_of(module) == unit for module in MODULES), f"{unit} has no module"

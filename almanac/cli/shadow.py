@@ -84,12 +84,14 @@ def run_shadow(
     as_json: JsonOption = False,
 ) -> None:
     """Materialize the selected schedules' window into the shadow tables of --alias."""
+    import contextlib
     import getpass
     import time
 
     import ledger
+    from almanac.client import LedgerClient
     from almanac.settings import AlmanacSettings
-    from ledger.shadow import WRITE_BATCH, estimate_records, shadow_materialize
+    from ledger.shadow import WRITE_BATCH, estimate_records
 
     now = datetime.now(UTC)  # the command line is an edge: it reads the clock
     high = parse_instant("--until", until) if until else now
@@ -112,14 +114,13 @@ def run_shadow(
             f"{plural(len(ids), 'schedule')} over {window}, {WRITE_BATCH} per transaction",
             stderr=True,
         )
+        writer = LedgerClient(lambda: contextlib.nullcontext(handle), clock=lambda: now)
         runs = [
-            shadow_materialize(
-                handle,
+            writer.shadow_run(
                 name,
                 sid,
                 low,
                 high,
-                now,
                 by=getpass.getuser(),
                 tzdb_store=AlmanacSettings().tzdb_store,
                 # Yield the ledger's writer between two transactions: live writers go first.
