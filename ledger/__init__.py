@@ -75,7 +75,6 @@ if TYPE_CHECKING:
         enable,
         get_gate,
         publish_revision,
-        rollback,
     )
     from ledger.manual import (
         TriggerResult,
@@ -146,7 +145,6 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "enable",
         "get_gate",
         "publish_revision",
-        "rollback",
     ),
     "ledger.manual": (
         "TriggerResult",
@@ -311,7 +309,6 @@ __all__ = [
     "release_due",
     "resolve_reconciliation",
     "retry_wait",
-    "rollback",
     "schedule_events",
     "show_occurrence",
     "skips_by_schedule_state_and_reason",

@@ -10,12 +10,13 @@ One module per command group, each a parse → call → render layer:
 - ``rollout``: ``rollout``, ``rollback`` (``almanac.rollout`` over the ledger and Temporal);
 - ``shadow``: ``shadow run|report`` (``ledger.shadow``: comparison only, never dispatched);
 - ``worker``: ``worker`` (``almanac.worker``; ``python -m worker`` runs the same command);
-- ``dev``, ``sink``, ``gates``: tooling from ``devtools`` (the only modules that import it).
+- ``dev``, ``sink``: the stack on one machine (``almanac.stack``); ``gates``: the acceptance gates
+  (``almanac.gates``); the only modules that import those packages, inside their commands.
 
 ``output`` holds what they share: exit codes (0 ok, 2 invalid input, 1 operational), the one error
 line, ``--json`` and the exit itself. Command modules import heavy dependencies (temporalio,
-SQLAlchemy, the ledger, activities, workflows, devtools, httpx) inside the commands, so
-``almanac --help`` and ``almanac validate`` load none of them.
+SQLAlchemy, the ledger, activities, workflows, the stack and gates packages, httpx) inside the
+commands, so ``almanac --help`` and ``almanac validate`` load none of them.
 
 Start-up: Typer turns every registered command into a Click command (signatures, parameter types)
 before it runs one, so :func:`main` registers only the group that owns the command typed

@@ -1,4 +1,4 @@
-"""``almanac dev``: the whole stack on this machine (the supervisor is ``devtools.dev``)."""
+"""``almanac dev``: the whole stack on this machine (the supervisor is ``almanac.stack.dev``)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def dev(
     import signal
 
     from almanac.settings import AlmanacSettings
-    from devtools.dev import DevOptions, run_dev
+    from almanac.stack.dev import DevOptions, run_dev
 
     try:
         ipaddress.IPv4Address(host)

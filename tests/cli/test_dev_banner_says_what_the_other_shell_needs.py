@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from devtools import dev
-from devtools.dev import DevOptions, almanac_command
+from almanac.stack import dev
+from almanac.stack.dev import DevOptions, almanac_command
 
 
 def banner(options: DevOptions) -> list[str]:

