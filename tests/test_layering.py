@@ -260,8 +260,8 @@ def test_no_two_packages_import_each_other() -> None:
 
 
 def test_no_modules_import_each_other_in_a_circle() -> None:
-    # Every package, the top layer included (almanac, almanac.stack, almanac.gates, almanac.cli, worker.py). Lazy
-    # imports count too: they only postpone the circle to the first call.
+    # Every package, the top layer included (almanac, almanac.stack, almanac.gates, almanac.cli,
+    # worker.py). Lazy imports count too: they only postpone the circle to the first call.
     graph: dict[str, set[str]] = {}
     for imp in _edges():
         if unit_of(imp.target) and imp.target != imp.source:
