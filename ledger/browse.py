@@ -8,9 +8,11 @@ first schedule or the ten-thousandth, and on the first month or the last.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, and_, func, or_, select
 
@@ -58,10 +60,14 @@ def gates_page(ledger: Ledger, *, after: str | None = None, limit: int = 50) -> 
 
 @dataclass(frozen=True, slots=True)
 class RevisionCutover:
-    """A published revision and the instant from which it owns occurrences (aware UTC)."""
+    """A published revision, the instant from which it owns occurrences (aware UTC), its zone."""
 
     revision: int
     cutover_at_utc: datetime
+    time_zone: str
+    """The IANA zone its nominal local times are read in (``timeZone``)."""
+    tzdb_version: str
+    """The tz database release it pins (``tzdbVersion``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,14 +169,19 @@ def _revisions(connection: Connection, ids: list[str]) -> dict[str, tuple[Revisi
     r = REVISIONS.c
     found: dict[str, list[RevisionCutover]] = {}
     for row in connection.execute(
-        select(r.schedule_id, r.revision, r.cutover_at_utc)
+        select(r.schedule_id, r.revision, r.cutover_at_utc, r.spec_json)
         .where(r.schedule_id.in_(ids))
         .order_by(r.schedule_id, r.revision)
     ):
         found.setdefault(row.schedule_id, []).append(
-            RevisionCutover(row.revision, row.cutover_at_utc)
+            RevisionCutover(row.revision, row.cutover_at_utc, *_zone_of(json.loads(row.spec_json)))
         )
     return {k: tuple(v) for k, v in found.items()}
+
+
+def _zone_of(spec: dict[str, Any]) -> tuple[str, str]:
+    """A stored spec's ``timeZone`` and ``tzdbVersion`` (canonical JSON: both always present)."""
+    return str(spec["timeZone"]), str(spec["tzdbVersion"])
 
 
 @dataclass(frozen=True, slots=True)

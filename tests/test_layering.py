@@ -1,12 +1,15 @@
 """Dependencies point one way (DESIGN §2), through every package, and nothing imports in a circle.
 
-    timecontract ← ledger ← activities ← workflows ← almanac ← devtools ← almanac.cli ← worker.py
-                                                                                      ← bench
+    timecontract ← ledger ← activities ← workflows ← almanac ← devtools ← almanac.console
+                                                                   ← almanac.cli ← worker.py
+                                                                                 ← bench
 
 ``almanac`` here is the library (settings, client, worker, tz release store, search attribute
 registration); ``almanac.cli`` is the command line on top of it and of the tooling in ``devtools``
 (the effect sink, the ``almanac dev`` supervisor, the gates harness), which production code never
 imports: only the ``dev``, ``sink`` and ``gates`` command modules do, inside their commands.
+``almanac.console`` (the operator console's web pages) sits beside the command line: it reads
+through ``ledger`` and writes through ``almanac.client``; only ``almanac.cli`` imports it.
 
 Imports are read with ``ast`` from the source (every ``import`` statement, at module level, in a
 function or under ``TYPE_CHECKING``), so each rule holds for every module, imported by a test or
@@ -30,6 +33,7 @@ UNITS = [
     "workflows",
     "almanac",
     "devtools",
+    "almanac.console",
     "almanac.cli",
     "worker",
     "bench",
@@ -89,9 +93,10 @@ MODULES = _paths()
 
 
 def unit_of(module: str) -> str | None:
-    """The package a module belongs to (``almanac.cli`` apart from ``almanac``), or None."""
-    if module == "almanac.cli" or module.startswith("almanac.cli."):
-        return "almanac.cli"
+    """The package a module belongs to (``almanac.cli``, ``almanac.console`` apart), or None."""
+    for apart in ("almanac.cli", "almanac.console"):
+        if module == apart or module.startswith(apart + "."):
+            return apart
     top = module.split(".")[0]
     return top if top in RANK else None
 
@@ -253,5 +258,7 @@ def test_the_import_reader_sees_what_the_rules_need() -> None:
     assert "almanac.cli.output" in targets("almanac.cli.spec")
     assert "almanac.cli.worker" in targets("worker")
     assert "devtools.gates" in targets("almanac.cli.gates")
+    assert unit_of("almanac.console.app") == "almanac.console"
+    assert "almanac.client" in targets("almanac.console.app")
     assert any(imp.lazy for imp in IMPORTS["almanac.cli.gates"] if imp.target == "devtools.gates")
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
