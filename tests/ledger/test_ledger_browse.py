@@ -91,9 +91,12 @@ def test_schedule_facts_count_states_next_run_cases_and_revisions(ledger: Ledger
     # The first PLANNED at or after NOW (2026-10-22T12:00Z): 10-23 01:30 EDT = 05:30Z.
     assert ops.next_planned_utc is not None
     assert ops.next_planned_utc.isoformat() == "2026-10-23T05:30:00+00:00"
-    assert [(r.revision, r.cutover_at_utc.isoformat()) for r in ops.revisions] == [
-        (1, "2026-10-01T00:00:00+00:00"),
-        (2, "2027-01-01T00:00:00+00:00"),
+    assert [
+        (r.revision, r.cutover_at_utc.isoformat(), r.time_zone, r.tzdb_version)
+        for r in ops.revisions
+    ] == [
+        (1, "2026-10-01T00:00:00+00:00", "America/New_York", "2026a"),
+        (2, "2027-01-01T00:00:00+00:00", "America/New_York", "2026a"),
     ]
     assert facts["quiet"].counts == {} and facts["quiet"].open_cases == 0
     assert facts["unknown-id"].revisions == ()
