@@ -1,15 +1,15 @@
 """Dependencies point one way (DESIGN §2), through every package, and nothing imports in a circle.
 
-    timecontract ← ledger ← activities ← workflows ← almanac ← devtools ← almanac.console
-                                                                   ← almanac.cli ← worker.py
-                                                                                 ← bench
+    timecontract ← ledger ← activities ← workflows ← almanac ← almanac.console ← devtools
+                                                                          ← almanac.cli ← worker.py
+                                                                                        ← bench
 
 ``almanac`` here is the library (settings, client, worker, tz release store, search attribute
 registration); ``almanac.cli`` is the command line on top of it and of the tooling in ``devtools``
 (the effect sink, the ``almanac dev`` supervisor, the gates harness), which production code never
 imports: only the ``dev``, ``sink`` and ``gates`` command modules do, inside their commands.
-``almanac.console`` (the operator console's web pages) sits beside the command line: it reads
-through ``ledger`` and writes through ``almanac.client``; only ``almanac.cli`` imports it.
+``almanac.console`` (the operator console's web pages) sits above the library: it reads through
+``ledger`` and writes through ``almanac.client``; the command line and ``almanac dev`` serve it.
 
 Imports are read with ``ast`` from the source (every ``import`` statement, at module level, in a
 function or under ``TYPE_CHECKING``), so each rule holds for every module, imported by a test or
@@ -32,8 +32,8 @@ UNITS = [
     "activities",
     "workflows",
     "almanac",
-    "devtools",
     "almanac.console",
+    "devtools",
     "almanac.cli",
     "worker",
     "bench",

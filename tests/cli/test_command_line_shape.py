@@ -27,7 +27,7 @@ HEAVY = {
     "workflows",
     "devtools",
 }
-LONG_RUNNING = {"worker", "dev", "sink"}
+LONG_RUNNING = {"worker", "dev", "sink", "console"}
 """Commands that serve until stopped and print a log, not a result."""
 
 PROBE = """

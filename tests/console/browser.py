@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
+
+from almanac.console.server import ConsoleServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ALMANAC_CHROMIUM", "/usr/bin/chromium")
@@ -82,17 +82,12 @@ def _free_port() -> int:
 
 @contextmanager
 def serve(app: Any) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on a free loopback port; yield its base URL."""
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_for(lambda: server.started, "the console to start", 20)
+    """Serve ``app`` on a free loopback port (as ``almanac dev`` does); yield its base URL."""
+    server = ConsoleServer(app, "127.0.0.1", _free_port()).start()
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{server.port}"
     finally:
-        server.should_exit = True
-        thread.join(20)
+        server.stop()
 
 
 def wait_for(condition: Callable[[], object], what: str, seconds: float = 15) -> None:
