@@ -31,13 +31,20 @@ def console(
     """
     import ipaddress
 
+    from pydantic import ValidationError
+
     from almanac.console import ConsoleSettings, create_app
     from almanac.settings import AlmanacSettings
 
     try:
         settings = ConsoleSettings()
-    except ValueError as exc:
-        fail(str(exc).splitlines()[-1] if "\n" in str(exc) else str(exc))
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        if not message.startswith("ALMANAC_"):
+            name = "ALMANAC_CONSOLE_" + "_".join(str(p) for p in problem["loc"]).upper()
+            message = f"{name}={problem.get('input')!r}: {message}"
+        fail(message)
     chosen_host = host or settings.host
     try:
         ipaddress.ip_address(chosen_host)
