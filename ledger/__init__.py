@@ -75,6 +75,7 @@ if TYPE_CHECKING:
         ScheduleFacts,
         gates_page,
         occurrence_page,
+        revision_cutovers,
         schedule_facts,
     )
     from ledger.gate import (
@@ -155,6 +156,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "ScheduleFacts",
         "gates_page",
         "occurrence_page",
+        "revision_cutovers",
         "schedule_facts",
     ),
     "ledger.gate": (
@@ -335,6 +337,7 @@ __all__ = [
     "release_due",
     "resolve_reconciliation",
     "retry_wait",
+    "revision_cutovers",
     "rollback",
     "schedule_events",
     "schedule_facts",

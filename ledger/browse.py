@@ -165,6 +165,13 @@ def _last_errors(connection: Connection, ids: list[str]) -> dict[str, ScheduleEv
     }
 
 
+def revision_cutovers(ledger: Ledger, schedule_id: str) -> tuple[RevisionCutover, ...]:
+    """A schedule's published revisions with their cutovers and zones, oldest first."""
+    return ledger.read(
+        lambda connection: _revisions(connection, [schedule_id]).get(schedule_id, ())
+    )
+
+
 def _revisions(connection: Connection, ids: list[str]) -> dict[str, tuple[RevisionCutover, ...]]:
     r = REVISIONS.c
     found: dict[str, list[RevisionCutover]] = {}

@@ -257,8 +257,8 @@ def occurrence(
     """
     detail = ledger.show_occurrence(handle, occurrence_id)
     o = detail.occurrence
-    facts = ledger.schedule_facts(handle, [o.schedule_id], now_utc)[o.schedule_id]
-    revision = next((r for r in facts.revisions if r.revision == o.revision), None)
+    revisions = ledger.revision_cutovers(handle, o.schedule_id)
+    revision = next((r for r in revisions if r.revision == o.revision), None)
     link = None
     if ui_url and detail.attempts:
         link = (

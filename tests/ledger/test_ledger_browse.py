@@ -19,6 +19,7 @@ from ledger import (
     list_occurrences,
     occurrence_page,
     publish_revision,
+    revision_cutovers,
     schedule_facts,
 )
 
@@ -100,3 +101,5 @@ def test_schedule_facts_count_states_next_run_cases_and_revisions(ledger: Ledger
     ]
     assert facts["quiet"].counts == {} and facts["quiet"].open_cases == 0
     assert facts["unknown-id"].revisions == ()
+    assert revision_cutovers(ledger, SCHEDULE) == ops.revisions
+    assert revision_cutovers(ledger, "unknown-id") == ()
