@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
-from scenario import SCHEDULE, Facts
+from scenario import NOW, PUBLISHED, SCHEDULE, Facts, spec
 from starlette.testclient import TestClient
 
 from almanac.console import ConsoleSettings, create_app
 from almanac.settings import AlmanacSettings
-from ledger import Ledger
+from ledger import Ledger, materialize, publish_revision
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:DeprecationWarning")
 
@@ -176,3 +177,20 @@ def test_unknown_ids_are_404_naming_them(client: TestClient) -> None:
     assert "nope" in client.get("/schedules/nope").text
     response = client.get("/occurrences/nope.r1.20260101T000000.f0")
     assert response.status_code == 404
+
+
+def test_a_holiday_decision_shows_its_holiday(
+    ledger: Ledger, settings: AlmanacSettings, console_settings: ConsoleSettings
+) -> None:
+    # NYSE calendar: Thanksgiving 2026 is Thursday 26 November (the holidays package's data).
+    nyse = spec(
+        scheduleId="nyse-open",
+        rule="FREQ=DAILY;BYHOUR=9;BYMINUTE=0",
+        calendar={"name": "NYSE", "release": "holidays-0.108"},
+    )
+    publish_revision(ledger, nyse, PUBLISHED, by="test")
+    materialize(ledger, nyse, PUBLISHED, PUBLISHED + timedelta(days=40), PUBLISHED)
+    client = TestClient(create_app(ledger, settings, console_settings, clock=lambda: NOW))
+    html = client.get("/schedules/nyse-open?month=2026-11").text
+    day = cell(html, "2026-11-26")
+    assert "SKIPPED_HOLIDAY" in day and "HOLIDAY_SKIPPED “Thanksgiving Day”" in day
