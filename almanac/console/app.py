@@ -304,7 +304,7 @@ async def _login(state: Console, request: Request) -> Response:
         problem = f"operator={name!r}: name or token not accepted"
         return state.render(request, "login.html", 401, problem=problem)
     response = RedirectResponse("/queue", 303)
-    state.set_session(response, state.sessions.signed_in(session, name))  # type: ignore[arg-type]
+    state.set_session(response, state.sessions.signed_in(name))
     return response
 
 

@@ -46,8 +46,8 @@ class Sessions:
         """A fresh session (a new CSRF token)."""
         return Session(secrets.token_urlsafe(24), operator, self._clock() + self._lifetime)
 
-    def signed_in(self, session: Session, operator: str) -> Session:
-        """The session after ``operator`` signed in: a new CSRF token and expiry."""
+    def signed_in(self, operator: str) -> Session:
+        """The session after ``operator`` signed in: a new CSRF token (fixation) and expiry."""
         return self.new(operator)
 
     def dump(self, session: Session) -> str:

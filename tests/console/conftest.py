@@ -12,16 +12,13 @@ for folder in (_TESTS / "ledger", Path(__file__).resolve().parent):
     sys.path.insert(0, str(folder))
 
 from ledger_fixtures import backend, database_url, ledger, pg_server, sqlite_template  # noqa: E402
-from scenario import NOW, Facts, build  # noqa: E402
+from scenario import NOW, TOKEN, Facts, build  # noqa: E402
 
 from almanac.console import ConsoleSettings  # noqa: E402
 from almanac.settings import AlmanacSettings  # noqa: E402
 from ledger import Ledger  # noqa: E402
 
 __all__ = ["backend", "database_url", "ledger", "pg_server", "sqlite_template"]
-
-TOKEN = "op-token-4f9c2e7a1b"
-"""Alice's token, read from the secrets directory; it must never appear in a page."""
 
 
 @pytest.fixture

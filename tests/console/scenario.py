@@ -37,6 +37,8 @@ PUBLISHED = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 """The console's "now" in the tests."""
 R2_CUTOVER = datetime(2027, 1, 1, tzinfo=UTC)
+TOKEN = "op-token-4f9c2e7a1b"
+"""The operator alice's console token, read from the secrets directory; never shown in a page."""
 
 BASE: dict[str, Any] = {
     "schema": "scheduleSpec.v1",

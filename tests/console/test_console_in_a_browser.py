@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 from browser import artifacts, chromium, require_browser, serve, wait_for
-from conftest import TOKEN
-from scenario import NOW, SCHEDULE, Facts
+from scenario import NOW, SCHEDULE, TOKEN, Facts
 
 from almanac.console import ConsoleSettings, create_app
 from almanac.settings import AlmanacSettings

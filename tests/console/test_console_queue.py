@@ -7,8 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from conftest import TOKEN
-from scenario import NOW, Facts
+from scenario import NOW, TOKEN, Facts
 from starlette.testclient import TestClient
 
 from almanac.console import ConsoleSettings, create_app
@@ -158,3 +157,10 @@ def test_a_trusted_proxy_header_names_the_operator(
     assert response.status_code == 303  # type: ignore[attr-defined]
     case = show_occurrence(ledger, facts.unknown).case
     assert case is not None and case.resolved_by == "console:bob@example.org"
+
+
+def test_signing_in_issues_a_new_csrf_token(client: TestClient) -> None:
+    before = csrf(client.get("/preview").text)
+    sign_in(client)
+    after = csrf(client.get("/preview").text)
+    assert before != after
