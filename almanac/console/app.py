@@ -214,7 +214,10 @@ async def _occurrence(state: Console, request: Request) -> Response:
 
 async def _queue(state: Console, request: Request, **extra: Any) -> Response:
     now = state.clock()
-    context = await _run(lambda: pages.queue(state.ledger, now))
+    resolved = request.query_params.get("resolved")
+    if resolved is not None:
+        resolved = forms.text("resolved", resolved)
+    context = await _run(lambda: pages.queue(state.ledger, now, resolved))
     status = extra.pop("status", 200)
     return state.render(request, "queue.html", status, **context, **extra)
 
@@ -253,8 +256,7 @@ async def _resolve(state: Console, request: Request) -> Response:
         return await _queue(state, request, status=400, problem=str(exc), failed=occurrence_id)
     except (ledger.CaseNotFound, ledger.ClaimLost) as exc:
         return await _queue(state, request, status=409, problem=str(exc), failed=occurrence_id)
-    done = f"{occurrence_id}: {case.resolution.value} by {case.resolved_by}"
-    return RedirectResponse("/queue?" + urlencode({"resolved": done}), 303)
+    return RedirectResponse("/queue?" + urlencode({"resolved": case.occurrence_id}), 303)
 
 
 def _field(form: Any, name: str) -> str | None:

@@ -289,9 +289,19 @@ class QueueEntry:
     """Minutes until the 30-minute deadline (negative: past it by that many)."""
 
 
-def queue(handle: Ledger, now_utc: datetime) -> dict[str, Any]:
-    """Open UNKNOWN_EFFECT cases, oldest first, with age against the 30-minute deadline."""
+def queue(handle: Ledger, now_utc: datetime, resolved: str | None = None) -> dict[str, Any]:
+    """Open UNKNOWN_EFFECT cases, oldest first, with age against the 30-minute deadline.
+
+    ``resolved``: an occurrence whose case was just resolved; its case, as the ledger holds it
+    now, is shown as the outcome (never text from the URL).
+    """
     cases = ledger.open_cases(handle)
+    done = None
+    if resolved is not None:
+        try:
+            done = ledger.show_occurrence(handle, resolved).case
+        except ledger.OccurrenceNotFound:
+            done = None
     entries = [
         QueueEntry(
             case,
@@ -302,4 +312,5 @@ def queue(handle: Ledger, now_utc: datetime) -> dict[str, Any]:
         )
         for case in cases[:QUEUE_SHOWN]
     ]
-    return {"entries": entries, "more": max(0, len(cases) - QUEUE_SHOWN)}
+    closed = done if done is not None and done.resolved_at_utc is not None else None
+    return {"entries": entries, "more": max(0, len(cases) - QUEUE_SHOWN), "done": closed}

@@ -70,7 +70,9 @@ def test_resolve_records_the_operator_and_moves_the_occurrence(
     sign_in(client)
     response = resolve(client, facts.unknown, outcome="SUCCEEDED", reason="seen in the CRM")
     assert response.status_code == 303
-    assert "by+console%3Aalice" in response.headers["location"]
+    assert response.headers["location"] == f"/queue?resolved={facts.unknown}"
+    shown = client.get(response.headers["location"]).text
+    assert f"Resolved {facts.unknown}: SUCCEEDED by console:alice" in shown
     detail = show_occurrence(ledger, facts.unknown)
     assert detail.occurrence.state is OccurrenceState.SUCCEEDED
     assert detail.case is not None
@@ -164,3 +166,12 @@ def test_signing_in_issues_a_new_csrf_token(client: TestClient) -> None:
     sign_in(client)
     after = csrf(client.get("/preview").text)
     assert before != after
+
+
+def test_the_resolved_notice_comes_from_the_ledger_not_the_url(
+    client: TestClient, facts: Facts
+) -> None:
+    # A crafted link cannot claim a resolution: the case is still open, so nothing is said.
+    page = client.get(f"/queue?resolved={facts.unknown}").text
+    assert 'id="resolved"' not in page
+    assert 'id="resolved"' not in client.get("/queue?resolved=no.such.occurrence").text
