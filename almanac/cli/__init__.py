@@ -9,6 +9,7 @@ One module per command group, each a parse → call → render layer:
 - ``tzdb``: ``tzdb list|add|diff`` (``almanac.tzdb``);
 - ``rollout``: ``rollout``, ``rollback`` (``almanac.rollout`` over the ledger and Temporal);
 - ``shadow``: ``shadow run|report`` (``ledger.shadow``: comparison only, never dispatched);
+- ``console``: ``console`` (``almanac.console``: the operator console's web pages);
 - ``worker``: ``worker`` (``almanac.worker``; ``python -m worker`` runs the same command);
 - ``dev``, ``sink``: the stack on one machine (``almanac.stack``); ``gates``: the acceptance gates
   (``almanac.gates``); the only modules that import those packages, inside their commands.
@@ -35,6 +36,7 @@ import typer
 
 from almanac.cli import (
     calendar,
+    console,
     control,
     db,
     dev,
@@ -64,6 +66,7 @@ GROUPS: tuple[ModuleType, ...] = (
     ledger,
     rollout,
     shadow,
+    console,
 )
 """Every command module, in the order ``almanac --help`` lists their commands."""
 
@@ -82,6 +85,7 @@ COMMANDS: dict[str, ModuleType] = {
     "ledger": ledger,
     **dict.fromkeys(("rollout", "rollback"), rollout),
     "shadow": shadow,
+    "console": console,
 }
 """Which module registers each top-level command (a test holds it equal to what they mount)."""
 

@@ -30,6 +30,9 @@ def dev(
         int,
         typer.Option(envvar="ALMANAC_DEV_SERVER_METRICS_PORT", help="Temporal server metrics."),
     ] = 9466,
+    console_port: Annotated[
+        int, typer.Option(envvar="ALMANAC_DEV_CONSOLE_PORT", help="The operator console.")
+    ] = 8240,
     ui: Annotated[bool, typer.Option("--ui/--no-ui", help="Serve the Temporal Web UI.")] = True,
     host: Annotated[
         str,
@@ -75,6 +78,7 @@ def dev(
         sink_port=sink_port,
         metrics_port=metrics_port,
         server_metrics_port=server_metrics_port,
+        console_port=console_port,
         ui=ui,
         host=host,
         reset=reset,

@@ -28,7 +28,7 @@ HEAVY = {
     "almanac.gates",
     "almanac.stack",
 }
-LONG_RUNNING = {"worker", "dev", "sink"}
+LONG_RUNNING = {"worker", "dev", "sink", "console"}
 """Commands that serve until stopped and print a log, not a result."""
 
 PROBE = """
