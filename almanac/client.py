@@ -1091,24 +1091,41 @@ class LedgerClient:
                 between_batches=between_batches,
             )
 
-    def resolve(
-        self, occurrence_id: str, resolution: Any, *, by: str, note: str | None = None
-    ) -> Any:
-        """Resolve an ``UNKNOWN_EFFECT`` case now (``ledger.resolve_reconciliation``).
+    def resolve(self, occurrence_id: str, outcome: str, *, by: str, note: str | None = None) -> Any:
+        """Resolve an ``UNKNOWN_EFFECT`` case by hand now: one compare-and-set, with its event.
+
+        ``SUCCEEDED`` confirms the effect; ``NOT_APPLIED`` ends the occurrence ``FAILED`` (a new
+        run is a separate decision, never a blind resend). ``by`` and ``note`` are stored on the
+        case (``ledger.resolve_reconciliation``). The CLI and the console both call this.
 
         Returns:
             ``ledger.CaseView``: the case afterwards.
 
         Raises:
-            ledger.CaseNotFound, ledger.ClaimLost, ledger.IllegalTransition, ValueError: as
-                ``ledger.resolve_reconciliation`` raises them (nothing written).
+            ChangeRejected: ``outcome`` is not one of ``RESOLUTIONS`` or ``by`` is blank (named
+                with its value); nothing is written.
+            ledger.CaseNotFound: no open case for the occurrence (resolved already, or none).
+            ledger.ClaimLost: a concurrent resolution won.
         """
         import ledger
 
+        if outcome not in RESOLUTIONS:
+            raise ChangeRejected(
+                f"outcome={outcome!r}: one of {', '.join(RESOLUTIONS)}",
+                field="outcome",
+                value=outcome,
+            )
+        if not by.strip():
+            raise ChangeRejected(f"by={by!r}: name who decides", field="by", value=by)
+        resolution = ledger.ReconciliationResolution(outcome)
         with self._open() as handle:
             return ledger.resolve_reconciliation(
                 handle, occurrence_id, resolution, self._clock(), by=by, note=note
             )
+
+
+RESOLUTIONS = ("SUCCEEDED", "NOT_APPLIED")
+"""What a person may decide for an UNKNOWN_EFFECT case (``ledger.ReconciliationResolution``)."""
 
 
 def _refuse_closed_gate(schedule_id: str, gate: io.GateSnapshot | None) -> None:
@@ -1134,61 +1151,3 @@ def _first_line(exc: BaseException) -> str:
 def _unavailable(exc: RPCError) -> TemporalUnavailable:
     first = (exc.message or str(exc)).splitlines()[0]
     return TemporalUnavailable(f"Temporal failed the call ({exc.status.name}): {first}")
-
-
-RESOLUTIONS = ("SUCCEEDED", "NOT_APPLIED")
-"""What a person may decide for an UNKNOWN_EFFECT case (``ledger.ReconciliationResolution``)."""
-
-
-def resolve_unknown_effect(
-    handle: Any,
-    occurrence_id: str,
-    outcome: str,
-    *,
-    by: str,
-    reason: str,
-    now_utc: datetime,
-) -> Any:
-    """Resolve an UNKNOWN_EFFECT case by hand: one compare-and-set on the ledger, with its event.
-
-    The same ledger operation as ``almanac ledger resolve`` (``ledger.resolve_reconciliation``):
-    ``SUCCEEDED`` confirms the effect, ``NOT_APPLIED`` ends the occurrence ``FAILED`` (a new run
-    is a separate decision, never a blind resend). ``by`` and ``reason`` are stored on the case.
-
-    Args:
-        handle: the ledger (``ledger.Ledger``).
-        occurrence_id: the UNKNOWN_EFFECT occurrence.
-        outcome: ``SUCCEEDED`` or ``NOT_APPLIED``.
-        by: who decides (an operator's identity); not blank.
-        reason: why (the evidence); not blank.
-        now_utc: when (aware UTC), read by the caller at its edge.
-
-    Returns:
-        The case afterwards (``ledger.CaseView``).
-
-    Raises:
-        ChangeRejected: ``outcome``, ``by`` or ``reason`` is invalid (named with its value);
-            nothing is written.
-        CaseNotFound: no open case for the occurrence (resolved already, or none).
-        ClaimLost: a concurrent resolution won.
-    """
-    from ledger import ReconciliationResolution, resolve_reconciliation
-
-    if outcome not in RESOLUTIONS:
-        raise ChangeRejected(
-            f"outcome={outcome!r}: one of {', '.join(RESOLUTIONS)}", field="outcome", value=outcome
-        )
-    if not by.strip():
-        raise ChangeRejected(f"by={by!r}: name who decides", field="by", value=by)
-    if not reason.strip():
-        raise ChangeRejected(
-            f"reason={reason!r}: say why (it is stored on the case)", field="reason", value=reason
-        )
-    return resolve_reconciliation(
-        handle,
-        occurrence_id,
-        ReconciliationResolution(outcome),
-        now_utc,
-        by=by,
-        note=reason.strip(),
-    )

@@ -1,8 +1,8 @@
 """Dependencies point one way (DESIGN §2), through every package, and nothing imports in a circle.
 
-    timecontract ← ledger ← activities ← workflows ← almanac ← almanac.console ← almanac.stack
-                                                                 ← almanac.gates ← almanac.cli ← worker.py
-                                                                                              ← bench
+    timecontract ← ledger ← activities ← workflows ← almanac ← almanac.console
+        ← almanac.stack ← almanac.gates ← almanac.cli ← worker.py
+                                                    ← bench
 
 ``almanac`` here is the library (settings, client, worker, tz release store, search attribute
 registration); ``almanac.console`` the operator console's web pages (it reads through ``ledger``

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from almanac.cli.ledger import UrlOption, open_ledger
+from almanac.cli.ledger_access import UrlOption, open_ledger
 from almanac.cli.output import fail, out
 
 

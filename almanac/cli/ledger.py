@@ -389,7 +389,7 @@ def resolve_command(
     if not by.strip():
         fail(f"--by={by!r}: name who decides (it is stored on the case as resolvedBy)")
     case = LedgerClient(lambda: open_ledger(url)).resolve(
-        occurrence_id, resolution, by=by, note=note
+        occurrence_id, resolution.value, by=by, note=note
     )
     if as_json:
         print_json(

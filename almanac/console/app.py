@@ -4,13 +4,14 @@ Pages are server-rendered HTML; the one script (``static/console.js``) refreshes
 of a page when the ledger's newest event changes. Reads need no sign-in; the one write — resolving
 an UNKNOWN_EFFECT case — needs a signed-in operator (a token from the secrets store) or a trusted
 proxy's user header, and the session's CSRF token, and records ``console:<operator>`` as who did
-it, through ``almanac.client.resolve_unknown_effect`` (the CLI's ledger operation).
+it, through ``almanac.client.LedgerClient.resolve`` (what the CLI calls).
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -25,7 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import ledger
-from almanac.client import ChangeRejected, resolve_unknown_effect
+from almanac.client import ChangeRejected, LedgerClient
 from almanac.console import forms, pages, preview
 from almanac.console.auth import COOKIE, Operators, Session, Sessions, csrf_ok, proxy_user
 from almanac.console.calendar import local_text
@@ -241,15 +242,17 @@ async def _resolve(state: Console, request: Request) -> Response:
     occurrence_id = forms.text("occurrenceId", _field(form, "occurrenceId"))
     outcome = _field(form, "outcome") or ""
     reason = forms.text("reason", _field(form, "reason"), required=False)
+    client = LedgerClient(lambda: nullcontext(state.ledger), state.clock)
     try:
+        if not reason.strip():
+            raise ChangeRejected(
+                f"reason={reason!r}: say why (it is stored on the case)",
+                field="reason",
+                value=reason,
+            )
         case = await _run(
-            lambda: resolve_unknown_effect(
-                state.ledger,
-                occurrence_id,
-                outcome,
-                by=f"console:{operator}",
-                reason=reason,
-                now_utc=state.clock(),
+            lambda: client.resolve(
+                occurrence_id, outcome, by=f"console:{operator}", note=reason.strip()
             )
         )
     except ChangeRejected as exc:
