@@ -55,8 +55,9 @@ ALLOWED = {
     # The top packages (issue 28): the library sees the layers below it, never the tooling; the
     # stack sees the library; the gates see the stack (its sink, the dev server binary).
     "almanac": {"timecontract", "ledger", "activities", "workflows", "almanac"},
-    # The console reads through the ledger and writes through the client: no workflow code.
-    "almanac.console": {"timecontract", "ledger", "almanac", "almanac.console"},
+    # The console reads through the ledger, writes through the client, and previews a spec with
+    # the action catalog the CLI's validate uses: no workflow code, no tooling.
+    "almanac.console": {"timecontract", "ledger", "activities", "almanac", "almanac.console"},
     "almanac.stack": {
         "timecontract",
         "ledger",
