@@ -15,9 +15,9 @@ gets one statement (PostgreSQL) or one per ~2,000 rows (SQLite):
   SQLAlchemy's per-value processing). Measured against ``executemany`` (no ``RETURNING``) and
   ``INSERT … SELECT … FROM json_each(?)``, it was the fastest of the three.
 
-:func:`pg_unnest` and :func:`pg_arrays` give the PostgreSQL ``unnest(…)`` source and its array
-parameters on their own, for a statement that does more than insert the rows (materialization's
-one-statement write, :mod:`ledger.creation`).
+:func:`pg_arrays` gives the array parameters of a PostgreSQL ``unnest(…)`` on their own, for a
+statement that does more than insert the rows (materialization's one-statement write,
+:mod:`ledger.creation`).
 
 The statements go through ``Connection.exec_driver_sql``, so they run on the caller's connection,
 in the caller's transaction, with the same constraints, indexes and ``ON CONFLICT`` semantics as
@@ -134,21 +134,10 @@ def _pg_array_type(column_type: TypeEngine[Any], dialect: Dialect) -> str:
     return pg_type(column_type, dialect) + "[]"
 
 
-@cache
-def pg_unnest(table: Table, columns: tuple[str, ...], dialect: Dialect) -> str:
-    """``unnest(%(c0)b::t0[], %(c1)b::t1[], …)`` over ``columns`` of ``table`` (PostgreSQL).
-
-    One binary array parameter per column, named ``c0``, ``c1``, … in ``columns`` order, typed by
-    the column's type without a length; :func:`pg_arrays` makes the parameters.
-    """
-    types = [_pg_array_type(table.c[name].type, dialect) for name in columns]
-    return f"unnest({', '.join(f'%(c{i})b::{t}' for i, t in enumerate(types))})"
-
-
 def pg_arrays(
     table: Table, columns: Sequence[str], by_column: Sequence[Sequence[Any]], dialect: Dialect
 ) -> dict[str, list[Any]]:
-    """The parameters of :func:`pg_unnest`: each column's values converted as its type would.
+    """Array parameters ``c0``, ``c1``, … (``columns`` order), converted as each column type would.
 
     Raises:
         ValueError: a value a column type refuses (a naive instant, an aware local time).

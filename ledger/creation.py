@@ -4,11 +4,12 @@
 insert is ``ON CONFLICT DO NOTHING`` on the table's unique keys and ``RETURNING`` says which rows
 went in, so what the call wrote is known without reading it back.
 
-- **PostgreSQL**: one statement. Only the occurrence rows are sent (one array per varying column,
-  :func:`ledger.bulk.pg_unnest`); the slot claims and the creation events are derived in SQL from
-  the rows the occurrence insert returned (data-modifying CTEs), so a row that another
-  materializer inserted first gets neither a claim nor an event from this call — exactly as when
-  they were three statements. Constraints and triggers are checked as for any insert; the four
+- **PostgreSQL**: one statement, built from SQLAlchemy's PostgreSQL ``insert … on conflict do
+  nothing`` constructs as data-modifying CTEs. Only the occurrence rows are sent (one array per
+  varying column, ``unnest``-ed; :func:`ledger.bulk.pg_arrays`); the slot claims and the
+  creation events are derived in SQL from the rows the occurrence insert returned, so a row that
+  another materializer inserted first gets neither a claim nor an event from this call — exactly
+  as three statements would. Constraints and triggers are checked as for any insert; the four
   references (occurrence → revision, slot → gate and owner, event → occurrence) by triggers once
   per statement (migration 0011), at its end, when the CTE's occurrence rows exist. The conflict
   targets are the keys that make a row a repeat (the occurrence ID, the slot's key): a row this
@@ -29,9 +30,25 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, select, update
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Connection,
+    String,
+    bindparam,
+    cast,
+    func,
+    literal,
+    null,
+    select,
+    union_all,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
-from ledger.bulk import bulk_insert, pg_arrays, pg_type, pg_unnest, utc_instant
+from ledger.bulk import bulk_insert, pg_arrays, utc_instant
 from ledger.events import EVENTS, OCCURRENCES, SLOTS
 from ledger.states import OccurrenceState
 from ledger.transitions import transition
@@ -287,54 +304,112 @@ _PG_SENT = (
 are one revision's, sent once each, and the others are the same on every created row."""
 
 
+def _array_type(name: str) -> ARRAY[Any]:
+    """A PostgreSQL array of column ``name``'s stored type, without a length.
+
+    Never a length-limited one: a cast to ``varchar(n)[]`` would truncate silently, whereas the
+    column's own type rejects an overlong value.
+    """
+    stored: TypeEngine[Any] = OCCURRENCES.c[name].type
+    while isinstance(stored, TypeDecorator):
+        stored = stored.impl_instance
+    if isinstance(stored, String) and stored.length is not None:
+        stored = type(stored)()
+    return ARRAY(stored)
+
+
+def _typed(name: str, column: str) -> ColumnElement[Any]:
+    """Parameter ``name`` cast to column ``column``'s stored type, sent as given.
+
+    No bind processing: the caller passes values as the column stores them.
+    """
+    stored = _array_type(column).item_type
+    return cast(bindparam(name, type_=NullType()), stored)
+
+
 @cache
-def _pg_statement(dialect: Dialect) -> str:
+def _pg_statement() -> CompoundSelect[Any]:
     """Occurrences from arrays, their slot claims and creation events from ``RETURNING``.
 
     The main query returns only the exceptions: ``('skipped', id)`` for a sent occurrence that
     was not inserted (it exists) and ``('unclaimed', id)`` for an inserted planned one whose slot
     claim was not (the slot exists); usually no row at all. The reference checks (migration 0011)
     and the event sequence check (migration 0010), all per statement, run at its end, when
-    the occurrence rows exist.
+    the occurrence rows exist. The arrays are the parameters ``c0``, ``c1``, … in
+    :data:`_PG_SENT` order (:func:`ledger.bulk.pg_arrays`).
     """
-    now, schedule_id, revision, tzdb_version = (
-        f"%({name})s::{pg_type(OCCURRENCES.c[column].type, dialect)}"
-        for name, column in (
-            ("now", "created_at_utc"),
-            ("schedule_id", "schedule_id"),
-            ("revision", "revision"),
-            ("tzdb_version", "tzdb_version"),
+    arrays = [
+        cast(bindparam(f"c{i}", type_=NullType()), _array_type(name))
+        for i, name in enumerate(_PG_SENT)
+    ]
+    unnested = func.unnest(*arrays).table_valued(*_PG_SENT).render_derived(name="sent")
+    sent = select(unnested).cte("sent")
+    now = _typed("now", "created_at_utc")
+    shared = {
+        "schedule_id": _typed("schedule_id", "schedule_id"),
+        "revision": _typed("revision", "revision"),
+        "tzdb_version": _typed("tzdb_version", "tzdb_version"),
+        "state_reason": sent.c.reason,
+        "claim_generation": literal(0),
+        "next_attempt_at_utc": null(),
+        "created_at_utc": now,
+        "updated_at_utc": now,
+        "id_format": _typed("id_format", "id_format"),
+        "event_sequence": literal(_CREATION_SEQUENCE),
+    }
+    rows = select(*[shared[c] if c in shared else sent.c[c] for c in OCCURRENCE_COLUMNS])
+    occ = (
+        pg_insert(OCCURRENCES)
+        .from_select(list(OCCURRENCE_COLUMNS), rows)
+        .on_conflict_do_nothing(index_elements=[OCCURRENCES.c.occurrence_id])
+        .returning(
+            *[
+                OCCURRENCES.c[c]
+                for c in (
+                    "occurrence_id",
+                    "schedule_id",
+                    "revision",
+                    "logical_slot_id",
+                    "instant_utc",
+                    "state",
+                    "reason",
+                )
+            ]
         )
+        .cte("occ")
     )
-    return f"""WITH sent AS (
-    SELECT * FROM {pg_unnest(OCCURRENCES, _PG_SENT, dialect)} AS sent({", ".join(_PG_SENT)})
-), occ AS (
-    INSERT INTO occurrences ({", ".join(OCCURRENCE_COLUMNS)})
-    SELECT occurrence_id, {schedule_id}, {revision}, logical_slot_id, nominal_local, fold,
-        instant_utc, gap_at_utc, utc_offset_seconds, {tzdb_version}, reason, state,
-        reason, 0, NULL, {now}, {now}, %(id_format)s, jitter_ms, {_CREATION_SEQUENCE},
-        holiday, calendar_release
-    FROM sent
-    ON CONFLICT (occurrence_id) DO NOTHING
-    RETURNING occurrence_id, schedule_id, revision, logical_slot_id, instant_utc, state, reason
-), slot AS (
-    INSERT INTO logical_slots ({", ".join(_SLOT_COLUMNS)})
-    SELECT schedule_id, logical_slot_id, instant_utc, occurrence_id, revision, {now}
-    FROM occ WHERE state = '{_PLANNED}'
-    ON CONFLICT (schedule_id, logical_slot_id) DO NOTHING
-    RETURNING owner_occurrence_id
-), event AS (
-    INSERT INTO occurrence_events ({", ".join(_EVENT_COLUMNS)})
-    SELECT occurrence_id, NULL, state, {now}, %(by)s, '{_CREATION_WHY}' || reason,
-        {_CREATION_SEQUENCE}
-    FROM occ
-)
-SELECT 'skipped', occurrence_id FROM sent
-WHERE occurrence_id NOT IN (SELECT occurrence_id FROM occ)
-UNION ALL
-SELECT 'unclaimed', occurrence_id FROM occ
-WHERE state = '{_PLANNED}' AND occurrence_id NOT IN (SELECT owner_occurrence_id FROM slot)
-"""
+    claims = select(
+        occ.c.schedule_id,
+        occ.c.logical_slot_id,
+        occ.c.instant_utc,
+        occ.c.occurrence_id,
+        occ.c.revision,
+        now,
+    ).where(occ.c.state == _PLANNED)
+    slot = (
+        pg_insert(SLOTS)
+        .from_select(list(_SLOT_COLUMNS), claims)
+        .on_conflict_do_nothing(index_elements=[SLOTS.c.schedule_id, SLOTS.c.logical_slot_id])
+        .returning(SLOTS.c.owner_occurrence_id)
+        .cte("slot")
+    )
+    creations = select(
+        occ.c.occurrence_id,
+        null(),
+        occ.c.state,
+        now,
+        bindparam("by", type_=String()),
+        literal(_CREATION_WHY) + occ.c.reason,
+        literal(_CREATION_SEQUENCE),
+    )
+    event = pg_insert(EVENTS).from_select(list(_EVENT_COLUMNS), creations).cte("event")
+    skipped = select(literal("skipped"), sent.c.occurrence_id).where(
+        sent.c.occurrence_id.not_in(select(occ.c.occurrence_id))
+    )
+    unclaimed = select(literal("unclaimed"), occ.c.occurrence_id).where(
+        occ.c.state == _PLANNED, occ.c.occurrence_id.not_in(select(slot.c.owner_occurrence_id))
+    )
+    return union_all(skipped, unclaimed).add_cte(event)
 
 
 def _insert_postgresql(
@@ -359,10 +434,12 @@ def _insert_postgresql(
         [r.holiday for r in owned],
         [r.calendar_release for r in owned],
     ]
-    parameters: dict[str, Any] = pg_arrays(OCCURRENCES, _PG_SENT, sent, connection.dialect)
+    arrays = pg_arrays(OCCURRENCES, _PG_SENT, sent, connection.dialect)
+    binary = _binary_arrays(connection)
+    parameters: dict[str, Any] = {name: binary(values) for name, values in arrays.items()}
     ((parameters["schedule_id"], parameters["revision"], parameters["tzdb_version"]),) = shared
     parameters.update(now=now, by=by, id_format=ID_FORMAT_VERSION)
-    result = connection.exec_driver_sql(_pg_statement(connection.dialect), parameters)
+    result = connection.execute(_pg_statement(), parameters)
     skipped: set[str] = set()
     not_claimed: set[str] = set()
     for kind, occurrence_id in result:
@@ -370,6 +447,25 @@ def _insert_postgresql(
     new = [r for r in owned if r.occurrence_id not in skipped] if skipped else list(owned)
     unclaimed = [r for r in new if r.occurrence_id in not_claimed] if not_claimed else []
     return new, unclaimed
+
+
+class _BinaryArray(list[Any]):
+    """A list psycopg sends as a binary array (its ``ListBinaryDumper``; plain lists go as text).
+
+    A timestamp array's text form is parsed value by value by the server; the binary form is
+    not, and the statement's twelve arrays are its bulk.
+    """
+
+
+def _binary_arrays(connection: Connection) -> type[_BinaryArray]:
+    """:class:`_BinaryArray`, its binary dumper registered on ``connection``'s driver connection."""
+    from psycopg.adapt import PyFormat
+    from psycopg.types.array import ListBinaryDumper
+
+    adapters = connection.connection.driver_connection.adapters  # type: ignore[union-attr]
+    if adapters.get_dumper(_BinaryArray, PyFormat.AUTO) is not ListBinaryDumper:
+        adapters.register_dumper(_BinaryArray, ListBinaryDumper)
+    return _BinaryArray
 
 
 def _take_released(

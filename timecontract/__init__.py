@@ -20,16 +20,15 @@ from timecontract.ids import (
 from timecontract.interval import INTERVAL_EPOCH_UTC, interval_instants
 from timecontract.jitter import jitter_delay
 from timecontract.misfire import MisfirePlan, Overdue, plan_misfires
-from timecontract.recurrence import iter_occurrences, occurrences
-from timecontract.resolve import (
-    LAST_WINDOW_END,
+from timecontract.records import (
     Disposition,
     OccurrenceRecord,
     Reason,
     Resolution,
     format_offset,
-    resolve_local,
 )
+from timecontract.recurrence import iter_occurrences, occurrences
+from timecontract.resolve import LAST_WINDOW_END, resolve_local
 from timecontract.rrule import Rule, RuleError, parse_rule
 from timecontract.rscale import RscaleRule, Skip, parse_rscale_rule
 from timecontract.spec import (

@@ -43,8 +43,8 @@ from itertools import islice, pairwise
 from pathlib import Path
 
 from timecontract import zones
+from timecontract.records import Disposition, OccurrenceRecord, Reason
 from timecontract.recurrence import iter_occurrences, occurrences
-from timecontract.resolve import Disposition, OccurrenceRecord, Reason, _transition_between
 from timecontract.spec import (
     FoldPolicy,
     GapPolicy,
@@ -52,6 +52,7 @@ from timecontract.spec import (
     format_duration,
     format_instant,
 )
+from timecontract.transitions import first_change
 
 JITTER_SAMPLE = 200
 """How many of the revision's first occurrences ``JITTER_CAPPED`` compares the jitter with."""
@@ -144,7 +145,7 @@ def transitions(
         after = following.astimezone(zone).utcoffset()
         assert before is not None and after is not None
         if after != before:
-            at = _transition_between(zone, moment, following)
+            at = first_change(zone, moment, following)
             found.append(Transition(at, before, after))
         moment, before = following, after
     return found

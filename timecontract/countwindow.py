@@ -2,7 +2,7 @@
 
 RFC 5545 §3.3.10's COUNT is counted from DTSTART, so a naive window of ``FREQ=MINUTELY;
 COUNT=100000`` resolves every instance from the start (seconds of work for a 5-minute preview).
-For rules whose every period yields the same instants — :func:`constant_per_period` — the number
+For rules whose every period yields the same instants — ``timecontract.periodic`` — the number
 of nominal times in ``[start, t)`` is arithmetic::
 
     before(t) = k × whole periods + (offsets of one period earlier than t's position in its own)
@@ -18,95 +18,136 @@ ordinals, BYSETPOS, HOURLY with BYHOUR, RFC 7529 SKIP moves, …) keeps the walk
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, tzinfo
+from bisect import bisect_left
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from math import lcm
 
+from timecontract import periodic
+from timecontract.calendars import BusinessCalendar
 from timecontract.expand import expand
 from timecontract.rrule import Rule
+from timecontract.transitions import first_change
 
-_UNITS = {
-    "SECONDLY": timedelta(seconds=1),
-    "MINUTELY": timedelta(minutes=1),
-    "HOURLY": timedelta(hours=1),
-    "DAILY": timedelta(days=1),
-    "WEEKLY": timedelta(weeks=1),
-}
-# BYxxx parts that only *expand* inside a period of each FREQ (never filter periods out).
-_EXPANDING = {
-    "SECONDLY": set(),
-    "MINUTELY": {"by_second"},
-    "HOURLY": {"by_second", "by_minute"},
-    "DAILY": {"by_second", "by_minute", "by_hour"},
-    "WEEKLY": {"by_second", "by_minute", "by_hour", "by_day"},
-}
-_BY_PARTS = (
-    "by_second",
-    "by_minute",
-    "by_hour",
-    "by_day",
-    "by_month_day",
-    "by_year_day",
-    "by_week_no",
-    "by_month",
-    "by_set_pos",
-)
-
-
-def constant_per_period(rule: Rule) -> bool:
-    """Whether every FREQ × INTERVAL period of ``rule`` yields the same instants (in its period).
-
-    True for SECONDLY … WEEKLY rules whose BYxxx parts only expand within a period (BYSECOND,
-    BYMINUTE, BYHOUR below the FREQ; BYDAY without ordinals for WEEKLY).
-    """
-    if rule.freq not in _UNITS:
-        return False
-    used = {part for part in _BY_PARTS if getattr(rule, part)}
-    if not used <= _EXPANDING[rule.freq]:
-        return False
-    return all(ordinal is None for ordinal, _ in rule.by_day)
-
-
-def _origin(rule: Rule, dtstart: datetime) -> datetime:
-    day = datetime(dtstart.year, dtstart.month, dtstart.day)
-    if rule.freq == "WEEKLY":
-        return day - timedelta(days=(dtstart.weekday() - rule.wkst) % 7)
-    if rule.freq == "DAILY":
-        return day
-    if rule.freq == "HOURLY":
-        return dtstart.replace(minute=0, second=0)
-    if rule.freq == "MINUTELY":
-        return dtstart.replace(second=0)
-    return dtstart
+_DAY = timedelta(days=1)
+_WEEK = timedelta(weeks=1)
 
 
 def nominal_count_before(rule: Rule, dtstart: datetime, moment: datetime) -> int:
     """How many nominal times the rule yields in ``[dtstart, moment)`` (floating local).
 
-    Requires :func:`constant_per_period`; cost is one period's expansion, whatever the distance.
+    Requires ``periodic.applies(rule)``; cost is one period's offsets, whatever the distance.
     """
-    if moment <= dtstart:
-        return 0
-    origin = _origin(rule, dtstart)
-    period = _UNITS[rule.freq] * rule.interval
-    second = origin + period  # a whole period, entirely after dtstart
-    offsets = [t - second for t in expand(rule, dtstart, second, second + period)]
-    offsets = [o for o in offsets if o < period]
+    return _counter(rule, dtstart)(moment)
+
+
+def _counter(rule: Rule, dtstart: datetime) -> Callable[[datetime], int]:
+    """``moment`` → the number of the rule's nominal times in ``[dtstart, moment)``."""
+    origin, period = periodic.period_origin(rule, dtstart)
+    offsets = periodic.offsets(rule, dtstart)
 
     def from_origin(x: datetime) -> int:
         whole, into = divmod(x - origin, period)
-        return whole * len(offsets) + sum(1 for o in offsets if o < into)
+        return whole * len(offsets) + bisect_left(offsets, into)
 
-    return from_origin(moment) - from_origin(dtstart)
+    at_start = from_origin(dtstart)
+    return lambda moment: max(from_origin(moment) - at_start, 0)
 
 
-def gap_nominals_before(rule: Rule, dtstart: datetime, moment: datetime, zone: tzinfo) -> int:
-    """How many of the rule's nominal times in ``[dtstart, moment)`` fall in a gap of ``zone``."""
+def business_count_before(
+    rule: Rule, dtstart: datetime, moment: datetime, calendar: BusinessCalendar
+) -> int:
+    """How many nominal times the rule yields in ``[dtstart, moment)`` on business days.
+
+    The count of :func:`nominal_count_before`, less the times on closed days: the holidays in
+    the range (found by bisection in the calendar's sorted dates) that are not weekend days, and
+    the weekend days. The weekend part repeats every ``lcm(period, 1 week)`` (an instance shifted
+    by that much is an instance on the same weekday), so it is one cycle's count times the whole
+    cycles plus the remainder, each day's times counted arithmetically. A rule with fewer times
+    in the range than a cycle (or the range) has days is simply enumerated. Requires
+    ``periodic.applies(rule)``.
+
+    Cost: at most ``min(times, cycle days, days)`` steps and the holidays of the range (at most
+    ``sqrt(7 × days)`` steps, since a cycle is at most 7 periods and times × period ≈ days);
+    never a walk of every time from DTSTART or a calendar look-up per day.
+
+    Raises:
+        SpecError: the rule's first time lies outside the calendar data's years (as a walk from
+            DTSTART would find).
+
+    """
+    count = _counter(rule, dtstart)
+    first = next(expand(rule, dtstart, dtstart, moment), None)
+    if first is None or first >= moment:
+        return 0
+    calendar.closed(first.date())  # the data's years, as a walk would check them
+    last = (moment - timedelta(microseconds=1)).date()
+    _, period = periodic.period_origin(rule, dtstart)
+    cycle = lcm(period // timedelta(seconds=1), _WEEK // timedelta(seconds=1)) // 86_400
+    if count(moment) < min(cycle, (last - first.date()).days):
+        times = expand(rule, dtstart, first, moment)
+        return sum(1 for t in times if t < moment and calendar.is_business_day(t.date()))
+
+    def on_day(day: date) -> int:
+        midnight = datetime.combine(day, time())
+        return count(min(midnight + _DAY, moment)) - count(max(midnight, dtstart))
+
+    holidays = _sorted_holidays(calendar)
+    listed = holidays[bisect_left(holidays, first.date()) : bisect_left(holidays, last + _DAY)]
+    closed = sum(on_day(day) for day in listed if day.weekday() not in calendar.weekend)
+    closed += _weekend_times(first.date(), last, cycle, calendar.weekend, on_day)
+    return count(moment) - closed
+
+
+def _weekend_times(
+    first: date, last: date, cycle: int, weekend: frozenset[int], on_day: Callable[[date], int]
+) -> int:
+    """The times on ``weekend`` days from ``first`` to ``last`` inclusive (``cycle``: in days).
+
+    The first and last days may be partial (DTSTART, the moment), so they are counted on their
+    own; the whole days between repeat every ``cycle`` days.
+    """
+
+    def weekend_times(start: date, days: int) -> int:
+        stepped = (start + timedelta(days=k) for k in range(days))
+        return sum(on_day(day) for day in stepped if day.weekday() in weekend)
+
+    if last <= first:
+        return weekend_times(first, 1) if last == first else 0
+    total = weekend_times(first, 1) + weekend_times(last, 1)
+    whole, remainder = divmod((last - first).days - 1, cycle)
+    start = first + _DAY
+    if whole:
+        total += whole * weekend_times(start, cycle)
+    return total + weekend_times(start + timedelta(days=whole * cycle), remainder)
+
+
+def _sorted_holidays(calendar: BusinessCalendar) -> list[date]:
+    return sorted(calendar.holidays)
+
+
+def gap_nominals_before(
+    rule: Rule,
+    dtstart: datetime,
+    moment: datetime,
+    zone: tzinfo,
+    counted: Callable[[datetime], bool] | None = None,
+) -> int:
+    """How many of the rule's nominal times in ``[dtstart, moment)`` fall in a gap of ``zone``.
+
+    Only the times ``counted`` accepts are counted (``None``: all; a calendar's business days).
+    """
     if moment <= dtstart:
         return 0
     count = 0
     for gap_start, gap_end in _gaps(zone, dtstart, moment):
         low, high = max(gap_start, dtstart), min(gap_end, moment)
         if low < high:
-            count += sum(1 for t in expand(rule, dtstart, low, high) if t < high)
+            count += sum(
+                1
+                for t in expand(rule, dtstart, low, high)
+                if t < high and (counted is None or counted(t))
+            )
     return count
 
 
@@ -123,18 +164,7 @@ def _gaps(
         offset = following.astimezone(zone).utcoffset()
         assert previous is not None and offset is not None
         if offset > previous:
-            at = _first_change(zone, moment, following, previous)
+            at = first_change(zone, moment, following)
             gaps.append(((at + previous).replace(tzinfo=None), (at + offset).replace(tzinfo=None)))
         previous, moment = offset, following
     return gaps
-
-
-def _first_change(zone: tzinfo, low: datetime, high: datetime, before: timedelta) -> datetime:
-    lo, hi = 0, int((high - low).total_seconds())
-    while hi - lo > 1:
-        middle = (lo + hi) // 2
-        if (low + timedelta(seconds=middle)).astimezone(zone).utcoffset() == before:
-            lo = middle
-        else:
-            hi = middle
-    return low + timedelta(seconds=hi)

@@ -1,4 +1,4 @@
-"""The day sets of YEARLY and MONTHLY rules that python-dateutil 2.9 expands wrongly (issue 16).
+"""The day sets of YEARLY and MONTHLY rules that python-dateutil expands wrongly (2.9 and 4.0).
 
 ``timecontract.expand`` hands a rule to dateutil unless :func:`applies` says dateutil gets it
 wrong; then :func:`iterate` expands it here, period by period, with the same defaults and the same

@@ -19,12 +19,14 @@ Choices this module makes (each documented where a user would look for it, in th
 - Cost is proportional to the window, not to the distance from DTSTART: for rules without
   ``COUNT`` the expansion restarts at the beginning of the rule's period that contains the window
   start, with every default DTSTART would have supplied made explicit, which yields exactly the same
-  set. Rules with ``COUNT`` are expanded from DTSTART (at most ``COUNT`` existing instances).
+  set. ``COUNT`` is the caller's: counted up to the window where every period is alike
+  (``timecontract.countwindow``), else walked from DTSTART (at most ``COUNT`` instances).
 - Every expansion starts at the natural beginning of a period, also the first one (a WEEKLY rule's
   first week begins on WKST, before DTSTART if need be), so that BYSETPOS counts whole sets; what
-  falls before DTSTART is then dropped (issue 16; see :func:`_from_period`).
-- Where dateutil 2.9 is wrong for a whole kind of rule (BYDAY mixing plain and ordinal weekdays;
-  YEARLY with BYWEEKNO), ``timecontract.dayset`` expands it instead.
+  falls before DTSTART is then dropped (see :func:`_from_period`).
+- Where dateutil (2.9 and 4.0 alike) is wrong for a whole kind of rule (BYDAY mixing plain and
+  ordinal weekdays; YEARLY with BYWEEKNO), ``timecontract.dayset`` expands it instead; a rule
+  whose periods all hold the same times is expanded by arithmetic (``timecontract.periodic``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 from dateutil import rrule as du
 
-from timecontract import dayset
+from timecontract import dayset, periodic
 from timecontract.rrule import (
     Rule,
     RuleError,
@@ -98,21 +100,8 @@ def period_start_at_or_before(rule: Rule, dtstart: datetime, moment: datetime) -
         months = (moment.year - dtstart.year) * 12 + moment.month - dtstart.month
         index = dtstart.year * 12 + dtstart.month - 1 + months // step * step
         return datetime(index // 12, index % 12 + 1, 1)
-    origin, unit = _fixed_period_origin(rule, dtstart)
-    return origin + unit * step * ((moment - origin) // (unit * step))
-
-
-def _fixed_period_origin(rule: Rule, dtstart: datetime) -> tuple[datetime, timedelta]:
-    day_start = datetime(dtstart.year, dtstart.month, dtstart.day)
-    if rule.freq == "WEEKLY":
-        return day_start - timedelta(days=(dtstart.weekday() - rule.wkst) % 7), timedelta(weeks=1)
-    if rule.freq == "DAILY":
-        return day_start, timedelta(days=1)
-    if rule.freq == "HOURLY":
-        return dtstart.replace(minute=0, second=0, microsecond=0), timedelta(hours=1)
-    if rule.freq == "MINUTELY":
-        return dtstart.replace(second=0, microsecond=0), timedelta(minutes=1)
-    return dtstart.replace(microsecond=0), timedelta(seconds=1)
+    origin, period = periodic.period_origin(rule, dtstart)
+    return origin + period * ((moment - origin) // period)
 
 
 def expand(
@@ -163,13 +152,17 @@ def _from_period(
     the Thursday as the *first* of its week and skipped it. RFC 5545 §3.3.10, BYSETPOS: "A set of
     recurrence instances starts at the beginning of the interval defined by the FREQ rule part."
     Every default DTSTART supplies is made explicit from the true ``dtstart``, so restarting
-    yields the same set as walking from DTSTART. Rules dateutil expands wrongly altogether go to
-    ``timecontract.dayset``. ``end`` bounds only that own expansion (dateutil stops by itself in
-    the year 9999); the caller stops reading at its own end.
+    yields the same set as walking from DTSTART. A rule whose periods all hold the same
+    date-times is expanded by arithmetic (``timecontract.periodic``), rules dateutil expands
+    wrongly altogether by ``timecontract.dayset``, the others by dateutil. ``end`` bounds only
+    that own expansion (dateutil stops by itself in the year 9999); the caller stops reading at
+    its own end.
     """
     restart = period_start_at_or_before(rule, dtstart, moment)
     stream: Iterable[datetime]
-    if dayset.applies(rule):
+    if periodic.applies(rule):
+        stream = periodic.iterate(rule, dtstart, restart)
+    elif dayset.applies(rule):
         stream = dayset.iterate(rule, dtstart, restart, end)
     else:
         stream = du.rrule(

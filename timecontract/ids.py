@@ -32,7 +32,6 @@ Temporal workflow IDs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NewType
 
@@ -102,9 +101,7 @@ def occurrence_id(
         raise ValueError("nominal_local must be naive (floating local time)")
     if fold not in (0, 1):
         raise ValueError(f"fold must be 0 or 1, not {fold!r}")
-    # The year is zero-padded by hand: strftime's %Y does not pad years before 1000 everywhere.
-    local = f"{nominal_local.year:04d}{nominal_local:%m%dT%H%M%S}"
-    return OccurrenceId(f"{schedule_id}.r{revision}.{local}.f{fold}")
+    return IdFormatter(schedule_id, revision).occurrence(nominal_local, fold)
 
 
 def interval_occurrence_id(schedule_id: str, revision: int, instant_utc: datetime) -> OccurrenceId:
@@ -160,7 +157,7 @@ def logical_slot_id(schedule_id: str, instant_utc: datetime) -> LogicalSlotId:
     """
     if instant_utc.tzinfo is None:
         raise ValueError("instant_utc must be an aware UTC datetime")
-    return LogicalSlotId(f"{schedule_id}@{instant_utc.astimezone(UTC):%Y%m%dT%H%M%SZ}")
+    return IdFormatter(schedule_id, 0).slot(instant_utc.astimezone(UTC))
 
 
 def parse_occurrence_id(value: str) -> tuple[str, int, datetime, int]:
@@ -177,42 +174,18 @@ def parse_occurrence_id(value: str) -> tuple[str, int, datetime, int]:
     return match["schedule"], int(match["revision"]), nominal_local, int(match["fold"])
 
 
-TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
+_TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
 """``00`` … ``59``: the months, days, hours, minutes and seconds of an ID."""
 
 
-class _Years(dict[int, str]):
-    """Year → its digits in an ID, filled on first use by ``form`` (a dict look-up after)."""
-
-    def __init__(self, form: Callable[[int], str]) -> None:
-        super().__init__()
-        self._form = form
-
-    def __missing__(self, year: int) -> str:
-        text = self[year] = self._form(year)
-        return text
-
-
-LOCAL_YEARS: dict[int, str] = _Years(lambda year: f"{year:04d}")
-"""The year of an occurrenceId's nominal time, as :func:`occurrence_id` writes it (``0999``)."""
-UTC_YEARS: dict[int, str] = _Years(
-    lambda year: logical_slot_id("s", datetime(year, 1, 1, tzinfo=UTC))[2 : -len("0101T000000Z")]
-)
-"""The year of a logicalSlotId's instant, as :func:`logical_slot_id` writes it (``strftime``'s
-``%Y``: not zero-padded before 1000 with glibc)."""
-
-
 class IdFormatter:
-    """The IDs of one schedule revision, fast.
+    """Writes the occurrenceIds and logicalSlotIds of one schedule revision (the formats above).
 
-    The same strings as :func:`occurrence_id` and :func:`logical_slot_id` (a test compares them
-    over random inputs).
-
-    Each ID is a per-day prefix (computed once per day from ``date.isoformat``) followed by the
-    time's ``HHMMSS`` from a table and the suffix: formatting through ``strftime`` per record cost
-    more than the RRULE expansion itself. No argument checks:
-    for records the time contract builds itself (naive nominal times, aware UTC instants, folds 0
-    and 1, whole seconds).
+    The one place these two formats are written: :func:`occurrence_id` and
+    :func:`logical_slot_id` check their arguments and call it, and the time contract calls it
+    for every record it builds. Each ID is its day's prefix (written once per day) followed by
+    the time's ``HHMMSS`` and the suffix, because formatting a whole date-time per record cost
+    more than the RRULE expansion itself. No argument checks: see the two functions.
     """
 
     __slots__ = (
@@ -233,43 +206,35 @@ class IdFormatter:
         self._utc_prefix = ""
 
     def occurrence(self, nominal_local: datetime, fold: int) -> OccurrenceId:
-        """``occurrence_id(schedule_id, revision, nominal_local, fold)``."""
+        """``<scheduleId>.r<revision>.<YYYYMMDDTHHMMSS>.f<fold>`` of a naive nominal time.
+
+        The year is zero-padded to four digits.
+        """
         day = (nominal_local.year, nominal_local.month, nominal_local.day)
         if day != self._local_day:
-            self._local_day, self._local_prefix = day, self.local_prefix(nominal_local)
-        two = TWO_DIGITS
+            self._local_day = day
+            self._local_prefix = (
+                f"{self._schedule_id}.r{self._revision}."
+                f"{nominal_local.year:04d}{nominal_local:%m%d}T"
+            )
+        two = _TWO_DIGITS
         return OccurrenceId(
             f"{self._local_prefix}{two[nominal_local.hour]}{two[nominal_local.minute]}"
             f"{two[nominal_local.second]}.f{fold}"
         )
 
     def slot(self, instant_utc: datetime) -> LogicalSlotId:
-        """``logical_slot_id(schedule_id, instant_utc)`` for an instant whose tzinfo is UTC."""
+        """``<scheduleId>@<YYYYMMDDTHHMMSS>Z`` of an instant whose tzinfo is UTC.
+
+        The year as ``strftime``'s ``%Y`` writes it (not zero-padded before 1000 with glibc;
+        a spec's years start at 1900).
+        """
         day = (instant_utc.year, instant_utc.month, instant_utc.day)
         if day != self._utc_day:
-            self._utc_day, self._utc_prefix = day, self.utc_prefix(instant_utc)
-        two = TWO_DIGITS
+            self._utc_day = day
+            self._utc_prefix = f"{self._schedule_id}@{instant_utc:%Y%m%d}T"
+        two = _TWO_DIGITS
         return LogicalSlotId(
             f"{self._utc_prefix}{two[instant_utc.hour]}{two[instant_utc.minute]}"
             f"{two[instant_utc.second]}Z"
         )
-
-    def local_prefix(self, nominal_local: datetime) -> str:
-        """The occurrenceId of ``nominal_local``'s day up to its time: ``<id>.r<rev>.YYYYMMDDT``.
-
-        An occurrenceId is this, then ``HHMMSS`` (two digits each, :data:`TWO_DIGITS`), then
-        ``.f<fold>``.
-        """
-        day = nominal_local.date().isoformat()  # YYYY-MM-DD, the year zero-padded like %04d
-        return f"{self._schedule_id}.r{self._revision}.{day[0:4]}{day[5:7]}{day[8:10]}T"
-
-    def utc_prefix(self, instant_utc: datetime) -> str:
-        """The logicalSlotId of the UTC day of ``instant_utc`` up to its time: ``<id>@YYYYMMDDT``.
-
-        A logicalSlotId is this, then ``HHMMSS``, then ``Z``.
-        """
-        if instant_utc.year < 1000:  # strftime's %Y: not zero-padded here (glibc)
-            midnight = datetime(instant_utc.year, instant_utc.month, instant_utc.day, tzinfo=UTC)
-            return logical_slot_id(self._schedule_id, midnight)[: -len("000000Z")]
-        day = instant_utc.date().isoformat()
-        return f"{self._schedule_id}@{day[0:4]}{day[5:7]}{day[8:10]}T"

@@ -19,7 +19,7 @@ the calendar's business days, before ``BYSETPOS`` selects; ``timecontract.calend
    nominal identity) and records the moved-to instant, the holiday and the calendar release.
 3. **gap and fold** resolution of the nominal time itself, as ``timecontract.resolve`` does.
 4. **collisions**: a moved record (gap shift or holiday move) landing on a slot another record
-   holds is recorded as a collision, never a second run (``resolve.settle_collisions``).
+   holds is recorded as a collision, never a second run (``records.settle_collisions``).
 
 Cost follows the window: the nominal times are expanded for the window widened by
 :data:`timecontract.calendars.MAX_ROLL_DAYS` (as far as a move can reach) and the calendar is a
@@ -39,23 +39,26 @@ from timecontract.calendars import MAX_ROLL_DAYS, BusinessCalendar, HolidayPolic
 from timecontract.density import span_for
 from timecontract.expand import _from_period, period_start_at_or_before
 from timecontract.ids import IdFormatter
-from timecontract.resolve import (
+from timecontract.records import (
     Disposition,
     OccurrenceRecord,
     Reason,
+    placed_order,
+    settle_collisions,
+    with_holiday,
+)
+from timecontract.resolve import (
     _build,
     _counted,
     _local_bounds,
-    _order,
     _record,
     _resolved,
     check_window,
+    counted_before,
     counts_arithmetically,
     jittered,
     resolve_local,
     rule_occurrences,
-    settle_collisions,
-    with_holiday,
 )
 from timecontract.rrule import Rule
 from timecontract.rscale import RscaleRule
@@ -159,14 +162,7 @@ def iter_occurrences(
 
     """
     check_window(from_utc, to_utc)
-    rule = spec.rscale_rule if spec.rule is not None and spec.interval is None else None
-    walked = (
-        rule is not None
-        and rule.rule.count is not None
-        and (
-            rule.moves_invalid_dates or not counts_arithmetically(rule.rule) or uses_calendar(spec)
-        )
-    )
+    walked = spec.rule is not None and spec.interval is None and walks_count(spec)
     piece = max(
         min(
             min(spec.nominal_period, timedelta(days=366)) * STREAM_PERIODS,
@@ -181,6 +177,20 @@ def iter_occurrences(
         if end >= to_utc:
             return
         start = end
+
+
+def walks_count(spec: ScheduleSpecV1) -> bool:
+    """Whether the spec's rule has a COUNT whose window is walked from DTSTART.
+
+    A COUNT of a rule whose periods all hold the same times (``timecontract.periodic``; no
+    ``BYSETPOS``, no RFC 7529 move) is counted arithmetically up to the window, also on a
+    calendar's business days (``countwindow.business_count_before``); any other is walked,
+    at most COUNT instances.
+    """
+    rule = spec.rscale_rule
+    return rule.rule.count is not None and (
+        rule.moves_invalid_dates or not counts_arithmetically(rule.rule)
+    )
 
 
 def spec_calendar(spec: ScheduleSpecV1, tzdb_store: Path | None) -> BusinessCalendar | None:
@@ -225,7 +235,8 @@ def calendar_occurrences(
     reach = timedelta(days=MAX_ROLL_DAYS + 1) if calendar is not None else timedelta(0)
     early = reach if policy in _FROM_BEFORE else timedelta(0)
     late = reach if policy in _FROM_AFTER else timedelta(0)
-    low, high = _local_bounds(zone, from_utc - early, to_utc + late)
+    table = zones.transitions(spec.time_zone, spec.tzdb_version, tzdb_store)
+    low, high = _local_bounds(zone, table, from_utc - early, to_utc + late)
     records = _rule_records(spec, zone, calendar, low, high)
     seen = {r.nominal_local for r in records}
     ids = IdFormatter(spec.schedule_id, spec.revision)
@@ -237,7 +248,7 @@ def calendar_occurrences(
     if calendar is not None:
         records = _holidays(spec, zone, calendar, records, ids)
     owned = [r for r in settle_collisions(records) if from_utc <= r.placed_at_utc < to_utc]
-    return sorted(owned, key=_order)
+    return sorted(owned, key=placed_order)
 
 
 def _rule_records(
@@ -251,8 +262,8 @@ def _rule_records(
         return []
     rule = spec.rscale_rule
     only = calendar if spec.business_days_only else None
-    if rule.rule.count is not None:
-        # COUNT counts the rule's instances from DTSTART (RFC 5545 §3.3.10), so it is walked.
+    if rule.rule.count is not None and walks_count(spec):
+        # COUNT counts the rule's instances from DTSTART (RFC 5545 §3.3.10): walked from there.
         nominals = (
             rule.iterate_from_start(spec.start)
             if only is None
@@ -260,6 +271,15 @@ def _rule_records(
         )
         counted = _counted(spec, rule, zone, _until(nominals, high), 0)
         return [r for r in counted if r.nominal_local >= low]
+    if rule.rule.count is not None:
+        # The instances before the window are counted arithmetically, the window's resolved.
+        nominals = (
+            rule.expand(spec.start, low, high)
+            if only is None
+            else business_nominals(rule, spec.start, low, high, only)
+        )
+        before = counted_before(spec, zone, low, only)
+        return list(_counted(spec, rule, zone, _until(nominals, high), before))
     nominals = (
         rule.expand(spec.start, low, high)
         if only is None

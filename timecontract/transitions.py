@@ -31,7 +31,7 @@ import calendar
 import re
 import struct
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 MARGIN = 86_400
 """Seconds added on both sides of every band (a day)."""
@@ -262,3 +262,19 @@ def parse(data: bytes) -> ZoneTransitions | None:
         footer_offsets=footer_offsets,
         footer_rules=rules,
     )
+
+
+def first_change(zone: tzinfo, low_utc: datetime, high_utc: datetime) -> datetime:
+    """Find the first instant in ``(low, high]`` whose offset differs from ``low``'s (bisection).
+
+    The tz database puts transitions on whole seconds, so integer seconds suffice.
+    """
+    before = low_utc.astimezone(zone).utcoffset()
+    low, high = 0, int((high_utc - low_utc).total_seconds())
+    while high - low > 1:
+        middle = (low + high) // 2
+        if (low_utc + timedelta(seconds=middle)).astimezone(zone).utcoffset() == before:
+            low = middle
+        else:
+            high = middle
+    return low_utc + timedelta(seconds=high)

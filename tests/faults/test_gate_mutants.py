@@ -275,13 +275,14 @@ ids.IdFormatter.occurrence = clocked
 """,
     "fast-path": """
 import datetime
-import timecontract.resolve as resolve
-class Clocked(dict):
-    def __missing__(self, year):
-        return f"{year + datetime.datetime.now().second % 2:04d}"
-    def __getitem__(self, year):
-        return self.__missing__(year)
-resolve.LOCAL_YEARS = Clocked()
+import timecontract.fastpath as fastpath
+from timecontract.ids import IdFormatter
+class Clocked(IdFormatter):
+    __slots__ = ()
+    def occurrence(self, nominal_local, fold):
+        now = datetime.datetime.now()
+        return super().occurrence(nominal_local.replace(second=now.second), fold)
+fastpath.IdFormatter = Clocked
 """,
     "slot": """
 import time

@@ -1,9 +1,9 @@
 """The fast resolution path decides every record exactly as the straightforward one (issue 14).
 
-``timecontract.occurrences`` resolves a rule without COUNT through ``resolve._build_all``: outside
-the transition *bands* of the zone's TZif file (``timecontract.transitions``) it asks the zone for
-the fold-0 offset only, computes instants by arithmetic, and cuts an already ordered list by
-bisection. The oracle here is the straightforward path, written out from the public pieces:
+``timecontract.occurrences`` resolves a rule without COUNT through ``timecontract.fastpath``:
+outside the transition *bands* of the zone's TZif file (``timecontract.transitions``) it asks the
+zone for the fold-0 offset only, computes instants by arithmetic, and cuts an already ordered list
+by bisection. The oracle here is the straightforward path, written out from the public pieces:
 ``resolve_local`` (both PEP 495 offsets from ``ZoneInfo``) for *every* nominal time, the records
 built one by one, collisions settled over the whole list, the window filtered and sorted. Records
 are compared field by field as text (fold and tzinfo included, see ``tcsupport``).
