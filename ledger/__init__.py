@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         BackfillRefused,
         backfill_window,
     )
+    from ledger.dispatch import CANCELLING_REFUSALS, DispatchClaim, claim_for_dispatch
     from ledger.gate import (
         change_gate,
         delete_schedule,
@@ -96,6 +97,12 @@ if TYPE_CHECKING:
         succeeded,
         unknown_effect,
     )
+    from ledger.outcomes import (
+        AttemptReport,
+        RecordedOutcome,
+        RetryPolicy,
+        record_outcome,
+    )
     from ledger.overlap import cancel_superseded
     from ledger.queries import (
         MissedSchedule,
@@ -108,6 +115,7 @@ if TYPE_CHECKING:
         missed_schedules,
         next_due,
         published_specs,
+        read_occurrence,
         show_occurrence,
         skips_by_schedule_state_and_reason,
     )
@@ -167,6 +175,8 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "succeeded",
         "unknown_effect",
     ),
+    "ledger.dispatch": ("CANCELLING_REFUSALS", "DispatchClaim", "claim_for_dispatch"),
+    "ledger.outcomes": ("AttemptReport", "RecordedOutcome", "RetryPolicy", "record_outcome"),
     "ledger.overlap": ("cancel_superseded",),
     "ledger.queries": (
         "MissedSchedule",
@@ -179,6 +189,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "missed_schedules",
         "next_due",
         "published_specs",
+        "read_occurrence",
         "show_occurrence",
         "skips_by_schedule_state_and_reason",
     ),
@@ -223,6 +234,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CANCELLING_REFUSALS",
     "DEFAULT_IMPLEMENTATION_ALIAS",
     "DEFAULT_MAX_OCCURRENCES",
     "LOST_ACKNOWLEDGEMENT",
@@ -230,6 +242,7 @@ __all__ = [
     "TERMINAL",
     "TRANSITIONS",
     "AttemptOutcome",
+    "AttemptReport",
     "AttemptView",
     "BackfillAction",
     "BackfillEntry",
@@ -241,6 +254,7 @@ __all__ = [
     "ClaimLost",
     "ClaimRefusal",
     "ClaimResult",
+    "DispatchClaim",
     "EventView",
     "GateChange",
     "GateView",
@@ -261,7 +275,9 @@ __all__ = [
     "OccurrenceView",
     "PublishResult",
     "ReconciliationResolution",
+    "RecordedOutcome",
     "ReleaseResult",
+    "RetryPolicy",
     "RevisionNotFound",
     "RevisionRejected",
     "ScheduleDeleted",
@@ -277,6 +293,7 @@ __all__ = [
     "cancel_superseded",
     "change_gate",
     "claim",
+    "claim_for_dispatch",
     "counts_by_schedule_and_state",
     "counts_by_state",
     "create_ledger_engine",
@@ -303,7 +320,9 @@ __all__ = [
     "open_cases_by_schedule",
     "publish_revision",
     "published_specs",
+    "read_occurrence",
     "recognised_id_formats",
+    "record_outcome",
     "record_schedule_event",
     "record_trigger",
     "redeliver",

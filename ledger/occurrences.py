@@ -29,9 +29,10 @@ from ledger.events import (
     require_aware,
 )
 from ledger.gate import lock_gate, schedule_cutovers
-from ledger.states import AttemptOutcome, ClaimRefusal, OccurrenceState, sources
+from ledger.states import AttemptOutcome, OccurrenceState, sources
 from ledger.transitions import transition
-from ledger.views import AttemptView, ClaimResult, GateView, OccurrenceView
+from ledger.views import AttemptView, ClaimResult, OccurrenceView
+from lifecycle import ClaimRefusal, GateView
 from timecontract import owning_revision
 
 RECONCILIATION_DEADLINE = timedelta(minutes=30)
@@ -82,69 +83,88 @@ def claim(
 
     """
     check_now(now_utc)
-
-    def work(connection: Connection) -> ClaimResult:
-        row = connection.execute(
-            select(OCCURRENCES).where(OCCURRENCES.c.occurrence_id == occurrence_id)
-        ).one_or_none()
-        if row is None:
-            return ClaimResult(refusal=ClaimRefusal.NOT_FOUND, detail=occurrence_id)
-        occurrence = OccurrenceView.from_row(row)
-        if occurrence.schedule_id != gate_view.schedule_id:
-            raise ValueError(
-                f"gate view of {gate_view.schedule_id!r} for occurrence of "
-                f"{occurrence.schedule_id!r}"
-            )
-        gate = lock_gate(connection, occurrence.schedule_id)
-        for check in GATE_CHECKS:
-            refusal = check(gate, gate_view, implementation_alias)
-            if refusal is not None:
-                return refusal
-        if occurrence.state not in _CLAIMABLE:
-            return _not_claimable(occurrence_id, occurrence.state)
-        refusal = OWNERSHIP_CHECK(connection, occurrence)
-        if refusal is not None:
-            return refusal
-        now = fact_time(connection, now_utc, occurrence_id)
-        generation = occurrence.claim_generation + 1
-        why = (
-            f"attempt {generation} claimed by {worker_identity} "
-            f"(alias {implementation_alias}, epoch {gate.execution_epoch}, "
-            f"disable generation {gate.disable_generation})"
-        )
-        try:
-            transition(
-                connection,
-                occurrence,
-                OccurrenceState.DISPATCHING,
-                now_utc=now,
-                by=worker_identity,
-                why=why,
-                state_reason=f"claimed by {worker_identity}",
-                guard=_owns_slot(),
-                values={"claim_generation": generation, "next_attempt_at_utc": None},
-            )
-        except ClaimLost:
-            return _lost(connection, occurrence_id)
-        attempt = AttemptView(
-            occurrence_id=occurrence_id,
-            claim_generation=generation,
+    return ledger.write(
+        lambda c: claim_in(
+            c,
+            occurrence_id,
+            gate_view,
             worker_identity=worker_identity,
             implementation_alias=implementation_alias,
-            execution_epoch=gate.execution_epoch,
-            disable_generation=gate.disable_generation,
-            gate_revision=gate.active_revision,
             input_digest=input_digest,
-            started_at_utc=now,
-            finished_at_utc=None,
-            outcome=None,
-            error_class=None,
-            error_message=None,
+            now_utc=now_utc,
         )
-        connection.execute(insert(ATTEMPTS).values(**_attempt_values(attempt)))
-        return ClaimResult(attempt=attempt)
+    )
 
-    return ledger.write(work)
+
+def claim_in(
+    connection: Connection,
+    occurrence_id: str,
+    gate_view: GateView,
+    *,
+    worker_identity: str,
+    implementation_alias: str,
+    input_digest: str,
+    now_utc: Now,
+) -> ClaimResult:
+    """:func:`claim` in the caller's transaction (same arguments, same result, same errors)."""
+    row = connection.execute(
+        select(OCCURRENCES).where(OCCURRENCES.c.occurrence_id == occurrence_id)
+    ).one_or_none()
+    if row is None:
+        return ClaimResult(refusal=ClaimRefusal.NOT_FOUND, detail=occurrence_id)
+    occurrence = OccurrenceView.from_row(row)
+    if occurrence.schedule_id != gate_view.schedule_id:
+        raise ValueError(
+            f"gate view of {gate_view.schedule_id!r} for occurrence of {occurrence.schedule_id!r}"
+        )
+    gate = lock_gate(connection, occurrence.schedule_id)
+    for check in GATE_CHECKS:
+        refusal = check(gate, gate_view, implementation_alias)
+        if refusal is not None:
+            return refusal
+    if occurrence.state not in _CLAIMABLE:
+        return _not_claimable(occurrence_id, occurrence.state)
+    refusal = OWNERSHIP_CHECK(connection, occurrence)
+    if refusal is not None:
+        return refusal
+    now = fact_time(connection, now_utc, occurrence_id)
+    generation = occurrence.claim_generation + 1
+    why = (
+        f"attempt {generation} claimed by {worker_identity} "
+        f"(alias {implementation_alias}, epoch {gate.execution_epoch}, "
+        f"disable generation {gate.disable_generation})"
+    )
+    try:
+        transition(
+            connection,
+            occurrence,
+            OccurrenceState.DISPATCHING,
+            now_utc=now,
+            by=worker_identity,
+            why=why,
+            state_reason=f"claimed by {worker_identity}",
+            guard=_owns_slot(),
+            values={"claim_generation": generation, "next_attempt_at_utc": None},
+        )
+    except ClaimLost:
+        return _lost(connection, occurrence_id)
+    attempt = AttemptView(
+        occurrence_id=occurrence_id,
+        claim_generation=generation,
+        worker_identity=worker_identity,
+        implementation_alias=implementation_alias,
+        execution_epoch=gate.execution_epoch,
+        disable_generation=gate.disable_generation,
+        gate_revision=gate.active_revision,
+        input_digest=input_digest,
+        started_at_utc=now,
+        finished_at_utc=None,
+        outcome=None,
+        error_class=None,
+        error_message=None,
+    )
+    connection.execute(insert(ATTEMPTS).values(**_attempt_values(attempt)))
+    return ClaimResult(attempt=attempt)
 
 
 def _attempt_values(attempt: AttemptView) -> dict[str, object]:
@@ -351,22 +371,30 @@ def succeeded(
 
     """
     check_now(now_utc)
+    return ledger.write(lambda c: succeeded_in(c, occurrence_id, claim_generation, now_utc, by=by))
 
-    def work(connection: Connection) -> OccurrenceView:
-        now = fact_time(connection, now_utc, occurrence_id)
-        before = transition(
-            connection,
-            occurrence_id,
-            OccurrenceState.SUCCEEDED,
-            now_utc=now,
-            by=by,
-            why=f"attempt {claim_generation} succeeded",
-            claim_generation=claim_generation,
-        )
-        _finish_attempt(connection, occurrence_id, claim_generation, now, AttemptOutcome.SUCCEEDED)
-        return before
 
-    return ledger.write(work)
+def succeeded_in(
+    connection: Connection,
+    occurrence_id: str,
+    claim_generation: int,
+    now_utc: Now,
+    *,
+    by: str,
+) -> OccurrenceView:
+    """:func:`succeeded` in the caller's transaction (same arguments, result and errors)."""
+    now = fact_time(connection, now_utc, occurrence_id)
+    before = transition(
+        connection,
+        occurrence_id,
+        OccurrenceState.SUCCEEDED,
+        now_utc=now,
+        by=by,
+        why=f"attempt {claim_generation} succeeded",
+        claim_generation=claim_generation,
+    )
+    _finish_attempt(connection, occurrence_id, claim_generation, now, AttemptOutcome.SUCCEEDED)
+    return before
 
 
 def retry_wait(
@@ -405,31 +433,53 @@ def retry_wait(
     """
     check_now(now_utc)
     require_aware("next_attempt_at_utc", next_attempt_at_utc)
-
-    def work(connection: Connection) -> OccurrenceView:
-        now = fact_time(connection, now_utc, occurrence_id)
-        before = transition(
-            connection,
-            occurrence_id,
-            OccurrenceState.RETRY_WAIT,
-            now_utc=now,
-            by=by,
-            why=f"attempt {claim_generation} failed ({error_class}); retry scheduled",
-            claim_generation=claim_generation,
-            values={"next_attempt_at_utc": next_attempt_at_utc},
-        )
-        _finish_attempt(
-            connection,
+    return ledger.write(
+        lambda c: retry_wait_in(
+            c,
             occurrence_id,
             claim_generation,
-            now,
-            AttemptOutcome.RETRYABLE_FAILURE,
-            error_class,
-            error_message,
+            next_attempt_at_utc,
+            now_utc,
+            by=by,
+            error_class=error_class,
+            error_message=error_message,
         )
-        return before
+    )
 
-    return ledger.write(work)
+
+def retry_wait_in(
+    connection: Connection,
+    occurrence_id: str,
+    claim_generation: int,
+    next_attempt_at_utc: datetime,
+    now_utc: Now,
+    *,
+    by: str,
+    error_class: str,
+    error_message: str,
+) -> OccurrenceView:
+    """:func:`retry_wait` in the caller's transaction (same arguments, result and errors)."""
+    now = fact_time(connection, now_utc, occurrence_id)
+    before = transition(
+        connection,
+        occurrence_id,
+        OccurrenceState.RETRY_WAIT,
+        now_utc=now,
+        by=by,
+        why=f"attempt {claim_generation} failed ({error_class}); retry scheduled",
+        claim_generation=claim_generation,
+        values={"next_attempt_at_utc": next_attempt_at_utc},
+    )
+    _finish_attempt(
+        connection,
+        occurrence_id,
+        claim_generation,
+        now,
+        AttemptOutcome.RETRYABLE_FAILURE,
+        error_class,
+        error_message,
+    )
+    return before
 
 
 def failed(
@@ -463,39 +513,59 @@ def failed(
 
     """
     check_now(now_utc)
+    return ledger.write(
+        lambda c: failed_in(
+            c,
+            occurrence_id,
+            claim_generation,
+            now_utc,
+            by=by,
+            error_class=error_class,
+            error_message=error_message,
+        )
+    )
 
-    def work(connection: Connection) -> OccurrenceView:
-        now = fact_time(connection, now_utc, occurrence_id)
-        current = connection.execute(
-            select(OCCURRENCES.c.state).where(OCCURRENCES.c.occurrence_id == occurrence_id)
-        ).scalar_one_or_none()
-        if current == OccurrenceState.UNKNOWN_EFFECT.value:
-            # Only reconciliation decides an unknown effect (resolve_reconciliation).
-            raise IllegalTransition(
-                occurrence_id, OccurrenceState.UNKNOWN_EFFECT, OccurrenceState.FAILED
-            )
-        before = transition(
+
+def failed_in(
+    connection: Connection,
+    occurrence_id: str,
+    claim_generation: int | None,
+    now_utc: Now,
+    *,
+    by: str,
+    error_class: str,
+    error_message: str,
+) -> OccurrenceView:
+    """:func:`failed` in the caller's transaction (same arguments, result and errors)."""
+    now = fact_time(connection, now_utc, occurrence_id)
+    current = connection.execute(
+        select(OCCURRENCES.c.state).where(OCCURRENCES.c.occurrence_id == occurrence_id)
+    ).scalar_one_or_none()
+    if current == OccurrenceState.UNKNOWN_EFFECT.value:
+        # Only reconciliation decides an unknown effect (resolve_reconciliation).
+        raise IllegalTransition(
+            occurrence_id, OccurrenceState.UNKNOWN_EFFECT, OccurrenceState.FAILED
+        )
+    before = transition(
+        connection,
+        occurrence_id,
+        OccurrenceState.FAILED,
+        now_utc=now,
+        by=by,
+        why=f"failed: {error_class}: {error_message}",
+        claim_generation=claim_generation,
+    )
+    if claim_generation is not None:
+        _finish_attempt(
             connection,
             occurrence_id,
-            OccurrenceState.FAILED,
-            now_utc=now,
-            by=by,
-            why=f"failed: {error_class}: {error_message}",
-            claim_generation=claim_generation,
+            claim_generation,
+            now,
+            AttemptOutcome.FAILED,
+            error_class,
+            error_message,
         )
-        if claim_generation is not None:
-            _finish_attempt(
-                connection,
-                occurrence_id,
-                claim_generation,
-                now,
-                AttemptOutcome.FAILED,
-                error_class,
-                error_message,
-            )
-        return before
-
-    return ledger.write(work)
+    return before
 
 
 def unknown_effect(
@@ -524,41 +594,63 @@ def unknown_effect(
 
     """
     check_now(now_utc)
+    return ledger.write(
+        lambda c: unknown_effect_in(
+            c,
+            occurrence_id,
+            claim_generation,
+            now_utc,
+            by=by,
+            error_class=error_class,
+            error_message=error_message,
+            lost=lost,
+        )
+    )
 
-    def work(connection: Connection) -> OccurrenceView:
-        now = fact_time(connection, now_utc, occurrence_id)
-        before = transition(
+
+def unknown_effect_in(
+    connection: Connection,
+    occurrence_id: str,
+    claim_generation: int,
+    now_utc: Now,
+    *,
+    by: str,
+    error_class: str,
+    error_message: str,
+    lost: bool = False,
+) -> OccurrenceView:
+    """:func:`unknown_effect` in the caller's transaction (same arguments, result and errors)."""
+    now = fact_time(connection, now_utc, occurrence_id)
+    before = transition(
+        connection,
+        occurrence_id,
+        OccurrenceState.UNKNOWN_EFFECT,
+        now_utc=now,
+        by=by,
+        why=f"attempt {claim_generation} outcome unknown: {error_class}",
+        claim_generation=claim_generation,
+    )
+    if lost:
+        _lose_attempt(connection, occurrence_id, claim_generation, now, by, error_message)
+    else:
+        _finish_attempt(
             connection,
             occurrence_id,
-            OccurrenceState.UNKNOWN_EFFECT,
-            now_utc=now,
-            by=by,
-            why=f"attempt {claim_generation} outcome unknown: {error_class}",
+            claim_generation,
+            now,
+            AttemptOutcome.UNKNOWN,
+            error_class,
+            error_message,
+        )
+    connection.execute(
+        insert(CASES).values(
+            occurrence_id=occurrence_id,
             claim_generation=claim_generation,
+            opened_at_utc=now,
+            deadline_utc=now + RECONCILIATION_DEADLINE,
         )
-        if lost:
-            _lose_attempt(connection, occurrence_id, claim_generation, now, by, error_message)
-        else:
-            _finish_attempt(
-                connection,
-                occurrence_id,
-                claim_generation,
-                now,
-                AttemptOutcome.UNKNOWN,
-                error_class,
-                error_message,
-            )
-        connection.execute(
-            insert(CASES).values(
-                occurrence_id=occurrence_id,
-                claim_generation=claim_generation,
-                opened_at_utc=now,
-                deadline_utc=now + RECONCILIATION_DEADLINE,
-            )
-        )
-        return before
-
-    return ledger.write(work)
+    )
+    return before
 
 
 def cancel(

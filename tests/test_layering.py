@@ -1,7 +1,10 @@
 """Dependencies point one way (DESIGN §2), through every package, and nothing imports in a circle.
 
-    timecontract ← ledger ← activities ← workflows ← almanac ← devtools ← almanac.cli ← worker.py
-                                                                                      ← bench
+    lifecycle ← timecontract ← ledger ← activities ← workflows ← almanac ← devtools ← almanac.cli
+                                                                        ← worker.py, bench
+
+``lifecycle`` holds the values that cross the workflow boundary (states, the gate, occurrence
+payloads): standard library only, so the ledger, the activities and workflow code share them.
 
 ``almanac`` here is the library (settings, client, worker, tz release store, search attribute
 registration); ``almanac.cli`` is the command line on top of it and of the tooling in ``devtools``
@@ -16,6 +19,7 @@ not.
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +28,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 UNITS = [
+    "lifecycle",
     "timecontract",
     "ledger",
     "activities",
@@ -38,13 +43,14 @@ UNITS = [
 RANK = {unit: rank for rank, unit in enumerate(UNITS)}
 # Stricter than the order, for the lower layers: what each may import from the project.
 ALLOWED = {
+    "lifecycle": {"lifecycle"},
     "timecontract": {"timecontract"},
-    "ledger": {"timecontract", "ledger"},
-    "activities": {"timecontract", "ledger", "activities"},
+    "ledger": {"lifecycle", "timecontract", "ledger"},
+    "activities": {"lifecycle", "timecontract", "ledger", "activities"},
     # Workflows see only the activity definitions (passed through the sandbox, called by method
     # reference), their I/O dataclasses and the secret rule (WORKFLOW_TIMECONTRACT_MODULES): no
     # zones, RRULEs or SQL in workflow code.
-    "workflows": {"workflows", "activities", "timecontract"},
+    "workflows": {"workflows", "lifecycle", "activities", "timecontract"},
 }
 WORKFLOW_TIMECONTRACT_MODULES = {"timecontract.secrets"}
 """The one time-contract module workflow code calls: the secret rule (pure text; no zones, RRULE
@@ -79,7 +85,15 @@ def _module_name(path: Path) -> str:
 
 def _paths() -> dict[str, Path]:
     found = {"worker": ROOT / "worker.py"}
-    for folder in ("timecontract", "ledger", "activities", "workflows", "almanac", "devtools"):
+    for folder in (
+        "lifecycle",
+        "timecontract",
+        "ledger",
+        "activities",
+        "workflows",
+        "almanac",
+        "devtools",
+    ):
         found |= {_module_name(p): p for p in (ROOT / folder).rglob("*.py")}
     found |= {_module_name(p): p for p in (ROOT / "bench").glob("*.py")}
     return found
@@ -209,6 +223,15 @@ def test_imports_point_down_the_layers(unit: str) -> None:
             assert imp.target in WORKFLOW_ACTIVITY_MODULES, f"{where}: imports {imp.target}"
         if unit == "workflows" and target == "timecontract":
             assert imp.target in WORKFLOW_TIMECONTRACT_MODULES, f"{where}: imports {imp.target}"
+
+
+def test_lifecycle_imports_only_the_standard_library() -> None:
+    # Workflow code imports it in the sandbox, and every layer shares it: nothing that reads a
+    # clock, a zone or a database may come with it.
+    for imp in _edges({"lifecycle"}):
+        top = imp.target.split(".")[0]
+        where = f"{MODULES[imp.source].relative_to(ROOT)}:{imp.lineno}"
+        assert top == "lifecycle" or top in sys.stdlib_module_names, f"{where}: {imp.target}"
 
 
 def test_no_two_packages_import_each_other() -> None:
