@@ -1,7 +1,5 @@
 """The schedule gate as a claimer read it: what a claim is fenced by (DESIGN §4 invariant 3)."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from datetime import datetime
 

@@ -3,8 +3,6 @@
 The ledger builds it (``ledger.OccurrenceView.upcoming``, the one converter); workflows read it.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from datetime import datetime
 
