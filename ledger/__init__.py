@@ -60,6 +60,14 @@ from ledger.views import (
 )
 
 if TYPE_CHECKING:
+    from ledger.attempt_outcomes import (
+        LOST_ACKNOWLEDGEMENT,
+        RECONCILIATION_DEADLINE,
+        failed,
+        retry_wait,
+        succeeded,
+        unknown_effect,
+    )
     from ledger.backfill import (
         DEFAULT_MAX_OCCURRENCES,
         BackfillAction,
@@ -85,18 +93,7 @@ if TYPE_CHECKING:
         record_trigger,
     )
     from ledger.materialization import materialize, materialize_bounded, release_due
-    from ledger.occurrences import (
-        LOST_ACKNOWLEDGEMENT,
-        RECONCILIATION_DEADLINE,
-        cancel,
-        claim,
-        failed,
-        mark_running,
-        redeliver,
-        retry_wait,
-        succeeded,
-        unknown_effect,
-    )
+    from ledger.occurrences import cancel, claim, mark_running, redeliver
     from ledger.outcomes import (
         AttemptReport,
         RecordedOutcome,
@@ -139,6 +136,14 @@ if TYPE_CHECKING:
     from ledger.schedule_trail import record_schedule_event, schedule_events
 
 _LAZY: dict[str, tuple[str, ...]] = {
+    "ledger.attempt_outcomes": (
+        "LOST_ACKNOWLEDGEMENT",
+        "RECONCILIATION_DEADLINE",
+        "failed",
+        "retry_wait",
+        "succeeded",
+        "unknown_effect",
+    ),
     "ledger.backfill": (
         "DEFAULT_MAX_OCCURRENCES",
         "BackfillAction",
@@ -163,18 +168,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "record_trigger",
     ),
     "ledger.materialization": ("materialize", "materialize_bounded", "release_due"),
-    "ledger.occurrences": (
-        "LOST_ACKNOWLEDGEMENT",
-        "RECONCILIATION_DEADLINE",
-        "cancel",
-        "claim",
-        "failed",
-        "mark_running",
-        "redeliver",
-        "retry_wait",
-        "succeeded",
-        "unknown_effect",
-    ),
+    "ledger.occurrences": ("cancel", "claim", "mark_running", "redeliver"),
     "ledger.dispatch": ("CANCELLING_REFUSALS", "DispatchClaim", "claim_for_dispatch"),
     "ledger.outcomes": ("AttemptReport", "RecordedOutcome", "RetryPolicy", "record_outcome"),
     "ledger.overlap": ("cancel_superseded",),

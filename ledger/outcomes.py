@@ -19,16 +19,16 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Connection
 
-from ledger import occurrences
-from ledger.db import Ledger
-from ledger.events import Now, check_now, fact_time
-from ledger.occurrences import (
+from ledger import attempt_outcomes
+from ledger.attempt_outcomes import (
     LOST_ACKNOWLEDGEMENT,
     failed_in,
     retry_wait_in,
     succeeded_in,
     unknown_effect_in,
 )
+from ledger.db import Ledger
+from ledger.events import Now, check_now, fact_time
 from lifecycle import OccurrenceState, OutcomeKind
 
 FIRST_RETRY_DELAY = timedelta(seconds=10)
@@ -156,7 +156,7 @@ def _record(
             error_message=report.detail or "outcome not confirmed",
             lost=report.lost,
         )
-        deadline = now + occurrences.RECONCILIATION_DEADLINE  # the case row's
+        deadline = now + attempt_outcomes.RECONCILIATION_DEADLINE  # the case row's
         return RecordedOutcome(OccurrenceState.UNKNOWN_EFFECT, now, reconcile_deadline_utc=deadline)
     if report.kind is OutcomeKind.CONFIRMED:
         succeeded_in(connection, occurrence_id, generation, now, by=by)

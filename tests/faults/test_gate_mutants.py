@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import ledger
+import ledger.attempt_outcomes
 import ledger.materialization
 import ledger.occurrences
 import timecontract.ids
@@ -391,7 +392,7 @@ def test_unknown_effect_gate_fails_when_nothing_reaches_the_human_queue(
 def test_unknown_effect_gate_fails_with_a_31_minute_reconciliation_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ledger.occurrences, "RECONCILIATION_DEADLINE", timedelta(minutes=31))
+    monkeypatch.setattr(ledger.attempt_outcomes, "RECONCILIATION_DEADLINE", timedelta(minutes=31))
     gate = gates.unknown_effect(tmp_path)
     assert not gate.passed
     assert gate.figure == 31
