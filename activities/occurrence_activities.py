@@ -20,6 +20,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -31,9 +32,12 @@ from activities.clock import Clock
 from activities.clock_skew import CLOCK_SKEW_ERROR
 from activities.common import ActivitiesBase, bounded, schedule_of
 from activities.heartbeat import heartbeating
-from ledger import AttemptReport, OccurrenceState, OccurrenceView, RetryPolicy, ScheduleEventKind
+from ledger import OccurrenceState, OccurrenceView, ScheduleEventKind
 from lifecycle import OutcomeKind
 from timecontract import ScheduleSpecV1, SpecError, format_instant
+
+if TYPE_CHECKING:
+    from ledger import AttemptReport, RetryPolicy
 
 S = OccurrenceState
 _IN_DISPATCH = (S.DISPATCHING, S.RUNNING)
@@ -155,7 +159,7 @@ class OccurrenceActivities(ActivitiesBase):
     async def _attempt_after_claim(
         self, params: io.ClaimAndExecuteInput, occurrence: OccurrenceView
     ) -> io.ClaimAndExecuteResult:
-        policy = RetryPolicy(
+        policy = ledger.RetryPolicy(
             params.max_attempts, first_delay=timedelta(seconds=params.first_retry_delay_seconds)
         )
         result = await self._execute(
@@ -172,7 +176,7 @@ class OccurrenceActivities(ActivitiesBase):
         """
         async with heartbeating():
             occurrence = await self._read(params.occurrence_id)
-            policy = RetryPolicy(
+            policy = ledger.RetryPolicy(
                 params.max_attempts,
                 first_delay=timedelta(seconds=params.first_retry_delay_seconds),
             )
@@ -201,7 +205,7 @@ class OccurrenceActivities(ActivitiesBase):
             return await self._fail_unrunnable(attempt, exc)
         can_query = capabilities.can_query_result
         if occurrence.state is S.RUNNING and not capabilities.accepts_idempotency_key:
-            lost = AttemptReport(OutcomeKind.UNCONFIRMED, LOST_DETAIL, lost=True)
+            lost = ledger.AttemptReport(OutcomeKind.UNCONFIRMED, LOST_DETAIL, lost=True)
             generation = occurrence.claim_generation
             return await self._record(attempt, generation, lost, can_query)
         generation, started = await self._start(attempt)
@@ -209,7 +213,7 @@ class OccurrenceActivities(ActivitiesBase):
             spec.action.name, _context(occurrence, spec, generation)
         )
         retry_after = outcome.retry_after_seconds
-        report = AttemptReport(
+        report = ledger.AttemptReport(
             outcome.kind,
             outcome.detail,
             timedelta(seconds=retry_after) if retry_after else None,
