@@ -6,8 +6,8 @@ from the methods' signatures. The names below are the activity types registered 
 written in every recorded history: they never change. Every payload is a frozen dataclass made of
 types Temporal's default converter supports: ``str``, ``int``, ``bool``, aware ``datetime`` (UTC),
 lists and nested dataclasses. Durations cross as ``*_seconds`` floats, because the converter has no
-``timedelta``. Names follow ``<Verb><Noun>Input``/``…Result`` and differ from the ledger's own
-types (``GateSnapshot`` here, ``ledger.GateView`` there).
+``timedelta``. Names follow ``<Verb><Noun>Input``/``…Result``; the values both sides share (states,
+the gate, an occurrence) are ``lifecycle``'s, defined once.
 
 Every input's ``now_utc`` is the workflow's instant when it scheduled the call. Temporal hands it
 back unchanged when the activity is retried (after a crash, minutes later), so the activities use
@@ -19,6 +19,10 @@ the other inputs because recorded histories carry it.
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+
+from lifecycle import DEFAULT_IMPLEMENTATION_ALIAS as DEFAULT_IMPLEMENTATION_ALIAS
+from lifecycle import GateView, OccurrenceState
+from lifecycle import UpcomingOccurrence as UpcomingOccurrence
 
 MATERIALIZE = "almanac.materialize"
 RELEASE_DUE = "almanac.release_due"
@@ -34,8 +38,6 @@ DELETE_SCHEDULE = "almanac.delete_schedule"
 RECORD_TRIGGER = "almanac.record_trigger"
 BACKFILL = "almanac.backfill"
 
-DEFAULT_IMPLEMENTATION_ALIAS = "default"
-"""``ledger.DEFAULT_IMPLEMENTATION_ALIAS`` (repeated here: workflows see only this module)."""
 RELEASE_LEAD = timedelta(milliseconds=100)
 """How early a schedule's timer fires before an occurrence's instant (a duration, 0.1 s).
 Temporal starts a timer when the workflow task that asks for it completes, so a timer of
@@ -64,41 +66,9 @@ def alias_task_queue(base: str, alias: str) -> str:
     return base if alias == DEFAULT_IMPLEMENTATION_ALIAS else f"{base}.{alias}"
 
 
-@dataclass(frozen=True)
-class GateSnapshot:
-    """The schedule gate as a releaser read it, carried to the claim (DESIGN §4 invariant 3).
-
-    A claim succeeds only if the gate still shows exactly these values when the claim commits. The
-    payload copy of ``ledger.GateView`` (``activities.ledger_activities.gate_payload``).
-    """
-
-    schedule_id: str
-    active_revision: int
-    disabled: bool
-    disabled_reason: str | None
-    disable_generation: int
-    execution_epoch: int
-    implementation_alias: str
-    updated_at_utc: datetime
-    deleted_at_utc: datetime | None = None
-    """When the schedule was deleted (``None``: it is not). A deleted gate is also disabled."""
-
-
-@dataclass(frozen=True)
-class UpcomingOccurrence:
-    """One occurrence as shown by the ``upcoming`` query and carried to an occurrence workflow."""
-
-    occurrence_id: str
-    schedule_id: str
-    revision: int
-    nominal_local: str
-    """ISO local date-time without offset (``2026-11-01T01:30:00``)."""
-    fold: int
-    instant_utc: datetime
-    state: str
-    jitter_seconds: float = 0.0
-    """The dispatch delay recorded at materialization (``occurrences.jitter_ms``): the occurrence
-    workflow waits it on a durable timer before its first claim. 0 without ``jitter``."""
+GateSnapshot = GateView
+"""The gate view a releaser read, carried to the claim: ``lifecycle.GateView`` itself (the
+name callers outside the activities used for it)."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +90,7 @@ class MaterializeOccurrencesInput:
 class MaterializeOccurrencesResult:
     """What the ledger holds after materializing, for the workflow's timers and queries."""
 
-    gate: GateSnapshot
+    gate: GateView
     materialized_through_utc: datetime
     next_instant_utc: datetime | None
     """The earliest PLANNED instant after ``now`` (the next timer), if any."""
@@ -166,7 +136,7 @@ class ReleaseDueInput:
 class ReleaseDueResult:
     """DUE occurrences to start children for (oldest first), the gate view, the expired count."""
 
-    gate: GateSnapshot
+    gate: GateView
     due: list[UpcomingOccurrence]
     expired: int
     held: int = 0
@@ -216,7 +186,7 @@ class PublishRevisionResult:
     """The revision created the schedule (its first), or revived a deleted one."""
     superseded: int = 0
     """Occurrences of older revisions the new cutover cancelled."""
-    gate: GateSnapshot | None = None
+    gate: GateView | None = None
     """The gate after the call (``None``: the schedule has no gate)."""
     schedule_live: bool = True
     """``False`` when, after the call, the schedule has no gate or a deleted one: a rejected
@@ -258,7 +228,7 @@ class ChangeGateResult:
     """The state asked for."""
     changed: bool
     """``False``: the gate was in that state already (nothing was written)."""
-    gate: GateSnapshot | None
+    gate: GateView | None
     """The gate afterwards (its ``disable_generation`` fences every earlier claim)."""
     rejected: str = ""
     """Non-empty when the change was refused (a deleted schedule cannot be enabled)."""
@@ -296,7 +266,7 @@ class DeleteScheduleResult:
     schedule_id: str
     deleted: bool
     """``True`` when this call deleted it; ``False``: already deleted, or ``rejected``."""
-    gate: GateSnapshot | None
+    gate: GateView | None
     cancelled: int = 0
     """PLANNED, DUE and RETRY_WAIT occurrences cancelled (``deleted: <reason>``)."""
     rejected: str = ""
@@ -308,7 +278,7 @@ class ClaimOccurrenceInput:
     """Claim an occurrence for dispatch against the gate view its releaser read."""
 
     occurrence_id: str
-    gate: GateSnapshot
+    gate: GateView
     now_utc: datetime
 
 
@@ -320,7 +290,7 @@ class ClaimOccurrenceResult:
     claim_generation: int
     refusal: str | None
     """Why the ledger refused: a ``ledger.ClaimRefusal`` (e.g. ``DISABLED``, ``NOT_CLAIMABLE``)."""
-    state: str
+    state: OccurrenceState
     """The occurrence's state after the call."""
 
 
@@ -344,7 +314,7 @@ class ExecuteAttemptInput:
 class ExecuteAttemptResult:
     """The recorded outcome: the occurrence's new state and, for RETRY_WAIT, the backoff."""
 
-    state: str
+    state: OccurrenceState
     """SUCCEEDED, RETRY_WAIT, FAILED or UNKNOWN_EFFECT."""
     retry_after_seconds: float = 0.0
     can_query_result: bool = False
@@ -362,7 +332,7 @@ class ClaimAndExecuteInput:
     """
 
     occurrence_id: str
-    gate: GateSnapshot
+    gate: GateView
     claim_number: int
     """The claim this would be if won (1 for the first); see ``ExecuteAttemptInput``."""
     max_attempts: int
@@ -376,7 +346,7 @@ class ClaimAndExecuteResult:
 
     claimed: bool
     """False: the ledger refused the claim (``refusal``), or could not be reached (``retry``)."""
-    state: str
+    state: OccurrenceState
     """The occurrence's state after the call."""
     refusal: str | None = None
     ledger_unavailable: bool = False
@@ -397,7 +367,7 @@ class QueryEffectResult:
     """``known`` is False while the downstream cannot tell; ``state``: the ledger's state after."""
 
     known: bool
-    state: str
+    state: OccurrenceState
     detail: str = ""
 
 
@@ -415,7 +385,7 @@ class ScheduleStatus:
     """The ``status`` query's answer, from the latest ledger reading the workflow holds."""
 
     schedule_id: str
-    gate: GateSnapshot | None
+    gate: GateView | None
     next_instant_utc: datetime | None
     counts_by_state: dict[str, int] = field(default_factory=dict)
     materialized_through_utc: datetime | None = None
@@ -448,7 +418,7 @@ class RecordTriggerResult:
     """The manual occurrence, the gate view to claim against, and whether this call recorded it."""
 
     occurrence: UpcomingOccurrence
-    gate: GateSnapshot
+    gate: GateView
     created: bool
 
 
@@ -504,7 +474,7 @@ class BackfillEntryPayload:
     """Its instant (a skipped gap's: the transition's)."""
     action: str
     """``CREATE``, ``REQUEUE`` or ``SKIP``."""
-    state: str | None
+    state: OccurrenceState | None
     """Its state before the backfill (``None``: never materialized)."""
     note: str = ""
 

@@ -18,7 +18,6 @@ Every function here takes ``now_utc``; none reads the clock.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -158,9 +157,7 @@ def read_status(
         LedgerError: the ledger cannot be read (unreachable, not migrated).
     """
     try:
-        gate: io.GateSnapshot | None = io.GateSnapshot(
-            **dataclasses.asdict(ledger.get_gate(handle, schedule_id))
-        )
+        gate: io.GateSnapshot | None = ledger.get_gate(handle, schedule_id)
     except ledger.ScheduleNotFound:
         gate = None
     counts = ledger.counts_by_state(handle, schedule_id)

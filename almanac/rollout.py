@@ -39,7 +39,6 @@ from temporalio.service import RPCError, RPCStatusCode
 
 import ledger
 from activities import io
-from activities.ledger_activities import gate_payload
 from ledger import GateView, Ledger, SwitchKind, SwitchResult
 from workflows import OccurrenceInput, OccurrenceWorkflow
 from workflows import search_attributes as sa
@@ -126,21 +125,12 @@ async def start_requeued(
     started: list[str] = []
     for result in results:
         queue = io.alias_task_queue(base_task_queue, result.to_alias)
-        gate = gate_payload(result.gate)
+        gate = result.gate
         for occurrence_id in result.requeued:
-            occurrence = ledger.show_occurrence(ledger_, occurrence_id).occurrence
+            occurrence = ledger.read_occurrence(ledger_, occurrence_id)
             if occurrence.state is not ledger.OccurrenceState.DUE:
                 continue  # claimed meanwhile by the target alias: nothing to start
-            assert occurrence.instant_utc is not None  # DUE rows have instants
-            payload = io.UpcomingOccurrence(
-                occurrence_id=occurrence_id,
-                schedule_id=occurrence.schedule_id,
-                revision=occurrence.revision,
-                nominal_local=occurrence.nominal_local.isoformat(),
-                fold=occurrence.fold,
-                instant_utc=occurrence.instant_utc,
-                state=occurrence.state.value,
-            )
+            payload = occurrence.upcoming()
             limits = await _limits_of_previous_run(temporal, occurrence_id)
             await temporal.start_workflow(
                 OccurrenceWorkflow.run,

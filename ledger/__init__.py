@@ -60,6 +60,14 @@ from ledger.views import (
 )
 
 if TYPE_CHECKING:
+    from ledger.attempt_outcomes import (
+        LOST_ACKNOWLEDGEMENT,
+        RECONCILIATION_DEADLINE,
+        failed,
+        retry_wait,
+        succeeded,
+        unknown_effect,
+    )
     from ledger.backfill import (
         DEFAULT_MAX_OCCURRENCES,
         BackfillAction,
@@ -78,6 +86,7 @@ if TYPE_CHECKING:
         revision_cutovers,
         schedule_facts,
     )
+    from ledger.dispatch import CANCELLING_REFUSALS, DispatchClaim, claim_for_dispatch
     from ledger.gate import (
         change_gate,
         delete_schedule,
@@ -93,17 +102,12 @@ if TYPE_CHECKING:
         record_trigger,
     )
     from ledger.materialization import materialize, materialize_bounded, release_due
-    from ledger.occurrences import (
-        LOST_ACKNOWLEDGEMENT,
-        RECONCILIATION_DEADLINE,
-        cancel,
-        claim,
-        failed,
-        mark_running,
-        redeliver,
-        retry_wait,
-        succeeded,
-        unknown_effect,
+    from ledger.occurrences import cancel, claim, mark_running, redeliver
+    from ledger.outcomes import (
+        AttemptReport,
+        RecordedOutcome,
+        RetryPolicy,
+        record_outcome,
     )
     from ledger.overlap import cancel_superseded
     from ledger.queries import (
@@ -117,6 +121,7 @@ if TYPE_CHECKING:
         missed_schedules,
         next_due,
         published_specs,
+        read_occurrence,
         show_occurrence,
         skips_by_schedule_state_and_reason,
     )
@@ -140,6 +145,14 @@ if TYPE_CHECKING:
     from ledger.schedule_trail import record_schedule_event, schedule_events
 
 _LAZY: dict[str, tuple[str, ...]] = {
+    "ledger.attempt_outcomes": (
+        "LOST_ACKNOWLEDGEMENT",
+        "RECONCILIATION_DEADLINE",
+        "failed",
+        "retry_wait",
+        "succeeded",
+        "unknown_effect",
+    ),
     "ledger.backfill": (
         "DEFAULT_MAX_OCCURRENCES",
         "BackfillAction",
@@ -173,18 +186,9 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "record_trigger",
     ),
     "ledger.materialization": ("materialize", "materialize_bounded", "release_due"),
-    "ledger.occurrences": (
-        "LOST_ACKNOWLEDGEMENT",
-        "RECONCILIATION_DEADLINE",
-        "cancel",
-        "claim",
-        "failed",
-        "mark_running",
-        "redeliver",
-        "retry_wait",
-        "succeeded",
-        "unknown_effect",
-    ),
+    "ledger.occurrences": ("cancel", "claim", "mark_running", "redeliver"),
+    "ledger.dispatch": ("CANCELLING_REFUSALS", "DispatchClaim", "claim_for_dispatch"),
+    "ledger.outcomes": ("AttemptReport", "RecordedOutcome", "RetryPolicy", "record_outcome"),
     "ledger.overlap": ("cancel_superseded",),
     "ledger.queries": (
         "MissedSchedule",
@@ -197,6 +201,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "missed_schedules",
         "next_due",
         "published_specs",
+        "read_occurrence",
         "show_occurrence",
         "skips_by_schedule_state_and_reason",
     ),
@@ -241,6 +246,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CANCELLING_REFUSALS",
     "DEFAULT_IMPLEMENTATION_ALIAS",
     "DEFAULT_MAX_OCCURRENCES",
     "LOST_ACKNOWLEDGEMENT",
@@ -248,6 +254,7 @@ __all__ = [
     "TERMINAL",
     "TRANSITIONS",
     "AttemptOutcome",
+    "AttemptReport",
     "AttemptView",
     "BackfillAction",
     "BackfillEntry",
@@ -259,6 +266,7 @@ __all__ = [
     "ClaimLost",
     "ClaimRefusal",
     "ClaimResult",
+    "DispatchClaim",
     "EventView",
     "GateChange",
     "GateView",
@@ -281,7 +289,9 @@ __all__ = [
     "OccurrenceView",
     "PublishResult",
     "ReconciliationResolution",
+    "RecordedOutcome",
     "ReleaseResult",
+    "RetryPolicy",
     "RevisionCutover",
     "RevisionNotFound",
     "RevisionRejected",
@@ -299,6 +309,7 @@ __all__ = [
     "cancel_superseded",
     "change_gate",
     "claim",
+    "claim_for_dispatch",
     "counts_by_schedule_and_state",
     "counts_by_state",
     "create_ledger_engine",
@@ -327,7 +338,9 @@ __all__ = [
     "open_cases_by_schedule",
     "publish_revision",
     "published_specs",
+    "read_occurrence",
     "recognised_id_formats",
+    "record_outcome",
     "record_schedule_event",
     "record_trigger",
     "redeliver",

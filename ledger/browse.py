@@ -21,7 +21,7 @@ from ledger.events import CASES, GATES, OCCURRENCES, REVISIONS, require_aware
 from ledger.reconcile import OPEN_CASE
 from ledger.schedule_trail import SCHEDULE_EVENTS
 from ledger.states import OccurrenceState, ScheduleEventKind
-from ledger.views import GateView, OccurrenceView, ScheduleEventView
+from ledger.views import GateView, OccurrenceView, ScheduleEventView, gate_from_row
 
 MAX_PAGE = 500
 """The most rows one page may ask for (a larger ``limit`` is refused, not truncated)."""
@@ -53,7 +53,7 @@ def gates_page(ledger: Ledger, *, after: str | None = None, limit: int = 50) -> 
         statement = select(GATES).order_by(GATES.c.schedule_id).limit(limit)
         if after is not None:
             statement = statement.where(GATES.c.schedule_id > after)
-        return [GateView.from_row(r) for r in connection.execute(statement)]
+        return [gate_from_row(r) for r in connection.execute(statement)]
 
     return ledger.read(work)
 

@@ -40,7 +40,13 @@ from ledger.events import GATES, OCCURRENCES, REVISIONS, SLOTS, insert_ignore, r
 from ledger.schedule_trail import append_schedule_event
 from ledger.states import OccurrenceState, ScheduleEventKind
 from ledger.transitions import transition_where
-from ledger.views import DEFAULT_IMPLEMENTATION_ALIAS, GateChange, GateView, PublishResult
+from ledger.views import (
+    DEFAULT_IMPLEMENTATION_ALIAS,
+    GateChange,
+    PublishResult,
+    gate_from_row,
+)
+from lifecycle import GateView
 from timecontract import Cutover, ScheduleSpecV1, format_instant, owned_interval
 
 
@@ -60,7 +66,7 @@ def lock_gate(connection: Connection, schedule_id: str, *, exclusive: bool = Fal
     row = connection.execute(statement).one_or_none()
     if row is None:
         raise ScheduleNotFound(schedule_id)
-    return GateView.from_row(row)
+    return gate_from_row(row)
 
 
 def schedule_cutovers(connection: Connection, schedule_id: str) -> list[Cutover]:
@@ -91,7 +97,7 @@ def get_gate(ledger: Ledger, schedule_id: str) -> GateView:
         ).one_or_none()
         if row is None:
             raise ScheduleNotFound(schedule_id)
-        return GateView.from_row(row)
+        return gate_from_row(row)
 
     return ledger.read(work)
 

@@ -1,25 +1,25 @@
-"""Dispatch and outcome transitions of one occurrence: claim, running, succeeded, retry, failed.
+"""Dispatch transitions of one occurrence: claim, running, redelivery, cancel.
 
 Each function is one transaction around one compare-and-set (:func:`ledger.transitions.transition`)
 plus its event row. An attempt is one try of an occurrence, identified by ``(occurrence_id,
 claim_generation)``: a won claim (or a redelivery) bumps the occurrence's claim generation and opens
-the attempt of that generation. Outcome transitions take the attempt's ``claim_generation`` as a
-fencing token: a worker that lost its claim cannot record an outcome for a newer attempt.
+the attempt of that generation. How an attempt ends is :mod:`ledger.attempt_outcomes`; the claim
+with its decisions around it is :mod:`ledger.dispatch`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from sqlalchemy import Connection, Exists, and_, exists, insert, select, update
+from sqlalchemy import Connection, Exists, and_, exists, insert, select
 
+from ledger.attempt_outcomes import lose_attempt
 from ledger.db import Ledger
 from ledger.errors import ClaimLost, IllegalTransition
 from ledger.events import (
     ATTEMPTS,
-    CASES,
     OCCURRENCES,
     SLOTS,
     Now,
@@ -29,15 +29,11 @@ from ledger.events import (
     require_aware,
 )
 from ledger.gate import lock_gate, schedule_cutovers
-from ledger.states import AttemptOutcome, ClaimRefusal, OccurrenceState, sources
+from ledger.states import OccurrenceState, sources
 from ledger.transitions import transition
-from ledger.views import AttemptView, ClaimResult, GateView, OccurrenceView
+from ledger.views import AttemptView, ClaimResult, OccurrenceView
+from lifecycle import ClaimRefusal, GateView
 from timecontract import owning_revision
-
-RECONCILIATION_DEADLINE = timedelta(minutes=30)
-LOST_ACKNOWLEDGEMENT = "LostAcknowledgement"
-"""The error class of a LOST attempt: its worker stopped before the outcome was recorded."""
-"""An UNKNOWN_EFFECT is reconciled or in the human queue within this (DESIGN §4 invariant 5)."""
 
 _CLAIMABLE = sources(OccurrenceState.DISPATCHING)  # DUE, RETRY_WAIT
 
@@ -82,69 +78,88 @@ def claim(
 
     """
     check_now(now_utc)
-
-    def work(connection: Connection) -> ClaimResult:
-        row = connection.execute(
-            select(OCCURRENCES).where(OCCURRENCES.c.occurrence_id == occurrence_id)
-        ).one_or_none()
-        if row is None:
-            return ClaimResult(refusal=ClaimRefusal.NOT_FOUND, detail=occurrence_id)
-        occurrence = OccurrenceView.from_row(row)
-        if occurrence.schedule_id != gate_view.schedule_id:
-            raise ValueError(
-                f"gate view of {gate_view.schedule_id!r} for occurrence of "
-                f"{occurrence.schedule_id!r}"
-            )
-        gate = lock_gate(connection, occurrence.schedule_id)
-        for check in GATE_CHECKS:
-            refusal = check(gate, gate_view, implementation_alias)
-            if refusal is not None:
-                return refusal
-        if occurrence.state not in _CLAIMABLE:
-            return _not_claimable(occurrence_id, occurrence.state)
-        refusal = OWNERSHIP_CHECK(connection, occurrence)
-        if refusal is not None:
-            return refusal
-        now = fact_time(connection, now_utc, occurrence_id)
-        generation = occurrence.claim_generation + 1
-        why = (
-            f"attempt {generation} claimed by {worker_identity} "
-            f"(alias {implementation_alias}, epoch {gate.execution_epoch}, "
-            f"disable generation {gate.disable_generation})"
-        )
-        try:
-            transition(
-                connection,
-                occurrence,
-                OccurrenceState.DISPATCHING,
-                now_utc=now,
-                by=worker_identity,
-                why=why,
-                state_reason=f"claimed by {worker_identity}",
-                guard=_owns_slot(),
-                values={"claim_generation": generation, "next_attempt_at_utc": None},
-            )
-        except ClaimLost:
-            return _lost(connection, occurrence_id)
-        attempt = AttemptView(
-            occurrence_id=occurrence_id,
-            claim_generation=generation,
+    return ledger.write(
+        lambda c: claim_in(
+            c,
+            occurrence_id,
+            gate_view,
             worker_identity=worker_identity,
             implementation_alias=implementation_alias,
-            execution_epoch=gate.execution_epoch,
-            disable_generation=gate.disable_generation,
-            gate_revision=gate.active_revision,
             input_digest=input_digest,
-            started_at_utc=now,
-            finished_at_utc=None,
-            outcome=None,
-            error_class=None,
-            error_message=None,
+            now_utc=now_utc,
         )
-        connection.execute(insert(ATTEMPTS).values(**_attempt_values(attempt)))
-        return ClaimResult(attempt=attempt)
+    )
 
-    return ledger.write(work)
+
+def claim_in(
+    connection: Connection,
+    occurrence_id: str,
+    gate_view: GateView,
+    *,
+    worker_identity: str,
+    implementation_alias: str,
+    input_digest: str,
+    now_utc: Now,
+) -> ClaimResult:
+    """:func:`claim` in the caller's transaction (same arguments, same result, same errors)."""
+    row = connection.execute(
+        select(OCCURRENCES).where(OCCURRENCES.c.occurrence_id == occurrence_id)
+    ).one_or_none()
+    if row is None:
+        return ClaimResult(refusal=ClaimRefusal.NOT_FOUND, detail=occurrence_id)
+    occurrence = OccurrenceView.from_row(row)
+    if occurrence.schedule_id != gate_view.schedule_id:
+        raise ValueError(
+            f"gate view of {gate_view.schedule_id!r} for occurrence of {occurrence.schedule_id!r}"
+        )
+    gate = lock_gate(connection, occurrence.schedule_id)
+    for check in GATE_CHECKS:
+        refusal = check(gate, gate_view, implementation_alias)
+        if refusal is not None:
+            return refusal
+    if occurrence.state not in _CLAIMABLE:
+        return _not_claimable(occurrence_id, occurrence.state)
+    refusal = OWNERSHIP_CHECK(connection, occurrence)
+    if refusal is not None:
+        return refusal
+    now = fact_time(connection, now_utc, occurrence_id)
+    generation = occurrence.claim_generation + 1
+    why = (
+        f"attempt {generation} claimed by {worker_identity} "
+        f"(alias {implementation_alias}, epoch {gate.execution_epoch}, "
+        f"disable generation {gate.disable_generation})"
+    )
+    try:
+        transition(
+            connection,
+            occurrence,
+            OccurrenceState.DISPATCHING,
+            now_utc=now,
+            by=worker_identity,
+            why=why,
+            state_reason=f"claimed by {worker_identity}",
+            guard=_owns_slot(),
+            values={"claim_generation": generation, "next_attempt_at_utc": None},
+        )
+    except ClaimLost:
+        return _lost(connection, occurrence_id)
+    attempt = AttemptView(
+        occurrence_id=occurrence_id,
+        claim_generation=generation,
+        worker_identity=worker_identity,
+        implementation_alias=implementation_alias,
+        execution_epoch=gate.execution_epoch,
+        disable_generation=gate.disable_generation,
+        gate_revision=gate.active_revision,
+        input_digest=input_digest,
+        started_at_utc=now,
+        finished_at_utc=None,
+        outcome=None,
+        error_class=None,
+        error_message=None,
+    )
+    connection.execute(insert(ATTEMPTS).values(**_attempt_values(attempt)))
+    return ClaimResult(attempt=attempt)
 
 
 def _attempt_values(attempt: AttemptView) -> dict[str, object]:
@@ -286,281 +301,6 @@ def mark_running(
     )
 
 
-def _finish_attempt(
-    connection: Connection,
-    occurrence_id: str,
-    claim_generation: int,
-    now_utc: datetime,
-    outcome: AttemptOutcome,
-    error_class: str | None = None,
-    error_message: str | None = None,
-) -> None:
-    connection.execute(
-        update(ATTEMPTS)
-        .where(ATTEMPTS.c.occurrence_id == occurrence_id)
-        .where(ATTEMPTS.c.claim_generation == claim_generation)
-        .where(ATTEMPTS.c.finished_at_utc.is_(None))
-        .values(
-            finished_at_utc=now_utc,
-            outcome=outcome.value,
-            error_class=error_class,
-            error_message=error_message,
-        )
-    )
-
-
-def _lose_attempt(
-    connection: Connection,
-    occurrence_id: str,
-    claim_generation: int,
-    detected_at_utc: datetime,
-    detected_by: str,
-    why: str,
-) -> None:
-    """Record attempt ``claim_generation`` as LOST: found unfinished at ``detected_at_utc``.
-
-    Its worker stopped before recording an outcome, so no finish time is written: nobody saw the
-    attempt end, and the time it was found lost is a fact about the finder, kept apart.
-    """
-    connection.execute(
-        update(ATTEMPTS)
-        .where(ATTEMPTS.c.occurrence_id == occurrence_id)
-        .where(ATTEMPTS.c.claim_generation == claim_generation)
-        .where(ATTEMPTS.c.finished_at_utc.is_(None))
-        .where(ATTEMPTS.c.outcome.is_(None))
-        .values(
-            outcome=AttemptOutcome.LOST.value,
-            error_class=LOST_ACKNOWLEDGEMENT,
-            error_message=why,
-            lost_detected_at_utc=detected_at_utc,
-            lost_detected_by=detected_by,
-        )
-    )
-
-
-def succeeded(
-    ledger: Ledger, occurrence_id: str, claim_generation: int, now_utc: Now, *, by: str
-) -> OccurrenceView:
-    """``RUNNING → SUCCEEDED``: the effect of attempt ``claim_generation`` is confirmed.
-
-    Returns:
-        The occurrence before the transition.
-
-    Raises:
-        OccurrenceNotFound, IllegalTransition, ClaimLost.
-
-    """
-    check_now(now_utc)
-
-    def work(connection: Connection) -> OccurrenceView:
-        now = fact_time(connection, now_utc, occurrence_id)
-        before = transition(
-            connection,
-            occurrence_id,
-            OccurrenceState.SUCCEEDED,
-            now_utc=now,
-            by=by,
-            why=f"attempt {claim_generation} succeeded",
-            claim_generation=claim_generation,
-        )
-        _finish_attempt(connection, occurrence_id, claim_generation, now, AttemptOutcome.SUCCEEDED)
-        return before
-
-    return ledger.write(work)
-
-
-def retry_wait(
-    ledger: Ledger,
-    occurrence_id: str,
-    claim_generation: int,
-    next_attempt_at_utc: datetime,
-    now_utc: Now,
-    *,
-    by: str,
-    error_class: str,
-    error_message: str,
-) -> OccurrenceView:
-    """``DISPATCHING|RUNNING → RETRY_WAIT``: the attempt failed *without effect*; retry later.
-
-    Use only when the downstream confirms nothing happened (a refused request, a connection that
-    never sent); an unconfirmed outcome is :func:`unknown_effect`. The next attempt is a new
-    claim (a new attempt row), never a new occurrence (DESIGN §4 invariant 4).
-
-    Args:
-        ledger: the ledger.
-        occurrence_id: the occurrence.
-        claim_generation: the failed attempt's generation (fencing token).
-        next_attempt_at_utc: when to retry (aware UTC), stored on the occurrence.
-        now_utc: when (aware UTC).
-        by: who.
-        error_class: the error's class name.
-        error_message: the error's message.
-
-    Returns:
-        The occurrence before the transition.
-
-    Raises:
-        OccurrenceNotFound, IllegalTransition, ClaimLost.
-
-    """
-    check_now(now_utc)
-    require_aware("next_attempt_at_utc", next_attempt_at_utc)
-
-    def work(connection: Connection) -> OccurrenceView:
-        now = fact_time(connection, now_utc, occurrence_id)
-        before = transition(
-            connection,
-            occurrence_id,
-            OccurrenceState.RETRY_WAIT,
-            now_utc=now,
-            by=by,
-            why=f"attempt {claim_generation} failed ({error_class}); retry scheduled",
-            claim_generation=claim_generation,
-            values={"next_attempt_at_utc": next_attempt_at_utc},
-        )
-        _finish_attempt(
-            connection,
-            occurrence_id,
-            claim_generation,
-            now,
-            AttemptOutcome.RETRYABLE_FAILURE,
-            error_class,
-            error_message,
-        )
-        return before
-
-    return ledger.write(work)
-
-
-def failed(
-    ledger: Ledger,
-    occurrence_id: str,
-    claim_generation: int | None,
-    now_utc: Now,
-    *,
-    by: str,
-    error_class: str,
-    error_message: str,
-) -> OccurrenceView:
-    """``DISPATCHING|RUNNING|RETRY_WAIT → FAILED``: definitive failure without effect.
-
-    Args:
-        ledger: the ledger.
-        occurrence_id: the occurrence.
-        claim_generation: the failing attempt's generation; ``None`` from ``RETRY_WAIT`` when the
-            retries are exhausted (no attempt is running).
-        now_utc: when (aware UTC).
-        by: who.
-        error_class: the error's class name.
-        error_message: the error's message.
-
-    Returns:
-        The occurrence before the transition.
-
-    Raises:
-        OccurrenceNotFound, IllegalTransition (also from UNKNOWN_EFFECT: use
-        ``resolve_reconciliation``), ClaimLost.
-
-    """
-    check_now(now_utc)
-
-    def work(connection: Connection) -> OccurrenceView:
-        now = fact_time(connection, now_utc, occurrence_id)
-        current = connection.execute(
-            select(OCCURRENCES.c.state).where(OCCURRENCES.c.occurrence_id == occurrence_id)
-        ).scalar_one_or_none()
-        if current == OccurrenceState.UNKNOWN_EFFECT.value:
-            # Only reconciliation decides an unknown effect (resolve_reconciliation).
-            raise IllegalTransition(
-                occurrence_id, OccurrenceState.UNKNOWN_EFFECT, OccurrenceState.FAILED
-            )
-        before = transition(
-            connection,
-            occurrence_id,
-            OccurrenceState.FAILED,
-            now_utc=now,
-            by=by,
-            why=f"failed: {error_class}: {error_message}",
-            claim_generation=claim_generation,
-        )
-        if claim_generation is not None:
-            _finish_attempt(
-                connection,
-                occurrence_id,
-                claim_generation,
-                now,
-                AttemptOutcome.FAILED,
-                error_class,
-                error_message,
-            )
-        return before
-
-    return ledger.write(work)
-
-
-def unknown_effect(
-    ledger: Ledger,
-    occurrence_id: str,
-    claim_generation: int,
-    now_utc: Now,
-    *,
-    by: str,
-    error_class: str,
-    error_message: str,
-    lost: bool = False,
-) -> OccurrenceView:
-    """``DISPATCHING|RUNNING → UNKNOWN_EFFECT`` and open a reconciliation case.
-
-    The case's deadline is ``now_utc + 30 minutes``: by then it is reconciled or in the human
-    queue (DESIGN §4 invariant 5). The occurrence is never cancelled or re-sent blindly. With
-    ``lost``, the attempt's worker stopped during the call and ``by`` found it so at ``now_utc``:
-    the attempt is recorded LOST (no finish time; see :func:`_lose_attempt`), not finished.
-
-    Returns:
-        The occurrence before the transition.
-
-    Raises:
-        OccurrenceNotFound, IllegalTransition, ClaimLost.
-
-    """
-    check_now(now_utc)
-
-    def work(connection: Connection) -> OccurrenceView:
-        now = fact_time(connection, now_utc, occurrence_id)
-        before = transition(
-            connection,
-            occurrence_id,
-            OccurrenceState.UNKNOWN_EFFECT,
-            now_utc=now,
-            by=by,
-            why=f"attempt {claim_generation} outcome unknown: {error_class}",
-            claim_generation=claim_generation,
-        )
-        if lost:
-            _lose_attempt(connection, occurrence_id, claim_generation, now, by, error_message)
-        else:
-            _finish_attempt(
-                connection,
-                occurrence_id,
-                claim_generation,
-                now,
-                AttemptOutcome.UNKNOWN,
-                error_class,
-                error_message,
-            )
-        connection.execute(
-            insert(CASES).values(
-                occurrence_id=occurrence_id,
-                claim_generation=claim_generation,
-                opened_at_utc=now,
-                deadline_utc=now + RECONCILIATION_DEADLINE,
-            )
-        )
-        return before
-
-    return ledger.write(work)
-
-
 def cancel(
     ledger: Ledger, occurrence_id: str, now_utc: datetime, *, by: str, why: str
 ) -> OccurrenceView:
@@ -643,7 +383,7 @@ def redeliver(
             values={"claim_generation": generation},
             same_state=True,
         )
-        _lose_attempt(
+        lose_attempt(
             connection,
             occurrence_id,
             claim_generation,

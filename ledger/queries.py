@@ -91,6 +91,18 @@ def occurrences_in(
     return [OccurrenceView.from_row(r) for r in connection.execute(statement)]
 
 
+def read_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceView:
+    """One occurrence's row: its state, claim generation and instant (one primary-key read).
+
+    What a lifecycle step reads; the operator's :func:`show_occurrence` adds the trail.
+
+    Raises:
+        OccurrenceNotFound: no such occurrence.
+
+    """
+    return ledger.read(lambda connection: load_occurrence(connection, occurrence_id))
+
+
 def show_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceDetail:
     """One occurrence with its attempts, event trail and reconciliation case.
 

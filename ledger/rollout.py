@@ -57,7 +57,8 @@ from ledger.events import (
 from ledger.gate import lock_gate
 from ledger.states import OccurrenceState
 from ledger.transitions import transition, transition_where
-from ledger.views import GateView
+from ledger.views import gate_from_row
+from lifecycle import GateView
 
 S = OccurrenceState
 CANARY_BUCKETS = 10_000
@@ -171,7 +172,7 @@ def list_gates(ledger: Ledger) -> list[GateView]:
     """Every schedule's gate, by schedule ID."""
     return ledger.read(
         lambda c: [
-            GateView.from_row(row) for row in c.execute(select(GATES).order_by(GATES.c.schedule_id))
+            gate_from_row(row) for row in c.execute(select(GATES).order_by(GATES.c.schedule_id))
         ]
     )
 

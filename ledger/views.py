@@ -9,62 +9,29 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ledger.states import ClaimRefusal, OccurrenceState, ReconciliationResolution
+from ledger.states import ReconciliationResolution
+from lifecycle import DEFAULT_IMPLEMENTATION_ALIAS as DEFAULT_IMPLEMENTATION_ALIAS
+from lifecycle import ClaimRefusal, OccurrenceState, UpcomingOccurrence
+from lifecycle import GateView as GateView  # re-exported: the ledger returns it
 
 if TYPE_CHECKING:
     from sqlalchemy import Row
 
-DEFAULT_IMPLEMENTATION_ALIAS = "default"
-"""The implementation alias a schedule's gate starts with (``GateView.implementation_alias``)."""
 
-
-@dataclass(frozen=True, slots=True)
-class GateView:
-    """What a claimer read from a schedule's gate; a claim succeeds only if it still holds.
-
-    Attributes:
-        schedule_id: the schedule.
-        active_revision: the newest published revision.
-        disabled: whether the schedule is disabled.
-        disabled_reason: why, when disabled.
-        disable_generation: grows on every disable and enable.
-        execution_epoch: grows on every rollback.
-        implementation_alias: the implementation workers must run to claim.
-        updated_at_utc: when the gate last changed.
-        deleted_at_utc: when the schedule was deleted (``None``: it was not, or was revived).
-
-    """
-
-    schedule_id: str
-    active_revision: int
-    disabled: bool
-    disabled_reason: str | None
-    disable_generation: int
-    execution_epoch: int
-    implementation_alias: str
-    updated_at_utc: datetime
-    deleted_at_utc: datetime | None = None
-
-    @property
-    def deleted(self) -> bool:
-        """Whether the schedule is deleted (then it is disabled too)."""
-        return self.deleted_at_utc is not None
-
-    @classmethod
-    def from_row(cls, row: Row[Any]) -> GateView:
-        """Build from a ``schedule_gates`` row."""
-        m = row._mapping
-        return cls(
-            schedule_id=m["schedule_id"],
-            active_revision=m["active_revision"],
-            disabled=bool(m["disabled"]),
-            disabled_reason=m["disabled_reason"],
-            disable_generation=m["disable_generation"],
-            execution_epoch=m["execution_epoch"],
-            implementation_alias=m["implementation_alias"],
-            updated_at_utc=m["updated_at_utc"],
-            deleted_at_utc=m.get("deleted_at_utc"),
-        )
+def gate_from_row(row: Row[Any]) -> GateView:
+    """The gate view of a ``schedule_gates`` row."""
+    m = row._mapping
+    return GateView(
+        schedule_id=m["schedule_id"],
+        active_revision=m["active_revision"],
+        disabled=bool(m["disabled"]),
+        disabled_reason=m["disabled_reason"],
+        disable_generation=m["disable_generation"],
+        execution_epoch=m["execution_epoch"],
+        implementation_alias=m["implementation_alias"],
+        updated_at_utc=m["updated_at_utc"],
+        deleted_at_utc=m.get("deleted_at_utc"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +99,25 @@ class OccurrenceView:
         placed = self.instant_utc if self.instant_utc is not None else self.gap_at_utc
         assert placed is not None  # a CHECK constraint guarantees one of them
         return placed
+
+    def upcoming(self) -> UpcomingOccurrence:
+        """The occurrence as the workflows see it (``lifecycle.UpcomingOccurrence``).
+
+        Raises:
+            ValueError: a record without an instant (a skipped gap): it never runs.
+        """
+        if self.instant_utc is None:
+            raise ValueError(f"occurrence {self.occurrence_id} has no instant (a skipped record)")
+        return UpcomingOccurrence(
+            occurrence_id=self.occurrence_id,
+            schedule_id=self.schedule_id,
+            revision=self.revision,
+            nominal_local=self.nominal_local.isoformat(),
+            fold=self.fold,
+            instant_utc=self.instant_utc,
+            state=self.state,
+            jitter_seconds=self.jitter.total_seconds() if self.jitter else 0.0,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,11 @@
 """Dependencies point one way (DESIGN §2), through every package, and nothing imports in a circle.
 
-    timecontract ← ledger ← activities ← workflows ← almanac ← almanac.console
+    lifecycle ← timecontract ← ledger ← activities ← workflows ← almanac ← almanac.console
         ← almanac.stack ← almanac.gates ← almanac.cli ← worker.py
                                                     ← bench
+
+``lifecycle`` holds the values that cross the workflow boundary (states, the gate, occurrence
+payloads): standard library only, so the ledger, the activities and workflow code share them.
 
 ``almanac`` here is the library (settings, client, worker, tz release store, search attribute
 registration); ``almanac.console`` the operator console's web pages (it reads through ``ledger``
@@ -21,6 +24,7 @@ not.
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +33,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 UNITS = [
+    "lifecycle",
     "timecontract",
     "ledger",
     "activities",
@@ -45,20 +50,29 @@ UNITS = [
 RANK = {unit: rank for rank, unit in enumerate(UNITS)}
 # Stricter than the order, for the lower layers: what each may import from the project.
 ALLOWED = {
+    "lifecycle": {"lifecycle"},
     "timecontract": {"timecontract"},
-    "ledger": {"timecontract", "ledger"},
-    "activities": {"timecontract", "ledger", "activities"},
+    "ledger": {"lifecycle", "timecontract", "ledger"},
+    "activities": {"lifecycle", "timecontract", "ledger", "activities"},
     # Workflows see only the activity definitions (passed through the sandbox, called by method
     # reference), their I/O dataclasses and the secret rule (WORKFLOW_TIMECONTRACT_MODULES): no
     # zones, RRULEs or SQL in workflow code.
-    "workflows": {"workflows", "activities", "timecontract"},
+    "workflows": {"workflows", "lifecycle", "activities", "timecontract"},
     # The top packages (issue 28): the library sees the layers below it, never the tooling; the
     # stack sees the library; the gates see the stack (its sink, the dev server binary).
-    "almanac": {"timecontract", "ledger", "activities", "workflows", "almanac"},
+    "almanac": {"lifecycle", "timecontract", "ledger", "activities", "workflows", "almanac"},
     # The console reads through the ledger, writes through the client, and previews a spec with
     # the action catalog the CLI's validate uses: no workflow code, no tooling.
-    "almanac.console": {"timecontract", "ledger", "activities", "almanac", "almanac.console"},
+    "almanac.console": {
+        "lifecycle",
+        "timecontract",
+        "ledger",
+        "activities",
+        "almanac",
+        "almanac.console",
+    },
     "almanac.stack": {
+        "lifecycle",
         "timecontract",
         "ledger",
         "activities",
@@ -68,6 +82,7 @@ ALLOWED = {
         "almanac.stack",
     },
     "almanac.gates": {
+        "lifecycle",
         "timecontract",
         "ledger",
         "activities",
@@ -78,6 +93,7 @@ ALLOWED = {
         "almanac.gates",
     },
     "almanac.cli": {
+        "lifecycle",
         "timecontract",
         "ledger",
         "activities",
@@ -126,7 +142,7 @@ def _module_name(path: Path) -> str:
 
 def _paths() -> dict[str, Path]:
     found = {"worker": ROOT / "worker.py"}
-    for folder in ("timecontract", "ledger", "activities", "workflows", "almanac"):
+    for folder in ("lifecycle", "timecontract", "ledger", "activities", "workflows", "almanac"):
         found |= {_module_name(p): p for p in (ROOT / folder).rglob("*.py")}
     found |= {_module_name(p): p for p in (ROOT / "bench").glob("*.py")}
     return found
@@ -257,6 +273,15 @@ def test_imports_point_down_the_layers(unit: str) -> None:
             assert imp.target in WORKFLOW_ACTIVITY_MODULES, f"{where}: imports {imp.target}"
         if unit == "workflows" and target == "timecontract":
             assert imp.target in WORKFLOW_TIMECONTRACT_MODULES, f"{where}: imports {imp.target}"
+
+
+def test_lifecycle_imports_only_the_standard_library() -> None:
+    # Workflow code imports it in the sandbox, and every layer shares it: nothing that reads a
+    # clock, a zone or a database may come with it.
+    for imp in _edges({"lifecycle"}):
+        top = imp.target.split(".")[0]
+        where = f"{MODULES[imp.source].relative_to(ROOT)}:{imp.lineno}"
+        assert top == "lifecycle" or top in sys.stdlib_module_names, f"{where}: {imp.target}"
 
 
 def test_no_two_packages_import_each_other() -> None:

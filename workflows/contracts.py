@@ -27,33 +27,12 @@ from temporalio.common import RetryPolicy
 
 from activities import io
 from activities.ledger_activities import DEFAULT_HORIZON
+from activities.ledger_activities import NON_RETRYABLE_ERROR_TYPES as NON_RETRYABLE_ERROR_TYPES
 
 OCCURRENCE_WORKFLOW = "AlmanacOccurrence"
 """The occurrence workflow's type name: a schedule or manual run starts its children by it."""
 LEDGER_TIMEOUT = timedelta(seconds=30)
 """Start-to-close timeout of every ledger activity (one transaction or a few)."""
-NON_RETRYABLE_ERROR_TYPES = (
-    # Deterministic errors (activities.ledger_activities.DETERMINISTIC_ERRORS): the same input
-    # fails the same way. The activities already raise them non-retryable; naming them here too
-    # keeps the policy honest should one slip through as a plain exception.
-    "IllegalTransition",
-    "ClaimLost",
-    "RevisionRejected",
-    "ScheduleDeleted",
-    "ScheduleNotFound",
-    "RevisionNotFound",
-    "OccurrenceNotFound",
-    "CaseNotFound",
-    "LedgerIntegrityError",
-    "InvalidSpec",
-    "SpecError",
-    "TzdbReleaseNotFound",
-    "ZoneNotFound",
-    "InvalidActionParameters",
-    "UnknownAction",
-    "ActionNotConfigured",
-    "LookupError",
-)
 LEDGER_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
     maximum_interval=timedelta(seconds=30),

@@ -25,6 +25,7 @@ from workflows import search_attributes as sa
 with workflow.unsafe.imports_passed_through():
     from activities import io
     from activities.ledger_activities import AlmanacActivities
+    from lifecycle import OccurrenceState as S
     from workflows.contracts import (
         LEDGER_RETRY,
         LEDGER_TIMEOUT,
@@ -66,7 +67,7 @@ class OccurrenceWorkflow:
 
     def __init__(self) -> None:
         """Start with no state: everything durable is in the ledger and in history."""
-        self._state = "DUE"
+        self._state: S = S.DUE
 
     @workflow.query
     def state(self) -> str:
@@ -88,14 +89,14 @@ class OccurrenceWorkflow:
             attempts += 1
             result = both.attempt
             self._set_state(result.state)
-            if result.state == "RETRY_WAIT":
+            if result.state == S.RETRY_WAIT:
                 # A durable timer: the retry may run after the next period's occurrence started;
                 # that one is another workflow with another ID, so the two never mix.
                 await workflow.sleep(timedelta(seconds=max(result.retry_after_seconds, 1.0)))
                 continue
-            if result.state == "UNKNOWN_EFFECT":
+            if result.state == S.UNKNOWN_EFFECT:
                 final = await self._reconcile(params, result)
-                if final == "RETRY_WAIT":
+                if final == S.RETRY_WAIT:
                     continue
                 return OccurrenceOutcome(occurrence_id, final, attempts, "reconciliation")
             return OccurrenceOutcome(occurrence_id, result.state, attempts, result.detail)
@@ -129,7 +130,7 @@ class OccurrenceWorkflow:
         claim = await self._claim(params)
         if not claim.claimed:
             return io.ClaimAndExecuteResult(False, claim.state, claim.refusal)
-        self._state = "RUNNING"
+        self._state = S.RUNNING
         result = await self._execute_attempt(params, claim.claim_generation, claim_number)
         return io.ClaimAndExecuteResult(True, result.state, attempt=result)
 
@@ -176,7 +177,7 @@ class OccurrenceWorkflow:
             retry_policy=LEDGER_RETRY,
         )
 
-    async def _reconcile(self, params: OccurrenceInput, result: io.ExecuteAttemptResult) -> str:
+    async def _reconcile(self, params: OccurrenceInput, result: io.ExecuteAttemptResult) -> S:
         """Ask the downstream until the effect is known or the deadline passes; then a human.
 
         The deadline is the ledger case's (opened + 30 minutes), read back into workflow time and
@@ -211,9 +212,9 @@ class OccurrenceWorkflow:
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,
         )
-        return "UNKNOWN_EFFECT"
+        return S.UNKNOWN_EFFECT
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: S) -> None:
         self._state = state
         workflow.upsert_search_attributes([sa.OCCURRENCE_STATE.value_set(state)])
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Tag, ValidationError
 
+from lifecycle.outcomes import OutcomeKind as OutcomeKind  # re-exported: what an adapter returns
 from timecontract import AlmanacError, SpecError
 from timecontract.secrets import redact_at
 
@@ -48,20 +49,6 @@ class ActionContext:
     def idempotency_key(self) -> str:
         """The idempotency key: the occurrenceId."""
         return self.occurrence_id
-
-
-class OutcomeKind(StrEnum):
-    """What one invocation established about the downstream effect."""
-
-    CONFIRMED = "CONFIRMED"
-    """The downstream accepted the effect and said so."""
-    RETRYABLE_FAILURE = "RETRYABLE_FAILURE"
-    """The effect did not happen and trying again may work (5xx, 408, 429, refused connection)."""
-    NON_RETRYABLE_FAILURE = "NON_RETRYABLE_FAILURE"
-    """The effect did not happen and trying again will not help (4xx, bad configuration)."""
-    UNCONFIRMED = "UNCONFIRMED"
-    """The request may have reached the downstream but no answer came (timeout or lost
-    connection after sending): the effect may or may not have happened → UNKNOWN_EFFECT."""
 
 
 class QueryOutcomeKind(StrEnum):

@@ -24,7 +24,7 @@ import ledger
 from activities import io
 from activities.actions import ActionRegistry
 from activities.clock import FixedClock
-from activities.ledger_activities import AlmanacActivities, gate_payload
+from activities.ledger_activities import AlmanacActivities
 from almanac.gates.fixtures import UNUSED_URL, at, due, fresh_ledger, http_spec
 from ledger import ClaimRefusal
 from timecontract import parse_spec
@@ -35,9 +35,10 @@ LEDGER_POINT = "ledger.claim"
 ACTIVITY_POINT = "claim activity"
 """The claim activity workflows call (:meth:`AlmanacActivities.claim`)."""
 POINTS = (LEDGER_POINT, ACTIVITY_POINT)
-DRIVEN_CALLERS = frozenset({"activities/ledger_activities.py:AlmanacActivities._claim"})
-"""The callers of ``ledger.claim`` outside ``ledger/`` that this module drives (``ast`` finds
-every caller; one not listed here is an acceptance point the gate does not drive, a FAIL)."""
+DRIVEN_CALLERS = frozenset({"activities/occurrence_activities.py:OccurrenceActivities._claim"})
+"""The callers of ``ledger.claim_for_dispatch`` outside ``ledger/`` that this module drives
+(``ast`` finds every caller; one not listed here is an acceptance point the gate does not drive,
+a FAIL)."""
 OTHER_ALIAS = "gate-other-implementation"
 
 Change = Callable[[ledger.Ledger, str], None]
@@ -225,7 +226,7 @@ def _claim(point: str, store: ledger.Ledger, oid: str, view: ledger.GateView, al
         implementation_alias=alias,
         clock=FixedClock(at(9, 2)),
     )
-    claimed = activities.claim(io.ClaimOccurrenceInput(oid, gate_payload(view), at(9, 2)))
+    claimed = activities.claim(io.ClaimOccurrenceInput(oid, view, at(9, 2)))
     return "" if claimed.claimed else (claimed.refusal or "?").partition(":")[0]
 
 

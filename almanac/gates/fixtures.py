@@ -12,7 +12,6 @@ from typing import Any
 
 import ledger
 from activities import io
-from activities.ledger_activities import gate_payload
 from ledger.migrate import upgrade
 from timecontract import parse_spec
 
@@ -70,7 +69,7 @@ def due(
     ledger.materialize(store, parsed, at(8), at(8) + timedelta(days=1), at(8), by="gate")
     ledger.release_due(store, parsed.schedule_id, at(9), by="gate")
     (row,) = ledger.list_occurrences(store, parsed.schedule_id, states=[ledger.OccurrenceState.DUE])
-    view = gate_payload(ledger.get_gate(store, parsed.schedule_id))
+    view = ledger.get_gate(store, parsed.schedule_id)
     return row, view
 
 

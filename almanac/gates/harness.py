@@ -4,7 +4,7 @@
     .venv/bin/python bench/gates.py          # the same (a thin script over this module)
 
 Run from a source checkout: gate 1 reads the golden cases in ``tests/``; gate 7 lists the callers of
-``ledger.claim`` in the production sources.
+``ledger.claim_for_dispatch`` in the production sources.
 
 Each gate runs the check behind it here and now (no cached results):
 
@@ -41,8 +41,8 @@ Each gate runs the check behind it here and now (no cached results):
    epoch, another implementation alias (:mod:`almanac.gates.acceptance`). The figure is the share of
    stale claims refused by the check named for them; it passes only if no stale claim was accepted,
    every one was refused by its own check, and the control claims (current view) were accepted.
-   Callers of ``ledger.claim`` outside ``ledger/`` are found with ``ast``: one that the gate does
-   not drive is a FAIL (the inventory can only fail the gate, never pass it).
+   Callers of ``ledger.claim_for_dispatch`` outside ``ledger/`` are found with ``ast``: one that
+   the gate does not drive is a FAIL (the inventory can only fail the gate, never pass it).
 8. claims accepted after an execution-epoch bump: twenty alternating rollouts and rollbacks of
    one schedule, stale gate views of both aliases and claims racing each switch
    (:mod:`almanac.gates.rollback`).
@@ -551,15 +551,7 @@ def unknown_effect(folder: Path) -> Gate:
                     handle = await env.client.start_workflow(
                         SimulatedOccurrenceWorkflow.run,
                         SimulatedOccurrenceInput(
-                            occurrence=io.UpcomingOccurrence(
-                                occurrence_id=row.occurrence_id,
-                                schedule_id=row.schedule_id,
-                                revision=row.revision,
-                                nominal_local=row.nominal_local.isoformat(),
-                                fold=row.fold,
-                                instant_utc=row.instant_utc,
-                                state=row.state.value,
-                            ),
+                            occurrence=row.upcoming(),
                             gate=view,
                             clock_offset_seconds=offset,
                         ),
@@ -644,7 +636,7 @@ def acceptance_points(folder: Path) -> Gate:
     accepted = sum(o.accepted for o in stale)
     own_check = sum(o.as_expected for o in stale)
     controls_ok = sum(o.as_expected for o in controls)
-    undriven = sorted(set(_calls("claim")) - acceptance.DRIVEN_CALLERS)
+    undriven = sorted(set(_calls("claim_for_dispatch")) - acceptance.DRIVEN_CALLERS)
     notes = [o.line() for o in outcomes]
     notes.append(
         f"  stale claims accepted: {accepted} (limit 0); refused by their own check: "

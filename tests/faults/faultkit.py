@@ -33,7 +33,6 @@ from temporalio.service import RPCError, RPCStatusCode
 import ledger
 from activities import io
 from activities.actions import ActionRegistry, EgressPolicy
-from activities.ledger_activities import gate_payload
 from almanac import worker
 from almanac.gates import simulation
 from almanac.gates.simulated_clock import SimulatedClock
@@ -123,23 +122,9 @@ def due_occurrences(
     return ledger.list_occurrences(ledger_, spec.schedule_id, states=[OccurrenceState.DUE])
 
 
-def upcoming(view: OccurrenceView) -> io.UpcomingOccurrence:
-    """The occurrence as the schedule workflow hands it to a child."""
-    assert view.instant_utc is not None
-    return io.UpcomingOccurrence(
-        occurrence_id=view.occurrence_id,
-        schedule_id=view.schedule_id,
-        revision=view.revision,
-        nominal_local=view.nominal_local.isoformat(),
-        fold=view.fold,
-        instant_utc=view.instant_utc,
-        state=view.state.value,
-    )
-
-
 def gate_view(ledger_: Ledger, schedule_id: str) -> io.GateSnapshot:
     """The gate as a releaser reads it, in the workflow payload's shape."""
-    return gate_payload(ledger.get_gate(ledger_, schedule_id))
+    return ledger.get_gate(ledger_, schedule_id)
 
 
 async def start_occurrence(
@@ -158,7 +143,7 @@ async def start_occurrence(
     stamp the ledger in the simulated calendar.
     """
     params = SimulatedOccurrenceInput(
-        occurrence=upcoming(view),
+        occurrence=view.upcoming(),
         gate=gate,
         clock_offset_seconds=(simulated_now_utc - server_now_utc).total_seconds(),
         **limits,

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import ledger
+import ledger.attempt_outcomes
 import ledger.materialization
 import ledger.occurrences
 import timecontract.ids
@@ -30,6 +31,7 @@ from activities import ledger_activities as la
 from activities.actions.base import ActionContext
 from almanac.gates import acceptance
 from almanac.gates import harness as gates
+from lifecycle import OutcomeKind
 from timecontract import MisfirePlan, MisfirePolicy, Overdue
 
 pytestmark = [pytest.mark.fault]
@@ -100,11 +102,16 @@ def test_acceptance_point_gate_fails_when_the_activity_claims_with_the_current_g
         stores.append(real(folder, name))
         return stores[-1]
 
-    def current_gate(snapshot: io.GateSnapshot) -> ledger.GateView:
-        return ledger.get_gate(stores[-1], snapshot.schedule_id)
+    real_claim = ledger.claim_for_dispatch
+
+    def with_current_gate(
+        store: ledger.Ledger, occurrence_id: str, gate_view: ledger.GateView, **kwargs: Any
+    ) -> ledger.DispatchClaim:
+        current = ledger.get_gate(stores[-1], gate_view.schedule_id)
+        return real_claim(store, occurrence_id, current, **kwargs)
 
     monkeypatch.setattr(acceptance, "fresh_ledger", recording)
-    monkeypatch.setattr(la, "_ledger_gate", current_gate)
+    monkeypatch.setattr(ledger, "claim_for_dispatch", with_current_gate)
     gate = gates.acceptance_points(tmp_path)
     assert not gate.passed
     accepted = _accepted_scenarios(gate)
@@ -387,7 +394,7 @@ def test_unknown_effect_gate_fails_when_nothing_reaches_the_human_queue(
 def test_unknown_effect_gate_fails_with_a_31_minute_reconciliation_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ledger.occurrences, "RECONCILIATION_DEADLINE", timedelta(minutes=31))
+    monkeypatch.setattr(ledger.attempt_outcomes, "RECONCILIATION_DEADLINE", timedelta(minutes=31))
     gate = gates.unknown_effect(tmp_path)
     assert not gate.passed
     assert gate.figure == 31
@@ -399,32 +406,34 @@ def test_unknown_effect_gate_fails_on_a_blind_resend(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # An unconfirmed call recorded as a failure without effect: the workflow sends it again.
-    real = la.AlmanacActivities._record_unknown
+    real = la.AlmanacActivities._record
 
     async def resend(
         self: la.AlmanacActivities,
-        occurrence: ledger.OccurrenceView,
+        attempt: Any,
         generation: int,
+        report: ledger.AttemptReport,
         can_query: bool,
-        detail: str,
+        started: datetime | None = None,
     ) -> io.ExecuteAttemptResult:
-        if generation >= 3:  # then give up as the real code does, so the workflow ends
-            return await real(self, occurrence, generation, can_query, detail)
+        if report.kind is not OutcomeKind.UNCONFIRMED or generation >= 3:
+            # Other outcomes as recorded; then give up as the real code does, so it ends.
+            return await real(self, attempt, generation, report, can_query, started)
         now = self._clock.now()
         await asyncio.to_thread(
             ledger.retry_wait,
             self._ledger,
-            occurrence.occurrence_id,
+            attempt.occurrence.occurrence_id,
             generation,
             now + timedelta(seconds=1),
             now,
             by="mutant",
             error_class="Timeout",
-            error_message=detail,
+            error_message=report.detail,
         )
         return io.ExecuteAttemptResult("RETRY_WAIT", retry_after_seconds=1.0)
 
-    monkeypatch.setattr(la.AlmanacActivities, "_record_unknown", resend)
+    monkeypatch.setattr(la.AlmanacActivities, "_record", resend)
     gate = gates.unknown_effect(tmp_path)
     assert not gate.passed
     assert any("a resend?" in note for note in gate.notes), gate.notes

@@ -26,7 +26,6 @@ from faultkit import (
     spec_data,
     sqlite_ledger,
     start_occurrence,
-    upcoming,
 )
 from temporal_env import start_time_skipping
 from temporalio.client import WorkflowFailureError
@@ -109,7 +108,7 @@ async def test_a_hundred_starts_of_one_occurrence_workflow_run_it_once(tmp_path:
             spec = publish(store, spec_data("starts", sink), day(10, 8))
             (due,) = due_occurrences(store, spec, (day(10, 8), day(11, 8)), day(10, 9))
             params = SimulatedOccurrenceInput(
-                occurrence=upcoming(due),
+                occurrence=due.upcoming(),
                 gate=gate_view(store, "starts"),
                 clock_offset_seconds=(day(10, 9) - await env.get_current_time()).total_seconds(),
             )

@@ -8,6 +8,7 @@ slot the old revision could still write is distinguishable. Both backends.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 import pytest
@@ -128,7 +129,7 @@ def test_publishing_a_revision_does_not_cancel_an_old_occurrence_before_its_cuto
     )
     released_gate = ledger.get_gate(store, "stale")
     assert released_gate.active_revision == 2
-    io_gate = io.GateSnapshot(**{**gate_view(store, "stale").__dict__, "active_revision": 1})
+    io_gate = dataclasses.replace(gate_view(store, "stale"), active_revision=1)
     result = activities.claim(io.ClaimOccurrenceInput(before, io_gate, day(14, 9, 1)))
     state = ledger.show_occurrence(store, before).occurrence.state
     # r1 owns [2027-01-01, 2027-01-15): its 01-14 occurrence must still run.

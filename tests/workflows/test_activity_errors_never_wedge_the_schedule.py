@@ -195,21 +195,21 @@ class FaultyActivities(AlmanacActivities):
     change_gate = faulted(io.CHANGE_GATE, AlmanacActivities.change_gate)
     delete_schedule = faulted(io.DELETE_SCHEDULE, AlmanacActivities.delete_schedule)
 
-    def _write_window(self, params: io.MaterializeOccurrencesInput) -> tuple[datetime, int]:
+    def _write_window(self, params: io.MaterializeOccurrencesInput, by: str | None = None) -> Any:
         # The materialize step, wherever it runs (see the plan's comment).
         self._fault(io.MATERIALIZE, params.schedule_id)
-        return super()._write_window(params)
+        return super()._write_window(params, by)
 
-    def _claim(self, params: io.ClaimOccurrenceInput) -> io.ClaimOccurrenceResult:
+    def _claim(self, params: io.ClaimOccurrenceInput) -> Any:
         # The claim step of almanac.claim and of almanac.claim_and_execute alike.
         self._fault(activity.info().activity_type, "faults")
         return super()._claim(params)
 
-    async def _execute_attempt(self, params: io.ExecuteAttemptInput) -> Any:
+    async def _execute(self, occurrence: Any, *args: Any) -> Any:
         # The attempt step: the execute_attempt activity, or the second half of
         # almanac.claim_and_execute (both run it inside their heartbeat).
         self._fault(io.EXECUTE_ATTEMPT, "faults")
-        return await super()._execute_attempt(params)
+        return await super()._execute(occurrence, *args)
 
 
 IDLE = {"timer_started_event_attributes", "workflow_execution_update_completed_event_attributes"}

@@ -24,7 +24,6 @@ from temporal_env import start_time_skipping
 
 import ledger
 from activities import io
-from activities.ledger_activities import gate_payload
 from almanac.gates.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
 from timecontract import parse_spec
 
@@ -61,7 +60,7 @@ def _released(stack: Stack, data: dict[str, Any]) -> tuple[ledger.OccurrenceView
     (row,) = ledger.list_occurrences(
         stack.ledger, spec.schedule_id, states=[ledger.OccurrenceState.DUE]
     )
-    return row, gate_payload(ledger.get_gate(stack.ledger, spec.schedule_id))
+    return row, ledger.get_gate(stack.ledger, spec.schedule_id)
 
 
 async def _run(stack: Stack, row: ledger.OccurrenceView, gate: io.GateSnapshot) -> Any:
@@ -70,15 +69,7 @@ async def _run(stack: Stack, row: ledger.OccurrenceView, gate: io.GateSnapshot) 
     handle = await stack.client.start_workflow(
         SimulatedOccurrenceWorkflow.run,
         SimulatedOccurrenceInput(
-            occurrence=io.UpcomingOccurrence(
-                occurrence_id=row.occurrence_id,
-                schedule_id=row.schedule_id,
-                revision=row.revision,
-                nominal_local=row.nominal_local.isoformat(),
-                fold=row.fold,
-                instant_utc=row.instant_utc,
-                state=row.state.value,
-            ),
+            occurrence=row.upcoming(),
             gate=gate,
             clock_offset_seconds=offset,
         ),

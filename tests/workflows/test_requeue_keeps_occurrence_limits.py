@@ -23,7 +23,6 @@ from temporalio.testing import WorkflowEnvironment
 
 import ledger
 from activities import io
-from activities.ledger_activities import gate_payload
 from almanac.rollout import start_requeued
 from ledger import Ledger, OccurrenceState, SwitchKind
 from ledger.migrate import upgrade
@@ -79,16 +78,8 @@ async def test_requeued_run_keeps_the_limits_of_the_run_it_replaces(
     try:
         assert due.instant_utc is not None
         previous = OccurrenceInput(
-            occurrence=io.UpcomingOccurrence(
-                occurrence_id=due.occurrence_id,
-                schedule_id=due.schedule_id,
-                revision=due.revision,
-                nominal_local=due.nominal_local.isoformat(),
-                fold=due.fold,
-                instant_utc=due.instant_utc,
-                state=due.state.value,
-            ),
-            gate=gate_payload(ledger.get_gate(store, due.schedule_id)),
+            occurrence=due.upcoming(),
+            gate=ledger.get_gate(store, due.schedule_id),
             max_attempts=5,
             action_timeout_seconds=8.0,
             reconcile_deadline_seconds=600.0,

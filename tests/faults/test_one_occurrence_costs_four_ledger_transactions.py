@@ -1,0 +1,69 @@
+"""The happy path of one occurrence costs four ledger transactions, none of them the trail.
+
+``claim_and_execute`` reads the occurrence's row (the clock check and the input digest need its
+instant and revision), claims it (one transaction that decides), marks the call begun and records
+the outcome (one transaction that decides the next state). The operator's ``show_occurrence``
+(attempts, events, case) is never read on the way (issue 28: it was read twice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from faultkit import (
+    day,
+    due_occurrences,
+    gate_view,
+    local_actions,
+    publish,
+    running_sink,
+    spec_data,
+)
+from temporalio.testing import ActivityEnvironment
+
+import ledger
+from activities import io
+from activities.clock import FixedClock
+from activities.ledger_activities import AlmanacActivities
+from ledger import Ledger
+
+pytestmark = [pytest.mark.fault]
+
+
+@pytest.mark.anyio
+async def test_a_succeeding_occurrence_reads_one_row_and_writes_three_times(
+    store: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_sink() as sink:
+        spec = publish(store, spec_data("four-transactions", sink), day(10, 8))
+        first, second = due_occurrences(store, spec, (day(10, 8), day(12, 8)), day(11, 9))
+        activities = AlmanacActivities(
+            store, local_actions(), identity="worker", clock=FixedClock(day(11, 9))
+        )
+        gate = gate_view(store, spec.schedule_id)
+
+        async def run(occurrence_id: str) -> io.ClaimAndExecuteResult:
+            request = io.ClaimAndExecuteInput(occurrence_id, gate, 1, 3, day(11, 9))
+            return await ActivityEnvironment().run(activities.claim_and_execute, request)
+
+        assert (await run(first.occurrence_id)).state == "SUCCEEDED"  # loads the spec once
+        seen: list[str] = []
+
+        def counted(kind: str, real: Callable[..., Any]) -> Callable[..., Any]:
+            def transaction(work: Callable[..., Any]) -> Any:
+                seen.append(kind)
+                return real(work)
+
+            return transaction
+
+        monkeypatch.setattr(store, "write", counted("write", store.write))
+        monkeypatch.setattr(store, "read", counted("read", store.read))
+        monkeypatch.setattr(ledger, "show_occurrence", None)  # never the operator's full read
+        result = await run(second.occurrence_id)
+        effects = sink.effects()
+    assert result.claimed and result.attempt is not None
+    assert result.attempt.state == "SUCCEEDED"
+    assert seen == ["read", "write", "write", "write"]
+    assert len(effects) == 2
