@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from scenario import TOKEN
+from scenario import NOW, SCHEDULE, TOKEN, Facts
 from stack import Stack, running_stack
 from temporal_env import eventually
 from temporalio.testing import WorkflowEnvironment
@@ -122,6 +122,10 @@ async def test_disable_then_enable_records_the_operator_and_the_verdict(site: Si
     assert "downstream maintenance (by console:alice)" in event.detail
     assert f'action="/schedules/{site.sid}/enable"' in page.text  # the form that applies now
 
+    refused = await site.post("trigger", reason="while disabled")  # the gate refuses it
+    assert refused.status_code == 409
+    assert "is disabled (downstream maintenance (by console:alice))" in _problem(refused.text)
+
     page = await site.post("enable")
     assert page.status_code == 200, page.text
     assert "Enabled as console:alice" in page.text
@@ -189,3 +193,22 @@ async def test_bad_input_is_one_line_and_writes_nothing(
     assert not [
         o for o in ledger.list_occurrences(site.stack.ledger, site.sid) if o.reason == "MANUAL"
     ]
+
+
+async def test_temporal_unavailable_is_a_one_line_page_and_nothing_is_written(
+    ledger: ledger.Ledger,
+    facts: Facts,
+    settings: AlmanacSettings,
+    console_settings: ConsoleSettings,
+) -> None:
+    down = settings.model_copy(update={"temporal": TemporalSettings(address="127.0.0.1:1")})
+    app = create_app(ledger, down, console_settings, clock=lambda: NOW)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://console") as http:
+        site = Site(http, None, SCHEDULE)  # type: ignore[arg-type]
+        await site.sign_in()
+        page = await site.post("disable", reason="maintenance")
+    assert page.status_code == 503
+    assert _problem(page.text).startswith("Temporal unreachable at 127.0.0.1:1 (namespace default)")
+    assert "Traceback" not in page.text
+    assert not get_gate(ledger, SCHEDULE).disabled
