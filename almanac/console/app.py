@@ -1,10 +1,12 @@
 """The console's web application: routes, sessions, CSRF, errors (Starlette + Jinja2).
 
 Pages are server-rendered HTML; the one script (``static/console.js``) refreshes the live part
-of a page when the ledger's newest event changes. Reads need no sign-in; the one write — resolving
-an UNKNOWN_EFFECT case — needs a signed-in operator (a token from the secrets store) or a trusted
-proxy's user header, and the session's CSRF token, and records ``console:<operator>`` as who did
-it, through ``almanac.client.LedgerClient.resolve`` (what the CLI calls).
+of a page when the ledger's newest event changes. Reads need no sign-in; every write needs a
+signed-in operator (a token from the secrets store) or a trusted proxy's user header, and the
+session's CSRF token, and records ``console:<operator>`` as who did it: resolving an
+UNKNOWN_EFFECT case through ``almanac.client.LedgerClient.resolve``, and a schedule's disable,
+enable and trigger through ``almanac.client.AlmanacClient`` (``almanac.console.control``) — what
+the CLI calls.
 """
 
 from __future__ import annotations
