@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from scenario import NOW, SCHEDULE, TOKEN, Facts
@@ -64,10 +66,19 @@ class Site:
         return await self.http.post(f"/schedules/{self.sid}/{action}", data=data)
 
 
+@dataclass
+class Running:
+    """A running schedule on the dev server with its worker, and the console app over it."""
+
+    stack: Stack
+    sid: str
+    app: Any
+
+
 @pytest.fixture
-async def site(
+async def running(
     dev_env: WorkflowEnvironment, tmp_path: Path, task_queue: str
-) -> AsyncIterator[Site]:
+) -> AsyncIterator[Running]:
     sid = f"console-writes-{uuid.uuid4().hex[:8]}"  # the dev server is the session's
     async with running_stack(dev_env, tmp_path, task_queue) as stack:
         now = await dev_env.get_current_time()
@@ -96,10 +107,14 @@ async def site(
             temporal=TemporalSettings(address=address, task_queue=task_queue),
         )
         console = ConsoleSettings(operators="alice=file:console-alice")  # type: ignore[arg-type]
-        app = create_app(stack.ledger, settings, console)
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://console") as http:
-            yield Site(http, stack, sid)
+        yield Running(stack, sid, create_app(stack.ledger, settings, console))
+
+
+@pytest.fixture
+async def site(running: Running) -> AsyncIterator[Site]:
+    transport = httpx.ASGITransport(app=running.app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://console") as http:
+        yield Site(http, running.stack, running.sid)
 
 
 async def _gate(stack: Stack, sid: str) -> Any:
@@ -212,3 +227,49 @@ async def test_temporal_unavailable_is_a_one_line_page_and_nothing_is_written(
     assert _problem(page.text).startswith("Temporal unreachable at 127.0.0.1:1 (namespace default)")
     assert "Traceback" not in page.text
     assert not get_gate(ledger, SCHEDULE).disabled
+
+
+@pytest.mark.browser
+async def test_an_operator_disables_and_enables_by_keyboard_in_a_browser(
+    running: Running, tmp_path: Path
+) -> None:
+    from browser import artifacts, chromium, require_browser, serve, wait_for
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    require_browser()
+
+    def work(browser: Any, url: str) -> None:
+        # Blocking browser calls run in a thread: the worker lives on this test's event loop.
+        def shot(name: str) -> None:
+            browser.save_screenshot(str(artifacts() / f"{name}.png"))
+
+        browser.get(f"{url}/login")
+        browser.find_element(By.NAME, "operator").send_keys("alice")
+        browser.find_element(By.NAME, "token").send_keys(TOKEN + Keys.ENTER)
+        wait_for(lambda: browser.find_elements(By.ID, "operator"), "the signed-in header")
+        browser.get(f"{url}/schedules/{running.sid}")
+        reason = browser.find_element(By.CSS_SELECTOR, "form.write input[name=reason]")
+        reason.send_keys("maintenance window")
+        shot("11-schedule-disabling")
+        reason.send_keys(Keys.ENTER)
+        wait_for(lambda: browser.find_elements(By.ID, "verdict"), "the disable verdict", 60)
+        assert "Disabled as console:alice" in browser.find_element(By.ID, "verdict").text
+        assert "disabled" in browser.find_element(By.CSS_SELECTOR, "#live .gate").text
+        shot("12-schedule-disabled")
+        button = browser.find_element(By.CSS_SELECTOR, "form.write button[type=submit]")
+        assert button.text == "Enable as alice"
+        button.send_keys(Keys.ENTER)
+        wait_for(
+            lambda: "Enabled as" in browser.find_element(By.ID, "verdict").text,
+            "the enable verdict",
+            60,
+        )
+        shot("13-schedule-enabled")
+
+    with serve(running.app) as url, chromium(tmp_path / "profile") as browser:
+        await anyio.to_thread.run_sync(work, browser, url)
+    gate = get_gate(running.stack.ledger, running.sid)
+    assert not gate.disabled
+    (event,) = schedule_events(running.stack.ledger, running.sid, kind=ScheduleEventKind.DISABLED)
+    assert "maintenance window (by console:alice)" in event.detail
