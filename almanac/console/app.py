@@ -70,7 +70,7 @@ class Console:
         Checked before anything else of the form: a refused write reads and writes nothing.
         """
         session = self.sessions.load(request.cookies.get(COOKIE))
-        if not csrf_ok(session, _field(form, "csrf")):
+        if not csrf_ok(session, forms.submitted(form, "csrf")):
             message = "csrf: the form's token is not this session's (reload the page and retry)"
             return self.render(request, "error.html", 403, title="Refused", message=message)
         operator = self.operator(request, session)
@@ -280,9 +280,9 @@ async def _resolve(state: Console, request: Request) -> Response:
     operator = state.writer(request, form, "resolve a case")
     if isinstance(operator, Response):
         return operator
-    occurrence_id = forms.text("occurrenceId", _field(form, "occurrenceId"))
-    outcome = _field(form, "outcome") or ""
-    reason = forms.text("reason", _field(form, "reason"), required=False)
+    occurrence_id = forms.text("occurrenceId", forms.submitted(form, "occurrenceId"))
+    outcome = forms.submitted(form, "outcome") or ""
+    reason = forms.text("reason", forms.submitted(form, "reason"), required=False)
     client = LedgerClient(lambda: nullcontext(state.ledger), state.clock)
     try:
         if not reason.strip():
@@ -303,33 +303,28 @@ async def _resolve(state: Console, request: Request) -> Response:
     return RedirectResponse("/queue?" + urlencode({"resolved": case.occurrence_id}), 303)
 
 
-def _field(form: Any, name: str) -> str | None:
-    value = form.get(name)
-    return value if isinstance(value, str) else None
-
-
 async def _preview(state: Console, request: Request) -> Response:
     if request.method == "GET":
         return state.render(request, "preview.html", result=None)
     form = await request.form()
     session = state.sessions.load(request.cookies.get(COOKIE))
-    if not csrf_ok(session, _field(form, "csrf")):
+    if not csrf_ok(session, forms.submitted(form, "csrf")):
         raise forms.FormError("csrf", "…", "the form's token is not this session's (reload)")
     upload = form.get("file")
     text = b""
     if upload is not None and not isinstance(upload, str):
         text = await upload.read(preview.MAX_SPEC_BYTES + 1)
     if not text.strip():
-        text = (_field(form, "spec") or "").encode()
+        text = (forms.submitted(form, "spec") or "").encode()
     if not text.strip():
         raise forms.FormError("spec", "", "paste a spec or choose a file")
-    start = forms.instant("from", _field(form, "from"))
-    end = forms.instant("to", _field(form, "to"))
+    start = forms.instant("from", forms.submitted(form, "from"))
+    end = forms.instant("to", forms.submitted(form, "to"))
     store = state.settings.tzdb_store
     result = await _run(lambda: preview.check(text, store))
     if not result.problems and result.spec is not None:
         if start is not None and end is not None and end <= start:
-            raise forms.FormError("to", _field(form, "to"), "not after from")
+            raise forms.FormError("to", forms.submitted(form, "to"), "not after from")
         spec = result.spec
         result = await _run(lambda: preview.window(spec, start, end, store))
     return state.render(request, "preview.html", result=result)
@@ -340,10 +335,10 @@ async def _login(state: Console, request: Request) -> Response:
         return state.render(request, "login.html", problem=None)
     form = await request.form()
     session = state.sessions.load(request.cookies.get(COOKIE))
-    if not csrf_ok(session, _field(form, "csrf")):
+    if not csrf_ok(session, forms.submitted(form, "csrf")):
         raise forms.FormError("csrf", "…", "the form's token is not this session's (reload)")
-    name = forms.text("operator", _field(form, "operator"))
-    token = _field(form, "token") or ""
+    name = forms.text("operator", forms.submitted(form, "operator"))
+    token = forms.submitted(form, "token") or ""
     verified = await _run(lambda: state.operators.verify(name, token))
     if not verified:
         # One message for an unknown name and a wrong token; the token is never echoed.
@@ -357,7 +352,7 @@ async def _login(state: Console, request: Request) -> Response:
 async def _logout(state: Console, request: Request) -> Response:
     form = await request.form()
     session = state.sessions.load(request.cookies.get(COOKIE))
-    if not csrf_ok(session, _field(form, "csrf")):
+    if not csrf_ok(session, forms.submitted(form, "csrf")):
         raise forms.FormError("csrf", "…", "the form's token is not this session's (reload)")
     response = RedirectResponse("/schedules", 303)
     state.set_session(response, state.sessions.new())

@@ -51,7 +51,7 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class Request:
+class Write:
     """A write's checked input."""
 
     action: str
@@ -61,7 +61,7 @@ class Request:
     request_id: str | None
 
 
-def check(action: str, schedule_id: str, operator: str, form: Any) -> Request:
+def check(action: str, schedule_id: str, operator: str, form: Any) -> Write:
     """Check a write's form before anything connects.
 
     Raises:
@@ -70,13 +70,13 @@ def check(action: str, schedule_id: str, operator: str, form: Any) -> Request:
         ValueError: a trigger without a reason or with a malformed request ID (the CLI's).
     """
     by = f"console:{operator}"
-    reason = forms.text("reason", _value(form, "reason"), required=False)
-    request_id = forms.text("requestId", _value(form, "requestId"), required=False) or None
+    reason = forms.text("reason", forms.submitted(form, "reason"), required=False)
+    request_id = forms.text("requestId", forms.submitted(form, "requestId"), required=False) or None
     if action == "disable":
         reason = f"{check_disable_reason(reason)} (by {by})"
     elif action == "trigger":
         manual.check_request(schedule_id, reason, request_id)
-    return Request(action, schedule_id, by, reason, request_id)
+    return Write(action, schedule_id, by, reason, request_id)
 
 
 def client_settings(settings: AlmanacSettings, handle: ledger.Ledger) -> AlmanacSettings:
@@ -85,7 +85,7 @@ def client_settings(settings: AlmanacSettings, handle: ledger.Ledger) -> Almanac
     return settings.model_copy(update={"ledger_url": SecretStr(url)})
 
 
-async def send(request: Request, settings: AlmanacSettings, clock: Any) -> Verdict:
+async def send(request: Write, settings: AlmanacSettings, clock: Any) -> Verdict:
     """Send a checked write through the client; the verdict it answers with.
 
     Raises:
@@ -119,8 +119,3 @@ REFUSED = (ChangeRejected, TriggerRefused, ScheduleNotRunning, ValueError)
 def status_of(exc: Exception) -> int:
     """The HTTP status of a refusal: 400 bad input, 409 the schedule's state refuses."""
     return 409 if isinstance(exc, TriggerRefused | ScheduleNotRunning) else 400
-
-
-def _value(form: Any, name: str) -> str | None:
-    value = form.get(name)
-    return value if isinstance(value, str) else None
