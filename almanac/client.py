@@ -560,14 +560,11 @@ class AlmanacClient:
             ScheduleNotRunning: no running schedule workflow with that ID.
             NoVerdict, TemporalUnavailable: operational failures.
         """
-        if not reason.strip():
-            raise ChangeRejected(
-                f"reason={reason!r}: disabling needs a non-empty reason", field="reason"
-            )
+        reason = check_disable_reason(reason)
         return await self._gate_update(
             schedule_id,
             self.handle(schedule_id).execute_update(
-                ScheduleWorkflow.disable_update, DisableInput(reason.strip())
+                ScheduleWorkflow.disable_update, DisableInput(reason)
             ),
         )
 
@@ -1122,6 +1119,19 @@ class LedgerClient:
             return ledger.resolve_reconciliation(
                 handle, occurrence_id, resolution, self._clock(), by=by, note=note
             )
+
+
+def check_disable_reason(reason: str) -> str:
+    """``reason`` stripped: disabling needs one (the gate and its DISABLED event record it).
+
+    Raises:
+        ChangeRejected: ``reason`` is blank, named with its value; nothing is sent.
+    """
+    if not reason.strip():
+        raise ChangeRejected(
+            f"reason={reason!r}: disabling needs a non-empty reason", field="reason", value=reason
+        )
+    return reason.strip()
 
 
 RESOLUTIONS = ("SUCCEEDED", "NOT_APPLIED")

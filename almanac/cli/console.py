@@ -27,7 +27,8 @@ def console(
     """Serve the console: schedules, calendars, occurrences, the human queue, spec preview.
 
     Reads the ledger the CLI reads (``--url``, else ALMANAC_LEDGER_URL, else the SQLite file);
-    writes — resolving an UNKNOWN_EFFECT case — need an operator (ALMANAC_CONSOLE_OPERATORS).
+    writes — resolving an UNKNOWN_EFFECT case; disabling, enabling or triggering a schedule,
+    through Temporal (ALMANAC_TEMPORAL_*) — need an operator (ALMANAC_CONSOLE_OPERATORS).
     """
     import ipaddress
 

@@ -1,7 +1,8 @@
 """The operator console: every decision of the ledger as web pages, and the human queue.
 
 A read view over the ledger (``ledger`` read functions) and the client (``almanac.client`` for
-its one write, resolving an UNKNOWN_EFFECT case), served by ``almanac console`` (docs/console.md).
+its writes: resolving an UNKNOWN_EFFECT case; disabling, enabling and triggering a schedule),
+served by ``almanac console`` (docs/console.md).
 It keeps no state of its own beyond signed session cookies, and writes no SQL.
 """
 

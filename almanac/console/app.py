@@ -1,10 +1,12 @@
 """The console's web application: routes, sessions, CSRF, errors (Starlette + Jinja2).
 
 Pages are server-rendered HTML; the one script (``static/console.js``) refreshes the live part
-of a page when the ledger's newest event changes. Reads need no sign-in; the one write — resolving
-an UNKNOWN_EFFECT case — needs a signed-in operator (a token from the secrets store) or a trusted
-proxy's user header, and the session's CSRF token, and records ``console:<operator>`` as who did
-it, through ``almanac.client.LedgerClient.resolve`` (what the CLI calls).
+of a page when the ledger's newest event changes. Reads need no sign-in; every write needs a
+signed-in operator (a token from the secrets store) or a trusted proxy's user header, and the
+session's CSRF token, and records ``console:<operator>`` as who did it: resolving an
+UNKNOWN_EFFECT case through ``almanac.client.LedgerClient.resolve``, and a schedule's disable,
+enable and trigger through ``almanac.client.AlmanacClient`` (``almanac.console.control``) — what
+the CLI calls.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import ledger
-from almanac.client import ChangeRejected, LedgerClient
-from almanac.console import forms, pages, preview
+from almanac.client import ChangeRejected, LedgerClient, TemporalUnavailable
+from almanac.console import control, forms, pages, preview
 from almanac.console.auth import COOKIE, Operators, Session, Sessions, csrf_ok, proxy_user
 from almanac.console.calendar import local_text
 from almanac.console.config import ConsoleSettings
@@ -61,6 +63,22 @@ class Console:
             if user is not None:
                 return user
         return session.operator if session else None
+
+    def writer(self, request: Request, form: Any, doing: str) -> str | Response:
+        """The operator a write is made by, or the refusal page (403 no CSRF, 401 no operator).
+
+        Checked before anything else of the form: a refused write reads and writes nothing.
+        """
+        session = self.sessions.load(request.cookies.get(COOKIE))
+        if not csrf_ok(session, forms.submitted(form, "csrf")):
+            message = "csrf: the form's token is not this session's (reload the page and retry)"
+            return self.render(request, "error.html", 403, title="Refused", message=message)
+        operator = self.operator(request, session)
+        if operator is None:
+            return self.render(
+                request, "error.html", 401, title="Sign in", message=f"sign in to {doing}"
+            )
+        return operator
 
     def render(self, request: Request, name: str, status: int = 200, **context: Any) -> Response:
         """Render a page with the session's CSRF token and operator; issue a session if none."""
@@ -134,6 +152,14 @@ def create_app(
         Route("/", lambda request: RedirectResponse("/schedules", 303)),
         Route("/schedules", _page(state, _schedules)),
         Route("/schedules/{schedule_id}", _page(state, _schedule)),
+        *(
+            Route(
+                f"/schedules/{{schedule_id}}/{action}",
+                _page(state, _control(action)),
+                methods=["POST"],
+            )
+            for action in control.ACTIONS
+        ),
         Route("/occurrences/{occurrence_id}", _page(state, _occurrence)),
         Route("/queue", _page(state, _queue)),
         Route("/queue/resolve", _page(state, _resolve), methods=["POST"]),
@@ -187,14 +213,40 @@ async def _schedules(state: Console, request: Request) -> Response:
     return state.render(request, "schedules.html", **context)
 
 
-async def _schedule(state: Console, request: Request) -> Response:
+async def _schedule(state: Console, request: Request, status: int = 200, **extra: Any) -> Response:
     schedule_id = request.path_params["schedule_id"]
     now = state.clock()
-    query = _query(request)
+    query = _query(request) if request.method == "GET" else {}
     context = await _run(
         lambda: pages.schedule(state.ledger, schedule_id, now, query, state.settings.tzdb_store)
     )
-    return state.render(request, "schedule.html", query=query, **context)
+    return state.render(request, "schedule.html", status, query=query, **context, **extra)
+
+
+def _control(action: str) -> Handler:
+    """The POST handler of one schedule write (``almanac.console.control``)."""
+
+    async def write(state: Console, request: Request) -> Response:
+        form = await request.form()
+        operator = state.writer(request, form, f"{action} a schedule")
+        if isinstance(operator, Response):
+            return operator
+        schedule_id = request.path_params["schedule_id"]
+        await _run(lambda: ledger.get_gate(state.ledger, schedule_id))  # unknown: 404
+        try:
+            checked = control.check(action, schedule_id, operator, form)
+            settings = control.client_settings(state.settings, state.ledger)
+            verdict = await control.send(checked, settings, state.clock)
+        except control.OPERATIONAL as exc:
+            title = "Temporal" if isinstance(exc, TemporalUnavailable) else "No verdict"
+            return state.render(request, "error.html", 503, title=title, message=str(exc))
+        except control.REFUSED as exc:
+            return await _schedule(state, request, control.status_of(exc), problem=str(exc))
+        response = await _schedule(state, request, verdict=verdict)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    return write
 
 
 async def _occurrence(state: Console, request: Request) -> Response:
@@ -225,23 +277,12 @@ async def _queue(state: Console, request: Request, **extra: Any) -> Response:
 
 async def _resolve(state: Console, request: Request) -> Response:
     form = await request.form()
-    session = state.sessions.load(request.cookies.get(COOKIE))
-    if not csrf_ok(session, _field(form, "csrf")):
-        return state.render(
-            request,
-            "error.html",
-            403,
-            title="Refused",
-            message="csrf: the form's token is not this session's (reload the page and retry)",
-        )
-    operator = state.operator(request, session)
-    if operator is None:
-        return state.render(
-            request, "error.html", 401, title="Sign in", message="sign in to resolve a case"
-        )
-    occurrence_id = forms.text("occurrenceId", _field(form, "occurrenceId"))
-    outcome = _field(form, "outcome") or ""
-    reason = forms.text("reason", _field(form, "reason"), required=False)
+    operator = state.writer(request, form, "resolve a case")
+    if isinstance(operator, Response):
+        return operator
+    occurrence_id = forms.text("occurrenceId", forms.submitted(form, "occurrenceId"))
+    outcome = forms.submitted(form, "outcome") or ""
+    reason = forms.text("reason", forms.submitted(form, "reason"), required=False)
     client = LedgerClient(lambda: nullcontext(state.ledger), state.clock)
     try:
         if not reason.strip():
@@ -262,33 +303,28 @@ async def _resolve(state: Console, request: Request) -> Response:
     return RedirectResponse("/queue?" + urlencode({"resolved": case.occurrence_id}), 303)
 
 
-def _field(form: Any, name: str) -> str | None:
-    value = form.get(name)
-    return value if isinstance(value, str) else None
-
-
 async def _preview(state: Console, request: Request) -> Response:
     if request.method == "GET":
         return state.render(request, "preview.html", result=None)
     form = await request.form()
     session = state.sessions.load(request.cookies.get(COOKIE))
-    if not csrf_ok(session, _field(form, "csrf")):
+    if not csrf_ok(session, forms.submitted(form, "csrf")):
         raise forms.FormError("csrf", "…", "the form's token is not this session's (reload)")
     upload = form.get("file")
     text = b""
     if upload is not None and not isinstance(upload, str):
         text = await upload.read(preview.MAX_SPEC_BYTES + 1)
     if not text.strip():
-        text = (_field(form, "spec") or "").encode()
+        text = (forms.submitted(form, "spec") or "").encode()
     if not text.strip():
         raise forms.FormError("spec", "", "paste a spec or choose a file")
-    start = forms.instant("from", _field(form, "from"))
-    end = forms.instant("to", _field(form, "to"))
+    start = forms.instant("from", forms.submitted(form, "from"))
+    end = forms.instant("to", forms.submitted(form, "to"))
     store = state.settings.tzdb_store
     result = await _run(lambda: preview.check(text, store))
     if not result.problems and result.spec is not None:
         if start is not None and end is not None and end <= start:
-            raise forms.FormError("to", _field(form, "to"), "not after from")
+            raise forms.FormError("to", forms.submitted(form, "to"), "not after from")
         spec = result.spec
         result = await _run(lambda: preview.window(spec, start, end, store))
     return state.render(request, "preview.html", result=result)
@@ -299,10 +335,10 @@ async def _login(state: Console, request: Request) -> Response:
         return state.render(request, "login.html", problem=None)
     form = await request.form()
     session = state.sessions.load(request.cookies.get(COOKIE))
-    if not csrf_ok(session, _field(form, "csrf")):
+    if not csrf_ok(session, forms.submitted(form, "csrf")):
         raise forms.FormError("csrf", "…", "the form's token is not this session's (reload)")
-    name = forms.text("operator", _field(form, "operator"))
-    token = _field(form, "token") or ""
+    name = forms.text("operator", forms.submitted(form, "operator"))
+    token = forms.submitted(form, "token") or ""
     verified = await _run(lambda: state.operators.verify(name, token))
     if not verified:
         # One message for an unknown name and a wrong token; the token is never echoed.
@@ -316,7 +352,7 @@ async def _login(state: Console, request: Request) -> Response:
 async def _logout(state: Console, request: Request) -> Response:
     form = await request.form()
     session = state.sessions.load(request.cookies.get(COOKIE))
-    if not csrf_ok(session, _field(form, "csrf")):
+    if not csrf_ok(session, forms.submitted(form, "csrf")):
         raise forms.FormError("csrf", "…", "the form's token is not this session's (reload)")
     response = RedirectResponse("/schedules", 303)
     state.set_session(response, state.sessions.new())

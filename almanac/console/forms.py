@@ -10,6 +10,7 @@ import base64
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from ledger import OccurrenceState
 from ledger.browse import MAX_PAGE, OccurrenceCursor
@@ -28,6 +29,12 @@ class FormError(ValueError):
         super().__init__(f"{field}={shown!r}: {why}")
         self.field = field
         self.value = value
+
+
+def submitted(form: Any, name: str) -> str | None:
+    """A submitted form's text field ``name`` (``None``: absent, or an upload, not text)."""
+    value = form.get(name)
+    return value if isinstance(value, str) else None
 
 
 def text(field: str, value: str | None, *, required: bool = True) -> str:

@@ -8,17 +8,27 @@ from pathlib import Path
 import pytest
 
 _TESTS = Path(__file__).resolve().parents[1]
-for folder in (_TESTS / "ledger", Path(__file__).resolve().parent):
+for folder in (_TESTS, _TESTS / "workflows", _TESTS / "ledger", Path(__file__).resolve().parent):
     sys.path.insert(0, str(folder))
 
 from ledger_fixtures import backend, database_url, ledger, pg_server, sqlite_template  # noqa: E402
 from scenario import NOW, TOKEN, Facts, build  # noqa: E402
+from temporal_env import anyio_backend, dev_env, task_queue  # noqa: E402
 
 from almanac.console import ConsoleSettings  # noqa: E402
 from almanac.settings import AlmanacSettings  # noqa: E402
 from ledger import Ledger  # noqa: E402
 
-__all__ = ["backend", "database_url", "ledger", "pg_server", "sqlite_template"]
+__all__ = [
+    "anyio_backend",
+    "backend",
+    "database_url",
+    "dev_env",
+    "ledger",
+    "pg_server",
+    "sqlite_template",
+    "task_queue",
+]
 
 
 @pytest.fixture
