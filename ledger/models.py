@@ -503,8 +503,10 @@ class DeadlineMiss(Base):
 
 
 class DeadlineSweep(Base):
-    """How far a schedule's deadlines are decided: every deadline at or before ``swept_through_utc``
-    has been checked (migration 0015). Moves forward only; it bounds each sweep's scan.
+    """How far a schedule's deadlines are decided (migration 0015).
+
+    Every deadline at or before ``swept_through_utc`` has been checked; the mark moves forward
+    only, and bounds each sweep's scan.
     """
 
     __tablename__ = "deadline_sweeps"
