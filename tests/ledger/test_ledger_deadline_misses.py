@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 import pytest
 from ledger_support import T0, WORKER, claim_now, make_spec
 
+from activities.snapshot import ledger_snapshot
 from ledger import (
     Ledger,
     OccurrenceState,
@@ -116,6 +117,7 @@ def test_deadlines_passed_while_nothing_swept_are_recorded_once_later(ledger: Le
         == []
     )
     assert count_deadline_misses_of(ledger) == 2
+    assert ledger_snapshot(ledger, late).deadline_misses == {"daily-ops-summary": 2}
 
 
 def test_the_bound_stops_a_sweep_and_the_next_one_continues(ledger: Ledger) -> None:
