@@ -17,7 +17,6 @@ from temporalio import activity
 
 from activities.clock import Clock
 from ledger import Ledger
-from ledger.deadlines import sweep_deadlines
 
 SWEEP_DEADLINES = "almanac.sweep_deadlines"
 """Activity type name (part of recorded histories: never rename)."""
@@ -66,6 +65,8 @@ class DeadlineActivities:
     @activity.defn(name=SWEEP_DEADLINES)
     def sweep_deadlines(self, params: SweepDeadlinesInput) -> SweepDeadlinesResult:
         """Record the schedule's deadlines passed by now (the clock's), once; the next one."""
+        from ledger.deadlines import sweep_deadlines  # SQL: loaded on use, not with the workflows
+
         result = sweep_deadlines(
             self._ledger, params.schedule_id, self._clock.now, by=self._identity
         )

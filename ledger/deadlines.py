@@ -326,9 +326,13 @@ def deadline_misses(ledger: Ledger, schedule_id: str, *, latest: int = 5) -> lis
     return [_view(row) for row in rows]
 
 
-def count_deadline_misses(connection: Connection) -> dict[str, int]:
-    """Recorded misses by schedule (the ``almanac_deadline_missed_total`` counter's values)."""
-    rows = connection.execute(
-        select(MISSES.c.schedule_id, func.count()).group_by(MISSES.c.schedule_id)
-    ).all()
+def count_deadline_misses(connection: Connection, schedule_id: str | None = None) -> dict[str, int]:
+    """Recorded misses by schedule (the ``almanac_deadline_missed_total`` counter's values).
+
+    ``schedule_id``: only that schedule's (absent from the result when it has none).
+    """
+    query = select(MISSES.c.schedule_id, func.count()).group_by(MISSES.c.schedule_id)
+    if schedule_id is not None:
+        query = query.where(MISSES.c.schedule_id == schedule_id)
+    rows = connection.execute(query).all()
     return {schedule_id: int(n) for schedule_id, n in rows}

@@ -17,6 +17,7 @@ import pytest
 from ledger_support import T0, WORKER, claim_now, make_spec
 
 from activities.snapshot import ledger_snapshot
+from almanac.readings import read_status
 from ledger import (
     Ledger,
     OccurrenceState,
@@ -118,6 +119,10 @@ def test_deadlines_passed_while_nothing_swept_are_recorded_once_later(ledger: Le
     )
     assert count_deadline_misses_of(ledger) == 2
     assert ledger_snapshot(ledger, late).deadline_misses == {"daily-ops-summary": 2}
+    status = read_status(ledger, "daily-ops-summary", late)
+    assert status.deadline_misses == 2
+    assert status.latest_deadline_miss is not None
+    assert status.latest_deadline_miss.occurrence_id == second
 
 
 def test_the_bound_stops_a_sweep_and_the_next_one_continues(ledger: Ledger) -> None:
