@@ -345,3 +345,19 @@ def test_deadline_misses_are_a_counter_at_zero_for_every_known_schedule(
         if name == "almanac_deadline_missed_total"
     }
     assert exported == {SID: 2, "quiet": 0}
+
+
+def test_failure_streaks_are_a_gauge_at_zero_for_every_known_schedule(
+    registry: CollectorRegistry,
+) -> None:
+    snapshot = LedgerSnapshot(
+        counts={(SID, "FAILED"): 3, ("quiet", "SUCCEEDED"): 1}, failure_streaks={SID: 3}
+    )
+    registry.register(LedgerCollector(lambda: snapshot))
+
+    exported = {
+        dict(labels)["schedule_id"]: v
+        for (name, labels), v in scrape(registry).items()
+        if name == "almanac_failure_streak"
+    }
+    assert exported == {SID: 3, "quiet": 0}
