@@ -32,7 +32,7 @@ run: install
 lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
-	$(BIN)/mypy timecontract ledger activities workflows almanac devtools worker.py
+	$(BIN)/mypy timecontract ledger activities workflows almanac worker.py
 
 test: lint
 	$(BIN)/python -m pytest

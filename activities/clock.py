@@ -51,8 +51,8 @@ The event trail's *order* is the ledger's sequence number, never a clock: two wo
 disagree, the sequence cannot.
 
 Simulated time (tests, the gates harness) follows the same rule with another clock:
-``devtools.simulated_clock.SimulatedClock`` reads the simulated calendar at the moment of work; the
-production classes here know nothing of it.
+``almanac.gates.simulated_clock.SimulatedClock`` reads the simulated calendar at the moment of work;
+the production classes here know nothing of it.
 """
 
 from __future__ import annotations

@@ -36,7 +36,10 @@ A verdict needs a worker: without one the call waits up to ``update_timeout`` an
 :class:`NoVerdict` (an admitted change may still be applied when a worker polls). Queries
 (``status``, ``upcoming``) likewise fail with :class:`NoWorkerAnswered` after ``query_timeout``.
 
-Every ledger write happens in the worker's activities; the client only reads the ledger.
+Every ledger write of a running schedule happens in the worker's activities; this client only
+reads the ledger. The operator's own writes — recording a window by hand, resolving an
+``UNKNOWN_EFFECT`` case — go through :class:`LedgerClient`, one ledger operation per method, with
+no Temporal call.
 ``status`` and ``upcoming`` are true *now*: they read the ledger (``settings.resolved_ledger_url``;
 :mod:`almanac.readings`) for the gate, the counts by state and the next occurrences, and ask the
 schedule workflow's ``status`` query (answered by a worker: with none running it fails with
@@ -66,6 +69,7 @@ import dataclasses
 import functools
 import re
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -239,6 +243,9 @@ class LiveStatus(io.ScheduleStatus):
     """Deadline misses the ledger records for the schedule (0 when not read)."""
     latest_deadline_miss: DeadlineMissView | None = None
     """The miss with the latest deadline, from the ledger."""
+    holidays: tuple[readings.HolidayDecision, ...] = ()
+    """The ledger's first holiday decisions from now on (skipped or moved, with the holiday and
+    the calendar release); empty when the ledger was not read."""
 
     def take(self, reading: readings.LedgerReading) -> None:
         """Put the ledger's reading in place of the workflow's (``source`` becomes ``ledger``)."""
@@ -249,6 +256,7 @@ class LiveStatus(io.ScheduleStatus):
         self.revision_now, self.pending = reading.revision_now, reading.pending
         self.deadline_misses = reading.deadline_misses
         self.latest_deadline_miss = reading.latest_deadline_miss
+        self.holidays = reading.holidays
         self.source, self.read_at_utc = "ledger", reading.read_at_utc
 
 
@@ -988,6 +996,145 @@ class AlmanacClient:
                 f"{self._settings.temporal.task_queue!r}? (`almanac worker`)"
             )
         return _unavailable(exc)
+
+
+class WindowTooLarge(AlmanacError, ValueError):
+    """A window holds more occurrences than one materialization writes; nothing was written."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"the window holds more than {limit} occurrences, the most one materialization "
+            "writes: narrow the window (nothing was written)"
+        )
+        self.limit = limit
+
+
+class LedgerClient:
+    """The operator's writes to the ledger, without Temporal: each method is one ledger operation.
+
+    Built over an opener — a context manager factory yielding a ``ledger.Ledger`` for the length
+    of one operation, opened only once the input has been checked — and a clock ("now" when a
+    method is not given one: aware UTC).
+    """
+
+    def __init__(
+        self,
+        open_ledger: Callable[[], AbstractContextManager[Any]],
+        clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        """Write through ledgers ``open_ledger`` yields; ``clock`` gives the decision instant."""
+        self._open = open_ledger
+        self._clock = clock
+
+    def materialize(
+        self,
+        spec: ScheduleSpecV1,
+        from_utc: datetime,
+        to_utc: datetime,
+        *,
+        now_utc: datetime | None = None,
+        by: str,
+        tzdb_store: Any = None,
+    ) -> Any:
+        """Publish ``spec``'s revision if new and record its occurrences in ``[from_utc, to_utc)``.
+
+        Bounded as every materialization is: a window holding more than
+        ``activities.ledger_activities.MATERIALIZE_LIMIT`` records is refused before anything is
+        written (counted lazily). The written window is clamped to what the revision owns from
+        its cutover and publication on: materialization never backfills.
+
+        Returns:
+            ``ledger.MaterializeResult`` with the window's rows.
+
+        Raises:
+            WindowTooLarge: the window holds too many occurrences (nothing written).
+            ledger.RevisionRejected: the revision cannot be published.
+        """
+        from itertools import islice
+
+        import ledger
+        from activities.ledger_activities import MATERIALIZE_LIMIT
+        from timecontract import iter_occurrences
+
+        window = iter_occurrences(spec, from_utc, to_utc, tzdb_store=tzdb_store)
+        if sum(1 for _ in islice(window, MATERIALIZE_LIMIT + 1)) > MATERIALIZE_LIMIT:
+            raise WindowTooLarge(MATERIALIZE_LIMIT)
+        at = now_utc or self._clock()
+        with self._open() as handle:
+            ledger.publish_revision(handle, spec, at, by=by)
+            return ledger.materialize(
+                handle, spec, from_utc, to_utc, at, by=by, tzdb_store=tzdb_store
+            )
+
+    def shadow_run(
+        self,
+        alias: str,
+        schedule_id: str,
+        from_utc: datetime,
+        to_utc: datetime,
+        *,
+        by: str,
+        tzdb_store: Any = None,
+        between_batches: Callable[[], None] | None = None,
+    ) -> Any:
+        """Compute ``schedule_id``'s ``[from_utc, to_utc)`` as ``alias``'s shadow, now.
+
+        Only the shadow tables are written (``ledger.shadow.shadow_materialize``: comparison
+        records, never dispatched); ``between_batches`` runs between two write transactions.
+
+        Returns:
+            ``ledger.shadow.ShadowRunResult``.
+        """
+        from ledger.shadow import shadow_materialize
+
+        with self._open() as handle:
+            return shadow_materialize(
+                handle,
+                alias,
+                schedule_id,
+                from_utc,
+                to_utc,
+                self._clock(),
+                by=by,
+                tzdb_store=tzdb_store,
+                between_batches=between_batches,
+            )
+
+    def resolve(self, occurrence_id: str, outcome: str, *, by: str, note: str | None = None) -> Any:
+        """Resolve an ``UNKNOWN_EFFECT`` case by hand now: one compare-and-set, with its event.
+
+        ``SUCCEEDED`` confirms the effect; ``NOT_APPLIED`` ends the occurrence ``FAILED`` (a new
+        run is a separate decision, never a blind resend). ``by`` and ``note`` are stored on the
+        case (``ledger.resolve_reconciliation``). The CLI and the console both call this.
+
+        Returns:
+            ``ledger.CaseView``: the case afterwards.
+
+        Raises:
+            ChangeRejected: ``outcome`` is not one of ``RESOLUTIONS`` or ``by`` is blank (named
+                with its value); nothing is written.
+            ledger.CaseNotFound: no open case for the occurrence (resolved already, or none).
+            ledger.ClaimLost: a concurrent resolution won.
+        """
+        import ledger
+
+        if outcome not in RESOLUTIONS:
+            raise ChangeRejected(
+                f"outcome={outcome!r}: one of {', '.join(RESOLUTIONS)}",
+                field="outcome",
+                value=outcome,
+            )
+        if not by.strip():
+            raise ChangeRejected(f"by={by!r}: name who decides", field="by", value=by)
+        resolution = ledger.ReconciliationResolution(outcome)
+        with self._open() as handle:
+            return ledger.resolve_reconciliation(
+                handle, occurrence_id, resolution, self._clock(), by=by, note=note
+            )
+
+
+RESOLUTIONS = ("SUCCEEDED", "NOT_APPLIED")
+"""What a person may decide for an UNKNOWN_EFFECT case (``ledger.ReconciliationResolution``)."""
 
 
 def _refuse_closed_gate(schedule_id: str, gate: io.GateSnapshot | None) -> None:

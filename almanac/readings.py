@@ -78,6 +78,29 @@ class Upcoming:
 
 
 @dataclass(frozen=True)
+class HolidayDecision:
+    """One occurrence a holiday calendar decided: skipped on a holiday, or moved off one."""
+
+    occurrence_id: str
+    nominal_local: str
+    """ISO local date-time without offset: the nominal identity, kept when moved."""
+    instant_utc: datetime
+    """Where it is placed: the moved-to instant, or the nominal one for a skip."""
+    state: str
+    """``SKIPPED_HOLIDAY`` for a skip; the occurrence's state now for a move."""
+    reason: str
+    """The recorded policy reason."""
+    holiday: str
+    """The holiday (or weekend day) the decision names, e.g. ``Thanksgiving Day``."""
+    calendar: str | None
+    """``<calendar>@<release>`` the decision was computed with, e.g. ``NYSE@holidays-0.108``."""
+
+
+HOLIDAYS_SHOWN = 5
+"""How many holiday decisions from now on a status reading names (the earliest)."""
+
+
+@dataclass(frozen=True)
 class PendingRevision:
     """A published revision whose cutover is still ahead: it owns nothing yet."""
 
@@ -108,6 +131,9 @@ class LedgerReading:
     """Deadline misses recorded for the schedule (``ledger.deadlines``)."""
     latest_deadline_miss: DeadlineMissView | None = None
     """The miss with the latest deadline, if any."""
+    holidays: tuple[HolidayDecision, ...] = ()
+    """The first :data:`HOLIDAYS_SHOWN` holiday decisions the ledger holds placed at or after
+    ``read_at_utc``, in instant order (the materialized horizon; nothing projected)."""
 
 
 def open_ledger(url: str) -> ledger.Ledger | None:
@@ -133,7 +159,9 @@ def read_status(
     The next instant is the ledger's earliest ``PLANNED`` one at or after ``now_utc``, else the
     first one projected from the published specs (``next_materialized=False``), as ``upcoming``
     shows it. Which revision owns ``now_utc`` and which are published with a later cutover
-    (pending) follow DESIGN §3: revision N owns ``[cutoverAt(N), cutoverAt(N+1))``.
+    (pending) follow DESIGN §3: revision N owns ``[cutoverAt(N), cutoverAt(N+1))``. The holiday
+    decisions are the ledger's first ones at or after ``now_utc``, each with its holiday and
+    calendar release, as ``preview`` and ``ledger show`` name them.
 
     Raises:
         LedgerError: the ledger cannot be read (unreachable, not migrated).
@@ -150,6 +178,9 @@ def read_status(
     )
     specs = ledger.published_specs(handle, schedule_id)
     cutovers = [Cutover(s.revision, s.cutover_at) for s in specs]
+    holidays = ledger.list_occurrences(
+        handle, schedule_id, from_utc=now_utc, limit=HOLIDAYS_SHOWN, holidays_only=True
+    )
     next_instant, materialized = (planned[0].instant_utc, True) if planned else (None, True)
     if next_instant is None and specs:
         projected = project(
@@ -176,6 +207,7 @@ def read_status(
             for c in cutovers
             if c.cutover_at_utc > now_utc
         ),
+        holidays=tuple(_decision(view) for view in holidays),
     )
 
 
@@ -284,6 +316,19 @@ def project(
     return found[:n]
 
 
+def _decision(view: OccurrenceView) -> HolidayDecision:
+    assert view.holiday is not None  # selected so
+    return HolidayDecision(
+        occurrence_id=view.occurrence_id,
+        nominal_local=view.nominal_local.isoformat(),
+        instant_utc=view.placed_at_utc,
+        state=view.state.value,
+        reason=view.reason,
+        holiday=view.holiday,
+        calendar=view.calendar_release,
+    )
+
+
 def _from_view(view: OccurrenceView) -> Upcoming:
     assert view.instant_utc is not None  # open states have instants (a CHECK holds it)
     return Upcoming(
@@ -300,7 +345,9 @@ def _from_view(view: OccurrenceView) -> Upcoming:
 
 
 __all__ = [
+    "HOLIDAYS_SHOWN",
     "OPEN_STATES",
+    "HolidayDecision",
     "LedgerReading",
     "PendingRevision",
     "Upcoming",

@@ -1,7 +1,7 @@
 """User text made safe for a terminal: control characters shown as escapes, nothing else changed.
 
 Shared by the command line (``almanac.cli.output``) and the dev stack's live view
-(``devtools.live``): every place that writes reasons, notes, events or a downstream's answer.
+(``almanac.stack.live``): every place that writes reasons, notes, events or a downstream's answer.
 """
 
 from __future__ import annotations

@@ -186,10 +186,10 @@ def build_worker(
 ) -> Worker:
     """Register both workflows and every activity on ``task_queue`` (default: the settings').
 
-    ``workflows``: the production ones; a simulation passes its own (``devtools.simulation``).
+    ``workflows``: the production ones; a simulation passes its own (``almanac.gates.simulation``).
     ``clock``: the activities' clock of work (default: the host's, :class:`SystemClock` — the
     edge where production reads the time); ``interceptors``: worker interceptors. A simulation
-    passes ``devtools.simulated_clock.SimulatedClock`` as both (``activities.clock`` says why).
+    passes ``almanac.gates.simulated_clock.SimulatedClock`` as both (``activities.clock`` says why).
     """
     activities = new_activities(client, settings, ledger_, options, clock)
     deadlines = DeadlineActivities(ledger_, identity=options.identity, clock=clock or SystemClock())

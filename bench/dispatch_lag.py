@@ -47,9 +47,9 @@ from temporalio.client import (
 )
 
 import ledger
+from almanac.stack.sink import Sink
 from bench import _pairs, _stack
 from bench._bare import BareWorkflow, PostInput
-from devtools.sink import Sink
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
 

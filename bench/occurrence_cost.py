@@ -4,7 +4,8 @@
                                               [--before REF] [--json]
 
 One dev server (the pip ``temporal`` binary, headless, SQLite with WAL and ``synchronous=off``),
-one sink (``devtools.sink``, 127.0.0.1), and one worker *process* per arm on its own task queue:
+one sink (``almanac.stack.sink``, 127.0.0.1), and one worker *process* per arm on its own task
+queue:
 
 - ``bare``: :mod:`bench._bare_worker` — N workflows, each one activity POSTing the occurrence body
   to the sink. N client starts, measured until every workflow has completed.
@@ -40,9 +41,9 @@ from typing import Any
 from temporalio.client import Client
 
 import ledger
+from almanac.stack.sink import Sink
 from bench import _pairs, _stack
 from bench._bare import BareWorkflow, PostInput
-from devtools.sink import Sink
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
 

@@ -59,9 +59,9 @@ from typing import Any
 from temporalio.client import Client
 
 import ledger
+from almanac.gates import fleet
+from almanac.stack.sink import Sink
 from bench import _stack
-from devtools import fleet
-from devtools.sink import Sink
 from ledger.migrate import upgrade
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id

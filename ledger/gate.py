@@ -1,4 +1,4 @@
-"""The schedule gate: publish a revision, disable, enable, roll back — each one transaction.
+"""The schedule gate: publish a revision, disable, enable — each one transaction.
 
 Every operation that can change whether a claim may succeed updates the one gate row of its
 schedule, and every claim locks that row (``FOR SHARE``) before its compare-and-set, so on
@@ -15,8 +15,9 @@ Decisions:
   A claim after a disable commits fails with ``DISABLED`` or ``DISABLE_GENERATION_CHANGED``.
 - ``enable`` also bumps ``disable_generation``: a claimer that read the gate before a
   disable/enable cycle must re-read it.
-- ``rollback`` sets the implementation alias and bumps ``execution_epoch`` in one update: claims
-  that read the old epoch, or run the old alias, fail once it commits.
+- a rollout or rollback (:func:`ledger.rollout.switch_implementation`) sets the implementation
+  alias and bumps ``execution_epoch`` on the same row: claims that read the old epoch, or run the
+  old alias, fail once it commits.
 - ``delete_schedule`` disables the gate for good (``disabled_reason`` ``deleted: …``, bumps the
   disable generation, sets ``deleted_at_utc``) and cancels what has not been dispatched
   (``PLANNED``, ``DUE``, ``RETRY_WAIT``); dispatched effects finish and every row stays.
@@ -498,56 +499,3 @@ def _bump_generation(
         raise ClaimLost(
             gate.schedule_id, f"disable generation moved from {gate.disable_generation}"
         )
-
-
-def rollback(
-    ledger: Ledger,
-    schedule_id: str,
-    implementation_alias: str,
-    now_utc: datetime,
-    *,
-    by: str,
-    expected_epoch: int | None = None,
-) -> GateView:
-    """Flip the implementation alias and bump ``execution_epoch`` in one update.
-
-    Once this commits, no claim that read the old epoch (or runs another alias) succeeds.
-    Succeeded occurrences are untouched: nothing is deleted or re-sent.
-
-    Args:
-        ledger: the ledger.
-        schedule_id: the schedule.
-        implementation_alias: the alias workers must run from now on.
-        now_utc: when (aware UTC).
-        by: who (stored as the gate's ``updated_by``).
-        expected_epoch: if given, the rollback applies only if the epoch is still this.
-
-    Returns:
-        The gate afterwards.
-
-    Raises:
-        ScheduleNotFound: no such schedule.
-        ClaimLost: ``expected_epoch`` was given and the epoch moved.
-
-    """
-    require_aware("now_utc", now_utc)
-
-    def work(connection: Connection) -> GateView:
-        gate = lock_gate(connection, schedule_id, exclusive=True)
-        epoch = gate.execution_epoch if expected_epoch is None else expected_epoch
-        changed = connection.execute(
-            update(GATES)
-            .where(GATES.c.schedule_id == schedule_id)
-            .where(GATES.c.execution_epoch == epoch)
-            .values(
-                implementation_alias=implementation_alias,
-                execution_epoch=epoch + 1,
-                updated_at_utc=now_utc,
-                updated_by=by,
-            )
-        ).rowcount
-        if changed != 1:
-            raise ClaimLost(schedule_id, f"execution epoch is {gate.execution_epoch}, not {epoch}")
-        return lock_gate(connection, schedule_id)
-
-    return ledger.write(work)

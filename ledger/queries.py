@@ -34,6 +34,8 @@ def list_occurrences(
     to_utc: datetime | None = None,
     states: Iterable[OccurrenceState] | None = None,
     limit: int | None = None,
+    *,
+    holidays_only: bool = False,
 ) -> list[OccurrenceView]:
     """A schedule's occurrences placed in ``[from_utc, to_utc)``, optionally in given states.
 
@@ -45,13 +47,16 @@ def list_occurrences(
         to_utc: exclusive upper bound, aware; ``None``: unbounded.
         states: only these states (``None``: all).
         limit: at most this many (the earliest); ``None``: all.
+        holidays_only: only calendar decisions (a ``holiday`` recorded: skipped or moved).
 
     Returns:
         Occurrences ordered by placed instant, then nominal local time, fold and revision.
 
     """
     return ledger.read(
-        lambda connection: occurrences_in(connection, schedule_id, from_utc, to_utc, states, limit)
+        lambda connection: occurrences_in(
+            connection, schedule_id, from_utc, to_utc, states, limit, holidays_only=holidays_only
+        )
     )
 
 
@@ -62,6 +67,8 @@ def occurrences_in(
     to_utc: datetime | None = None,
     states: Iterable[OccurrenceState] | None = None,
     limit: int | None = None,
+    *,
+    holidays_only: bool = False,
 ) -> list[OccurrenceView]:
     """:func:`list_occurrences` in the caller's transaction (same arguments, same order)."""
     statement = select(OCCURRENCES).where(OCCURRENCES.c.schedule_id == schedule_id)
@@ -71,6 +78,8 @@ def occurrences_in(
         statement = statement.where(_placed_utc < to_utc)
     if states is not None:
         statement = statement.where(OCCURRENCES.c.state.in_([s.value for s in states]))
+    if holidays_only:
+        statement = statement.where(OCCURRENCES.c.holiday.is_not(None))
     statement = statement.order_by(
         _placed_utc,
         OCCURRENCES.c.nominal_local,

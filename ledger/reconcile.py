@@ -13,9 +13,10 @@ from ledger.states import OccurrenceState, ReconciliationResolution
 from ledger.transitions import transition
 from ledger.views import CaseView
 
-_OPEN = or_(
+OPEN_CASE = or_(
     CASES.c.resolution.is_(None), CASES.c.resolution == ReconciliationResolution.HUMAN.value
 )
+"""A case not yet closed: unresolved, or in the human queue."""
 
 
 def resolve_reconciliation(
@@ -60,7 +61,7 @@ def resolve_reconciliation(
 
     def work(connection: Connection) -> CaseView:
         case_row = connection.execute(
-            select(CASES).where(CASES.c.occurrence_id == occurrence_id).where(_OPEN)
+            select(CASES).where(CASES.c.occurrence_id == occurrence_id).where(OPEN_CASE)
         ).one_or_none()
         if case_row is None:
             raise CaseNotFound(occurrence_id)
@@ -106,7 +107,7 @@ def open_cases(ledger: Ledger, schedule_id: str | None = None) -> list[CaseView]
     """Cases not yet closed (unresolved or in the human queue), oldest first."""
 
     def work(connection: Connection) -> list[CaseView]:
-        statement = select(CASES).where(_OPEN).order_by(CASES.c.opened_at_utc, CASES.c.id)
+        statement = select(CASES).where(OPEN_CASE).order_by(CASES.c.opened_at_utc, CASES.c.id)
         if schedule_id is not None:
             statement = statement.join(
                 OCCURRENCES, OCCURRENCES.c.occurrence_id == CASES.c.occurrence_id
@@ -128,7 +129,7 @@ def open_cases_by_schedule(ledger: Ledger) -> dict[str, tuple[int, datetime]]:
         rows = connection.execute(
             select(OCCURRENCES.c.schedule_id, func.count(), func.min(CASES.c.opened_at_utc))
             .join(OCCURRENCES, OCCURRENCES.c.occurrence_id == CASES.c.occurrence_id)
-            .where(_OPEN)
+            .where(OPEN_CASE)
             .group_by(OCCURRENCES.c.schedule_id)
         )
         return {row[0]: (int(row[1]), row[2]) for row in rows}

@@ -1,12 +1,17 @@
 """Dependencies point one way (DESIGN §2), through every package, and nothing imports in a circle.
 
-    timecontract ← ledger ← activities ← workflows ← almanac ← devtools ← almanac.cli ← worker.py
-                                                                                      ← bench
+    timecontract ← ledger ← activities ← workflows ← almanac ← almanac.console
+        ← almanac.stack ← almanac.gates ← almanac.cli ← worker.py
+                                                    ← bench
 
 ``almanac`` here is the library (settings, client, worker, tz release store, search attribute
-registration); ``almanac.cli`` is the command line on top of it and of the tooling in ``devtools``
-(the effect sink, the ``almanac dev`` supervisor, the gates harness), which production code never
-imports: only the ``dev``, ``sink`` and ``gates`` command modules do, inside their commands.
+registration); ``almanac.console`` the operator console's web pages (it reads through ``ledger``
+and writes through ``almanac.client``); ``almanac.stack`` the stack on one machine (the ``almanac
+dev`` supervisor, which also serves the console, and the effect sink); ``almanac.gates`` the
+acceptance gates harness with its simulated calendar; ``almanac.cli`` the command line on top of
+them. The library never imports the console or the two tooling packages; in the command line only
+the ``dev``, ``sink`` and ``gates`` commands import the tooling, inside their commands. Each top
+package has an allow-list of the project packages it may import.
 
 Imports are read with ``ast`` from the source (every ``import`` statement, at module level, in a
 function or under ``TYPE_CHECKING``), so each rule holds for every module, imported by a test or
@@ -29,7 +34,9 @@ UNITS = [
     "activities",
     "workflows",
     "almanac",
-    "devtools",
+    "almanac.console",
+    "almanac.stack",
+    "almanac.gates",
     "almanac.cli",
     "worker",
     "bench",
@@ -45,6 +52,43 @@ ALLOWED = {
     # reference), their I/O dataclasses and the secret rule (WORKFLOW_TIMECONTRACT_MODULES): no
     # zones, RRULEs or SQL in workflow code.
     "workflows": {"workflows", "activities", "timecontract"},
+    # The top packages (issue 28): the library sees the layers below it, never the tooling; the
+    # stack sees the library; the gates see the stack (its sink, the dev server binary).
+    "almanac": {"timecontract", "ledger", "activities", "workflows", "almanac"},
+    # The console reads through the ledger, writes through the client, and previews a spec with
+    # the action catalog the CLI's validate uses: no workflow code, no tooling.
+    "almanac.console": {"timecontract", "ledger", "activities", "almanac", "almanac.console"},
+    "almanac.stack": {
+        "timecontract",
+        "ledger",
+        "activities",
+        "workflows",
+        "almanac",
+        "almanac.console",
+        "almanac.stack",
+    },
+    "almanac.gates": {
+        "timecontract",
+        "ledger",
+        "activities",
+        "workflows",
+        "almanac",
+        "almanac.console",
+        "almanac.stack",
+        "almanac.gates",
+    },
+    "almanac.cli": {
+        "timecontract",
+        "ledger",
+        "activities",
+        "workflows",
+        "almanac",
+        "almanac.console",
+        "almanac.stack",
+        "almanac.gates",
+        "almanac.cli",
+    },
+    "worker": {"almanac.cli"},
 }
 WORKFLOW_TIMECONTRACT_MODULES = {"timecontract.secrets"}
 """The one time-contract module workflow code calls: the secret rule (pure text; no zones, RRULE
@@ -60,8 +104,11 @@ FORBIDDEN_THIRD_PARTY = {
     "ledger": {"temporalio", "httpx"},
     "workflows": {"sqlalchemy", "httpx", "dateutil", "zoneinfo", "tzdata", "psycopg"},
 }
-DEVTOOLS_COMMANDS = {"almanac.cli.dev", "almanac.cli.sink", "almanac.cli.gates"}
-"""The only production modules that may import ``devtools``, and only inside a function."""
+TOOLING_COMMANDS = {
+    "almanac.stack": {"almanac.cli.dev", "almanac.cli.sink"},
+    "almanac.gates": {"almanac.cli.gates"},
+}
+"""The only command modules that may import each tooling package, and only inside a function."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +131,7 @@ def _module_name(path: Path) -> str:
 
 def _paths() -> dict[str, Path]:
     found = {"worker": ROOT / "worker.py"}
-    for folder in ("timecontract", "ledger", "activities", "workflows", "almanac", "devtools"):
+    for folder in ("timecontract", "ledger", "activities", "workflows", "almanac"):
         found |= {_module_name(p): p for p in (ROOT / folder).rglob("*.py")}
     found |= {_module_name(p): p for p in (ROOT / "bench").glob("*.py")}
     return found
@@ -94,9 +141,10 @@ MODULES = _paths()
 
 
 def unit_of(module: str) -> str | None:
-    """The package a module belongs to (``almanac.cli`` apart from ``almanac``), or None."""
-    if module == "almanac.cli" or module.startswith("almanac.cli."):
-        return "almanac.cli"
+    """The package a module belongs to (``almanac``'s subpackages apart from it), or None."""
+    for sub in ("almanac.cli", "almanac.console", "almanac.stack", "almanac.gates"):
+        if module == sub or module.startswith(f"{sub}."):
+            return sub
     top = module.split(".")[0]
     return top if top in RANK else None
 
@@ -226,8 +274,8 @@ def test_no_two_packages_import_each_other() -> None:
 
 
 def test_no_modules_import_each_other_in_a_circle() -> None:
-    # Every package, the top layer included (almanac, almanac.cli, devtools, worker.py). Lazy
-    # imports count too: they only postpone the circle to the first call.
+    # Every package, the top layer included (almanac, almanac.stack, almanac.gates, almanac.cli,
+    # worker.py). Lazy imports count too: they only postpone the circle to the first call.
     graph: dict[str, set[str]] = {}
     for imp in _edges():
         if unit_of(imp.target) and imp.target != imp.source:
@@ -235,13 +283,61 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
     assert _cycles(graph) == []
 
 
-def test_production_code_never_imports_devtools() -> None:
+def test_only_their_commands_import_the_tooling_packages_and_lazily() -> None:
     for imp in _edges():
-        if unit_of(imp.target) != "devtools" or unit_of(imp.source) in {"devtools", "bench"}:
+        target, source = unit_of(imp.target), unit_of(imp.source)
+        if target not in TOOLING_COMMANDS or source in {target, "almanac.gates", "bench"}:
             continue
         where = f"{MODULES[imp.source].relative_to(ROOT)}:{imp.lineno}"
-        assert imp.source in DEVTOOLS_COMMANDS, f"{where}: production code imports {imp.target}"
+        assert imp.source in TOOLING_COMMANDS[target], f"{where}: imports {imp.target}"
         assert imp.lazy, f"{where}: import {imp.target} inside the command, not at module level"
+
+
+LEDGER_WRITES = {
+    "backfill_window",
+    "cancel",
+    "change_gate",
+    "claim",
+    "delete_schedule",
+    "disable",
+    "enable",
+    "failed",
+    "mark_running",
+    "materialize",
+    "materialize_bounded",
+    "publish_revision",
+    "record_trigger",
+    "redeliver",
+    "register_implementation",
+    "release_due",
+    "resolve_reconciliation",
+    "retry_wait",
+    "shadow_materialize",
+    "succeeded",
+    "switch_implementation",
+    "unknown_effect",
+}
+"""The ledger's write operations: the command line reaches them only through the library."""
+
+
+def _ledger_names(module: str) -> Iterator[tuple[int, str]]:
+    """Each ledger name a module imports (``from ledger… import x``) or calls (``ledger.x``)."""
+    for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "ledger":
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        named = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        if named and node.value.id == "ledger":  # type: ignore[attr-defined]
+            yield node.lineno, node.attr  # type: ignore[attr-defined]
+
+
+def test_the_command_line_writes_the_ledger_only_through_the_library() -> None:
+    # Issue 28: every ledger write goes through one API (almanac.client, almanac.rollout, ...).
+    for module in MODULES:
+        if unit_of(module) != "almanac.cli":
+            continue
+        for lineno, name in _ledger_names(module):
+            where = f"{MODULES[module].relative_to(ROOT)}:{lineno}"
+            assert name not in LEDGER_WRITES, f"{where}: calls ledger.{name} around the client"
 
 
 def test_every_package_has_code() -> None:
@@ -257,6 +353,10 @@ def test_the_import_reader_sees_what_the_rules_need() -> None:
     assert "almanac.worker" in targets("almanac.cli.worker")  # ``from almanac import worker``
     assert "almanac.cli.output" in targets("almanac.cli.spec")
     assert "almanac.cli.worker" in targets("worker")
-    assert "devtools.gates" in targets("almanac.cli.gates")
-    assert any(imp.lazy for imp in IMPORTS["almanac.cli.gates"] if imp.target == "devtools.gates")
+    assert "almanac.gates.harness" in targets("almanac.cli.gates")
+    assert any(
+        imp.lazy for imp in IMPORTS["almanac.cli.gates"] if imp.target == "almanac.gates.harness"
+    )
+    assert unit_of("almanac.console.app") == "almanac.console"
+    assert "almanac.client" in targets("almanac.console.app")
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

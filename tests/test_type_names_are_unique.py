@@ -2,7 +2,7 @@
 
 Two ``GateView``s or two ``RevisionRejected``s in different packages make a reader (and an
 ``except`` clause) guess which one is meant (issue 9). Classes are read with ``ast`` from the
-source of every production package (the lower layers, the top layer and ``devtools``), so a
+source of every production package (the lower layers and the top layer), so a
 module no test imports is covered too.
 """
 
@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("timecontract", "ledger", "activities", "workflows", "almanac", "devtools")
+PACKAGES = ("timecontract", "ledger", "activities", "workflows", "almanac")
 
 
 def _classes(path: Path) -> list[str]:

@@ -8,7 +8,7 @@ queue. Never a blind resend: re-sending is decided by the activity from what the
 
 Workflow code only orchestrates: every decision about time, zones and state lives in activities
 and the ledger (DESIGN §6). ``_now()`` is the instant stamped on each call: ``workflow.now()`` in
-production, a simulated calendar in tests (``devtools.simulation`` overrides it); timers run on
+production, a simulated calendar in tests (``almanac.gates.simulation`` overrides it); timers run on
 workflow time. The ledger records the activities' own clock at the moment of work, which follows
 the same calendar (``activities.clock``).
 """

@@ -27,7 +27,8 @@ run: the caller has the verdict), and a run started without a revision that rece
 The input (:class:`ScheduleInput`) is what a caller gives; what one run hands the next across
 continue-as-new is one :class:`ScheduleState` in the input's ``state`` field (samples-python's
 safe_message_handlers). ``_now``, ``_end_utc`` and ``_occurrence_input`` are the seams a simulated
-clock overrides (``devtools.simulation``); production runs on ``workflow.now()`` and never ends.
+clock overrides (``almanac.gates.simulation``); production runs on ``workflow.now()`` and never
+ends.
 """
 
 from __future__ import annotations
@@ -854,7 +855,7 @@ class ScheduleWorkflow:
         self._watched -= 1
         self._child_ended = True
 
-    # -- seams a simulated clock overrides (devtools.simulation) ------------------------------
+    # -- seams a simulated clock overrides (almanac.gates.simulation) ------------------------------
     def _occurrence_input(
         self, occurrence: io.UpcomingOccurrence, gate: io.GateSnapshot
     ) -> OccurrenceInput:

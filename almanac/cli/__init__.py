@@ -9,13 +9,15 @@ One module per command group, each a parse → call → render layer:
 - ``tzdb``: ``tzdb list|add|diff`` (``almanac.tzdb``);
 - ``rollout``: ``rollout``, ``rollback`` (``almanac.rollout`` over the ledger and Temporal);
 - ``shadow``: ``shadow run|report`` (``ledger.shadow``: comparison only, never dispatched);
+- ``console``: ``console`` (``almanac.console``: the operator console's web pages);
 - ``worker``: ``worker`` (``almanac.worker``; ``python -m worker`` runs the same command);
-- ``dev``, ``sink``, ``gates``: tooling from ``devtools`` (the only modules that import it).
+- ``dev``, ``sink``: the stack on one machine (``almanac.stack``); ``gates``: the acceptance gates
+  (``almanac.gates``); the only modules that import those packages, inside their commands.
 
 ``output`` holds what they share: exit codes (0 ok, 2 invalid input, 1 operational), the one error
 line, ``--json`` and the exit itself. Command modules import heavy dependencies (temporalio,
-SQLAlchemy, the ledger, activities, workflows, devtools, httpx) inside the commands, so
-``almanac --help`` and ``almanac validate`` load none of them.
+SQLAlchemy, the ledger, activities, workflows, the stack and gates packages, httpx) inside the
+commands, so ``almanac --help`` and ``almanac validate`` load none of them.
 
 Start-up: Typer turns every registered command into a Click command (signatures, parameter types)
 before it runs one, so :func:`main` registers only the group that owns the command typed
@@ -34,6 +36,7 @@ import typer
 
 from almanac.cli import (
     calendar,
+    console,
     control,
     db,
     dev,
@@ -63,6 +66,7 @@ GROUPS: tuple[ModuleType, ...] = (
     ledger,
     rollout,
     shadow,
+    console,
 )
 """Every command module, in the order ``almanac --help`` lists their commands."""
 
@@ -81,6 +85,7 @@ COMMANDS: dict[str, ModuleType] = {
     "ledger": ledger,
     **dict.fromkeys(("rollout", "rollback"), rollout),
     "shadow": shadow,
+    "console": console,
 }
 """Which module registers each top-level command (a test holds it equal to what they mount)."""
 

@@ -6,30 +6,25 @@ malformed or oversized calendar file, a bad spec or option, a release not in the
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from almanac.cli.output import JsonOption, fail, new_app, out, parse_instant, print_json
-
-calendar_app = new_app(
-    "Pinned holiday calendars: list the store, add a library calendar or a file, diff a spec.",
-    name="calendar",
-    no_args_is_help=True,
+from almanac.cli.output import (
+    JsonOption,
+    command_group,
+    fail,
+    out,
+    print_json,
+    tzdb_store,
 )
+from almanac.cli.release_diff import FromOption, UntilOption, load_window, print_changes
 
-
-def mount(app: typer.Typer) -> None:
-    """Add ``calendar`` to the ``almanac`` app."""
-    app.add_typer(calendar_app, name="calendar")
-
-
-def _store() -> Path:
-    from almanac.settings import AlmanacSettings
-
-    return AlmanacSettings().tzdb_store
+calendar_app, mount = command_group(
+    "calendar",
+    "Pinned holiday calendars: list the store, add a library calendar or a file, diff a spec.",
+)
 
 
 @calendar_app.command("list")
@@ -38,7 +33,7 @@ def list_calendars(as_json: JsonOption = False) -> None:
     from almanac import calendars
     from timecontract.calendars import installed_release
 
-    entries = calendars.list_releases(_store())
+    entries = calendars.list_releases(tzdb_store())
     if as_json:
         print_json(
             {
@@ -63,7 +58,7 @@ def add(
     from timecontract import SpecError
 
     try:
-        release, path = calendars.add_library(_store(), name)
+        release, path = calendars.add_library(tzdb_store(), name)
     except SpecError as exc:
         fail(str(exc))
     _print_added(name, release, path, as_json=as_json)
@@ -81,7 +76,7 @@ def add_file(
     from timecontract import SpecError
 
     try:
-        name, release, path = calendars.add_file(_store(), file)
+        name, release, path = calendars.add_file(tzdb_store(), file)
     except SpecError as exc:
         fail(str(exc))
     _print_added(name, release, path, as_json=as_json)
@@ -100,16 +95,8 @@ def diff(
     to_release: Annotated[
         str, typer.Option("--to", help="The calendar release to compare with (in the store).")
     ],
-    from_: Annotated[
-        str | None,
-        typer.Option("--from", help="Window start, UTC instant, inclusive. Default: cutoverAt."),
-    ] = None,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            "--until", help="Window end, UTC instant, exclusive. Default: --from + 366 days."
-        ),
-    ] = None,
+    from_: FromOption = None,
+    until: UntilOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the occurrences whose instant, disposition, reason or holiday change under --to.
@@ -119,18 +106,10 @@ def diff(
     to --to with a cutover to adopt it; materialized history is never recomputed.
     """
     from almanac import calendars
-    from almanac.cli.tzdb import print_changes
-    from timecontract import InvalidSpec, SpecError, load_spec
+    from timecontract import SpecError
 
-    store = _store()
-    try:
-        spec = load_spec(spec_file, store)
-    except InvalidSpec as exc:
-        fail(str(exc))
-    start = parse_instant("--from", from_) if from_ else spec.cutover_at
-    end = parse_instant("--until", until) if until else start + timedelta(days=366)
-    if end < start:
-        fail(f"--until={until!r}: before --from")
+    store = tzdb_store()
+    spec, start, end = load_window(spec_file, from_, until, store)
     try:
         changes = calendars.diff_calendar_releases(spec, to_release, start, end, store)
     except SpecError as exc:

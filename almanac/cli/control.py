@@ -278,6 +278,8 @@ def status(
                 f"{escape(miss.occurrence_id)}: {miss.state_at_deadline.value} at its deadline "
                 f"{_z(miss.deadline_utc)})"
             )
+        for line in _holidays(state):
+            console.print(escape(line))
         if state.source == "ledger":
             console.print(f"[dim]read from the ledger at {_z(state.read_at_utc)}[/dim]")
             if state.worker_problem:
@@ -363,6 +365,21 @@ def _next(status: LiveStatus) -> str:
     if status.next_instant_utc is None or status.next_materialized:
         return _z(status.next_instant_utc)
     return f"{_z(status.next_instant_utc)} (beyond the horizon, not yet materialized)"
+
+
+def _holidays(status: LiveStatus) -> list[str]:
+    """The holiday decisions ahead, one line each, named as ``preview`` and ``ledger show`` do.
+
+    ``2026-11-26T14:00:00Z SKIPPED_HOLIDAY "Thanksgiving Day" (NYSE@holidays-0.108)``; a moved
+    occurrence also gives its nominal local time and state.
+    """
+    if not status.holidays:
+        return []
+    lines = ["holiday decisions ahead:"]
+    for h in status.holidays:
+        moved = "" if h.state == "SKIPPED_HOLIDAY" else f" {h.state}, nominal {h.nominal_local}"
+        lines.append(f'  {_z(h.instant_utc)} {h.reason} "{h.holiday}" ({h.calendar}){moved}')
+    return lines
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
+from almanac.cli.ledger_access import UrlOption, ledger_url
+from almanac.cli.output import (
+    EXIT_OPERATIONAL,
+    JsonOption,
+    command_group,
+    fail,
+    out,
+    print_json,
+)
 
-from almanac.cli.ledger import UrlOption, ledger_url
-from almanac.cli.output import EXIT_OPERATIONAL, JsonOption, fail, new_app, out, print_json
-
-db_app = new_app("The ledger database: apply its migrations.", name="db", no_args_is_help=True)
-
-
-def mount(app: typer.Typer) -> None:
-    """Add ``db`` to the ``almanac`` app."""
-    app.add_typer(db_app, name="db")
+db_app, mount = command_group(
+    "db",
+    "The ledger database: apply its migrations.",
+)
 
 
 @db_app.command("upgrade")

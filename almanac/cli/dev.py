@@ -1,4 +1,4 @@
-"""``almanac dev``: the whole stack on this machine (the supervisor is ``devtools.dev``)."""
+"""``almanac dev``: the whole stack on this machine (the supervisor is ``almanac.stack.dev``)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ def dev(
         int,
         typer.Option(envvar="ALMANAC_DEV_SERVER_METRICS_PORT", help="Temporal server metrics."),
     ] = 9466,
+    console_port: Annotated[
+        int, typer.Option(envvar="ALMANAC_DEV_CONSOLE_PORT", help="The operator console.")
+    ] = 8240,
     ui: Annotated[bool, typer.Option("--ui/--no-ui", help="Serve the Temporal Web UI.")] = True,
     host: Annotated[
         str,
@@ -57,7 +60,7 @@ def dev(
     import signal
 
     from almanac.settings import AlmanacSettings
-    from devtools.dev import DevOptions, run_dev
+    from almanac.stack.dev import DevOptions, run_dev
 
     try:
         ipaddress.IPv4Address(host)
@@ -75,6 +78,7 @@ def dev(
         sink_port=sink_port,
         metrics_port=metrics_port,
         server_metrics_port=server_metrics_port,
+        console_port=console_port,
         ui=ui,
         host=host,
         reset=reset,

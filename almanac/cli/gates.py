@@ -1,7 +1,7 @@
 """``almanac gates``: run the seed's acceptance gates and print one line per gate.
 
-A thin command over :mod:`devtools.gates` (``bench/gates.py`` is the same as a script). Exit 0 when
-every gate that ran passes, 1 when one fails; 2 for an unknown gate name.
+A thin command over :mod:`almanac.gates.harness` (``bench/gates.py`` is the same as a script). Exit
+0 when every gate that ran passes, 1 when one fails; 2 for an unknown gate name.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ GATE_NAMES = (
     "rollback",
     "fleet-recovery",
 )
-"""``devtools.gates.NAMES``, spelled out so that ``almanac --help`` need not import the harness
-(a test keeps the two equal)."""
+"""``almanac.gates.harness.NAMES``, spelled out so that ``almanac --help`` need not import the
+harness (a test keeps the two equal)."""
 
 
 def gates(
@@ -57,7 +57,7 @@ def gates(
     With ``--json``: an object with passed, gates (name, figure, unit, limit, passed, and error
     for a check that crashed), notes and seconds. A crashed check is its gate's FAIL line.
     """
-    from devtools import gates as harness
+    from almanac.gates import harness
 
     try:
         report = harness.run(only or None, fleet_schedules=fleet_schedules)

@@ -7,94 +7,36 @@ the schema not migrated).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from almanac.cli.ledger_access import UrlOption, open_ledger
 from almanac.cli.output import (
-    EXIT_OPERATIONAL,
     JsonOption,
     check_text,
+    command_group,
     escape,
     fail,
-    new_app,
     out,
     parse_instant,
     plural,
     print_json,
     terminal_table,
+    tzdb_store,
 )
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from ledger import AttemptView, Ledger, OccurrenceDetail, OccurrenceState, OccurrenceView
+    from ledger import AttemptView, OccurrenceDetail, OccurrenceState, OccurrenceView
 
-ledger_app = new_app(
+ledger_app, mount = command_group(
+    "ledger",
     "Read the occurrence ledger: list a schedule's occurrences, show one with its trail.",
-    name="ledger",
-    no_args_is_help=True,
 )
-
-
-def mount(app: typer.Typer) -> None:
-    """Add ``ledger`` to the ``almanac`` app."""
-    app.add_typer(ledger_app, name="ledger")
-
-
-UrlOption = Annotated[
-    str | None,
-    typer.Option("--url", help="Ledger URL (default: ALMANAC_LEDGER_URL, else the SQLite file)."),
-]
-
-
-def ledger_url(url: str | None) -> str:
-    """The ``--url`` option, else the settings' ledger URL (``ALMANAC_LEDGER_URL`` or SQLite)."""
-    from almanac.settings import AlmanacSettings
-
-    return url or AlmanacSettings().resolved_ledger_url
-
-
-@contextmanager
-def _ledger(url: str | None) -> Iterator[Ledger]:
-    """Open the ledger; exit 1 if it is unreachable or not migrated to the newest schema."""
-    from ledger import Ledger, LedgerError, LedgerUnavailable
-    from ledger.migrate import current, head
-
-    resolved = ledger_url(url)
-    if resolved.startswith("sqlite:///"):
-        path = Path(resolved.removeprefix("sqlite:///"))
-        if not path.exists():
-            fail(f"no ledger at {path}: run `almanac db upgrade`", EXIT_OPERATIONAL)
-    try:
-        handle = Ledger.from_url(resolved)
-    except LedgerError as exc:
-        fail(str(exc))
-    try:
-        try:
-            at = current(handle.engine)
-        except Exception as exc:  # the driver's own error: unreachable, refused, bad auth
-            from ledger.errors import translate
-
-            fail(str(translate(exc, handle.engine.url)), EXIT_OPERATIONAL)
-        if at != head():
-            fail(
-                f"ledger schema is at {at or 'nothing'}, not {head()}: run `almanac db upgrade`",
-                EXIT_OPERATIONAL,
-            )
-        yield handle
-    except LedgerUnavailable as exc:
-        fail(f"ledger unavailable: {exc}", EXIT_OPERATIONAL)
-    except LookupError as exc:
-        fail(str(exc))
-    except LedgerError as exc:
-        fail(str(exc))
-    finally:
-        handle.dispose()
 
 
 def _instant(name: str, value: str | None) -> datetime | None:
@@ -245,7 +187,7 @@ def list_command(
 
     low, high = _instant("--from", from_), _instant("--to", to)
     states = _states(state)
-    with _ledger(url) as handle:
+    with open_ledger(url) as handle:
         rows = list_occurrences(handle, schedule, low, high, states)
         if not rows:
             get_gate(handle, schedule)  # an unknown scheduleId is exit 2, as `show` does
@@ -265,7 +207,7 @@ def show_command(
     from ledger import show_occurrence
     from ledger.deadlines import deadline_miss
 
-    with _ledger(url) as handle:
+    with open_ledger(url) as handle:
         detail = show_occurrence(handle, occurrence_id)
         miss = deadline_miss(handle, occurrence_id)
     if as_json:
@@ -325,14 +267,10 @@ def materialize_command(
     url: UrlOption = None,
 ) -> None:
     """Record a spec's occurrences for a window (publishing its revision if new) and list them."""
-    from itertools import islice
+    from almanac.client import LedgerClient, WindowTooLarge
+    from timecontract import InvalidSpec, load_spec
 
-    from activities.ledger_activities import MATERIALIZE_LIMIT
-    from almanac.settings import AlmanacSettings
-    from ledger import materialize, publish_revision
-    from timecontract import InvalidSpec, iter_occurrences, load_spec
-
-    store = AlmanacSettings().tzdb_store
+    store = tzdb_store()
     try:
         spec = load_spec(spec_file, store)
     except InvalidSpec as exc:
@@ -341,18 +279,13 @@ def materialize_command(
     assert low is not None and high is not None
     if high < low:
         fail(f"--to={to!r}: before --from")
-    at = _instant("--now", now) or _clock()
-    # Bounded as every materialization is (README, Density and isolation): counted lazily, the
-    # window is refused before anything is written.
-    window = iter_occurrences(spec, low, high, tzdb_store=store)
-    if sum(1 for _ in islice(window, MATERIALIZE_LIMIT + 1)) > MATERIALIZE_LIMIT:
-        fail(
-            f"--to={to!r}: the window holds more than {MATERIALIZE_LIMIT} occurrences, the most "
-            "one materialization writes: narrow the window (nothing was written)"
+    at = _instant("--now", now)
+    try:
+        result = LedgerClient(lambda: open_ledger(url)).materialize(
+            spec, low, high, now_utc=at, by="almanac-cli", tzdb_store=store
         )
-    with _ledger(url) as handle:
-        publish_revision(handle, spec, at, by="almanac-cli")
-        result = materialize(handle, spec, low, high, at, by="almanac-cli", tzdb_store=store)
+    except WindowTooLarge as exc:
+        fail(f"--to={to!r}: {exc}")
     rows = list(result.rows)
     if as_json:
         payload = {
@@ -376,11 +309,6 @@ def materialize_command(
     out().print(_table(title, rows))
 
 
-def _clock() -> datetime:
-    """The current time: read only here, at the CLI edge, when ``--now`` is not given."""
-    return datetime.now(UTC)
-
-
 @ledger_app.command("unknown")
 def unknown_command(
     now_: Annotated[
@@ -395,7 +323,7 @@ def unknown_command(
 
     # The edge: without --now, what is overdue is judged by the wall clock here.
     now = _instant("--now", now_) or datetime.now(UTC)
-    with _ledger(url) as handle:
+    with open_ledger(url) as handle:
         cases = open_cases(handle)
     rows = sorted(cases, key=lambda c: (not (c.resolution or c.overdue(now)), c.opened_at_utc))
     if as_json:
@@ -458,7 +386,8 @@ def resolve_command(
     for a person (seed: never a blind resend). With ``--json``: an object with occurrenceId,
     resolution, resolvedBy, resolvedAt and note.
     """
-    from ledger import ReconciliationResolution, resolve_reconciliation
+    from almanac.client import LedgerClient
+    from ledger import ReconciliationResolution
 
     try:
         resolution = ReconciliationResolution(outcome.upper())
@@ -468,10 +397,9 @@ def resolve_command(
         fail(f"--outcome={outcome!r}: one of SUCCEEDED, NOT_APPLIED")
     if not by.strip():
         fail(f"--by={by!r}: name who decides (it is stored on the case as resolvedBy)")
-    with _ledger(url) as handle:
-        case = resolve_reconciliation(
-            handle, occurrence_id, resolution, datetime.now(UTC), by=by, note=note
-        )
+    case = LedgerClient(lambda: open_ledger(url)).resolve(
+        occurrence_id, resolution.value, by=by, note=note
+    )
     if as_json:
         print_json(
             {
@@ -484,8 +412,3 @@ def resolve_command(
         )
         return
     out().print(f"{occurrence_id}: {case.resolution.value if case.resolution else 'open'}")
-
-
-open_ledger = _ledger
-"""Open the ledger for a command (exit 1 when unreachable or not migrated); other command
-modules (``rollout``, ``shadow``) use it."""

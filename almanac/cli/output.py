@@ -33,7 +33,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
@@ -45,6 +45,8 @@ from typer.core import TyperGroup
 from almanac.text import terminal_text
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
     from rich.table import Table
 
@@ -120,6 +122,32 @@ def new_app(help_text: str, **options: Any) -> typer.Typer:
     return typer.Typer(
         help=help_text, add_completion=False, pretty_exceptions_enable=False, **options
     )
+
+
+def command_group(name: str, help_text: str) -> tuple[typer.Typer, Callable[[typer.Typer], None]]:
+    """A command group ``almanac NAME …`` (help when called alone) and the ``mount`` adding it.
+
+    Returns:
+        The group's Typer app (its commands register on it) and its module's ``mount(app)``.
+    """
+    group = new_app(help_text, name=name, no_args_is_help=True)
+
+    def mount(app: typer.Typer) -> None:
+        app.add_typer(group, name=name)
+
+    mount.__doc__ = f"Add ``{name}`` to the ``almanac`` app."
+    return group, mount
+
+
+def tzdb_store() -> Path:
+    """The tz release store (also the calendar store's root), as ``AlmanacSettings`` reads it.
+
+    Read from the environment (:mod:`almanac.paths`), not ``AlmanacSettings``: importing
+    pydantic-settings alone costs about the light commands' whole start-up budget.
+    """
+    from almanac.paths import tzdb_store_from_environment
+
+    return tzdb_store_from_environment()
 
 
 class AlmanacGroup(TyperGroup):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from almanac.cli.ledger import UrlOption, open_ledger
+from almanac.cli.ledger_access import UrlOption, open_ledger
 from almanac.cli.output import (
     JsonOption,
     check_text,

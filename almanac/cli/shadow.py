@@ -21,12 +21,12 @@ from typing import Annotated
 
 import typer
 
-from almanac.cli.ledger import UrlOption, open_ledger
+from almanac.cli.ledger_access import UrlOption, open_ledger
 from almanac.cli.output import (
     EXIT_OPERATIONAL,
     JsonOption,
+    command_group,
     fail,
-    new_app,
     out,
     parse_instant,
     plural,
@@ -40,10 +40,9 @@ MAX_RECORDS = 100_000
 YIELD_SECONDS = 0.01
 """Pause between two shadow write transactions, so a live writer waiting for the lock gets it."""
 
-shadow_app = new_app(
+shadow_app, mount = command_group(
+    "shadow",
     "Shadow mode: compute a candidate's occurrences for comparison only, and report.",
-    name="shadow",
-    no_args_is_help=True,
 )
 
 AliasOption = Annotated[
@@ -85,12 +84,14 @@ def run_shadow(
     as_json: JsonOption = False,
 ) -> None:
     """Materialize the selected schedules' window into the shadow tables of --alias."""
+    import contextlib
     import getpass
     import time
 
     import ledger
+    from almanac.client import LedgerClient
     from almanac.settings import AlmanacSettings
-    from ledger.shadow import WRITE_BATCH, estimate_records, shadow_materialize
+    from ledger.shadow import WRITE_BATCH, estimate_records
 
     now = datetime.now(UTC)  # the command line is an edge: it reads the clock
     high = parse_instant("--until", until) if until else now
@@ -113,14 +114,13 @@ def run_shadow(
             f"{plural(len(ids), 'schedule')} over {window}, {WRITE_BATCH} per transaction",
             stderr=True,
         )
+        writer = LedgerClient(lambda: contextlib.nullcontext(handle), clock=lambda: now)
         runs = [
-            shadow_materialize(
-                handle,
+            writer.shadow_run(
                 name,
                 sid,
                 low,
                 high,
-                now,
                 by=getpass.getuser(),
                 tzdb_store=AlmanacSettings().tzdb_store,
                 # Yield the ledger's writer between two transactions: live writers go first.
@@ -185,8 +185,3 @@ def report(
             console.print(f"  differing    {difference.occurrence_id}  {shown}")
     if result.mismatches:
         raise typer.Exit(EXIT_OPERATIONAL)
-
-
-def mount(app: typer.Typer) -> None:
-    """Add ``shadow`` to the ``almanac`` app."""
-    app.add_typer(shadow_app, name="shadow")

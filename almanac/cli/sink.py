@@ -1,4 +1,4 @@
-"""``almanac sink``: run the effect-recording HTTP sink (``devtools.sink``) in the foreground.
+"""``almanac sink``: run the effect-recording HTTP sink (``almanac.stack.sink``) in the foreground.
 
 Stops gracefully on SIGTERM or SIGINT: the listening socket closes, answers in progress finish.
 Exit codes: 0 after a graceful stop; 1 when the address cannot be bound or the database opened.
@@ -39,7 +39,7 @@ def sink(
     from types import FrameType
 
     from almanac.settings import AlmanacSettings
-    from devtools.sink import EffectStore, SinkServer
+    from almanac.stack.sink import EffectStore, SinkServer
 
     db_path: str | Path = db or AlmanacSettings().data_dir / "sink.sqlite3"
     # The signing key comes from the environment, never the command line (visible in ps).

@@ -24,6 +24,7 @@ from almanac.cli.output import (
     plural,
     print_json,
     say,
+    tzdb_store,
     warn,
 )
 
@@ -35,13 +36,6 @@ PREVIEW_OCCURRENCES = 5_000
 """The default window holds about this many occurrences at most (``timecontract.density``)."""
 MAX_TABLE_ROWS = 10_000
 """The most records the table shows (it is built in memory); ``--json`` streams any window."""
-
-
-def _tzdb_store() -> Path:
-    # Not AlmanacSettings: pydantic-settings alone costs about the whole start-up baseline.
-    from almanac.paths import tzdb_store_from_environment
-
-    return tzdb_store_from_environment()
 
 
 def validate(
@@ -58,7 +52,7 @@ def validate(
     """
     from timecontract import InvalidSpec, SpecFileUnreadable, spec_warnings
 
-    store = _tzdb_store()
+    store = tzdb_store()
     bad = 0
     results: list[dict[str, Any]] = []
     for path in files:
@@ -282,7 +276,7 @@ def preview(
         spec_warnings,
     )
 
-    store = _tzdb_store()
+    store = tzdb_store()
     try:
         spec = load_spec(spec_file, store)
     except InvalidSpec as exc:

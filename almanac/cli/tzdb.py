@@ -7,7 +7,6 @@ operational failure (the index unreachable, a download or verification failed).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,38 +14,22 @@ import typer
 
 from almanac.cli.output import (
     JsonOption,
-    err,
+    command_group,
     fail,
-    new_app,
     out,
-    parse_instant,
-    plural,
     print_json,
     terminal_table,
+    tzdb_store,
 )
+from almanac.cli.release_diff import FromOption, UntilOption, load_window, print_changes
 
 if TYPE_CHECKING:
-    from rich.table import Table
+    pass
 
-    from almanac.tzdb import Change
-    from timecontract import ScheduleSpecV1
-
-tzdb_app = new_app(
+tzdb_app, mount = command_group(
+    "tzdb",
     "Pinned tz database releases: list them, add one from the package index, diff a spec.",
-    name="tzdb",
-    no_args_is_help=True,
 )
-
-
-def mount(app: typer.Typer) -> None:
-    """Add ``tzdb`` to the ``almanac`` app."""
-    app.add_typer(tzdb_app, name="tzdb")
-
-
-def _store() -> Path:
-    from almanac.settings import AlmanacSettings
-
-    return AlmanacSettings().tzdb_store
 
 
 @tzdb_app.command("list")
@@ -54,7 +37,7 @@ def list_releases(as_json: JsonOption = False) -> None:
     """List the releases specs can pin: the installed tzdata's and the local store's."""
     from almanac import tzdb
 
-    store = _store()
+    store = tzdb_store()
     entries = tzdb.list_releases(store)
     if as_json:
         print_json([e.to_json() for e in entries])
@@ -116,7 +99,7 @@ def add(
         fail("--from-wheel and --from-tarball are mutually exclusive: give one of them")
     if release is None and from_tarball is None:
         fail("RELEASE is required (or give --from-tarball, whose version file names it)")
-    store = _store()
+    store = tzdb_store()
     try:
         if release != INSTALLED_RELEASE:  # the installed release needs no store
             store.mkdir(parents=True, exist_ok=True)
@@ -164,16 +147,8 @@ def diff(
     to_release: Annotated[
         str, typer.Option("--to", help="The release to compare with, e.g. 2026b.")
     ],
-    from_: Annotated[
-        str | None,
-        typer.Option("--from", help="Window start, UTC instant, inclusive. Default: cutoverAt."),
-    ] = None,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            "--until", help="Window end, UTC instant, exclusive. Default: --from + 366 days."
-        ),
-    ] = None,
+    from_: FromOption = None,
+    until: UntilOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the occurrences whose instant, offset or disposition would change under --to.
@@ -183,83 +158,16 @@ def diff(
     the changes as a JSON array on stdout, the summary line on stderr.
     """
     from almanac import tzdb
-    from timecontract import InvalidSpec, SpecError, load_spec
+    from timecontract import SpecError
 
-    store = _store()
+    store = tzdb_store()
     try:
         tzdb.check_release(to_release)
     except tzdb.MalformedRelease as exc:
         fail(f"--to: {exc}")
-    try:
-        spec = load_spec(spec_file, store)
-    except InvalidSpec as exc:
-        fail(str(exc))
-    start = parse_instant("--from", from_) if from_ else spec.cutover_at
-    end = parse_instant("--until", until) if until else start + timedelta(days=366)
-    if end < start:
-        fail(f"--until={until!r}: before --from")
+    spec, start, end = load_window(spec_file, from_, until, store)
     try:
         changes = tzdb.diff_releases(spec, to_release, start, end, store=store)
     except SpecError as exc:  # the --to release or the zone in it is not available
         fail(f"--to {to_release}: {exc}")
     print_changes(spec, spec.tzdb_version, to_release, changes, start, end, as_json=as_json)
-
-
-def print_changes(
-    spec: ScheduleSpecV1,
-    from_release: str,
-    to_release: str,
-    changes: list[Change],
-    start: datetime,
-    end: datetime,
-    *,
-    as_json: bool,
-) -> None:
-    """Print a diff between two releases of pinned data (tz database or calendar).
-
-    With ``as_json``: the changes as a JSON array on stdout, the summary line on stderr.
-    """
-    from timecontract import format_instant
-
-    summary = (
-        f"{plural(len(changes), 'occurrence')} of {spec.schedule_id} r{spec.revision} change from "
-        f"{from_release} to {to_release} in {format_instant(start)} → {format_instant(end)}"
-    )
-    if as_json:
-        print_json([c.to_json() for c in changes])
-        err().print(summary, markup=False, soft_wrap=True)
-        return
-    console = out(markup=False)
-    if changes:
-        console.print(_diff_table(spec, from_release, to_release, changes))
-    console.print(summary, soft_wrap=True)
-
-
-def _diff_table(
-    spec: ScheduleSpecV1, from_release: str, to_release: str, changes: list[Change]
-) -> Table:
-    table = terminal_table(
-        f"{spec.schedule_id} r{spec.revision} · {spec.time_zone}: {from_release} → {to_release}"
-    )
-    for column in ("nominal local", "fold"):
-        table.add_column(column, no_wrap=True)
-    for column in (from_release, to_release, "changed"):
-        table.add_column(column)
-    for change in changes:
-        table.add_row(
-            change.nominal_local.isoformat(),
-            str(change.fold),
-            _describe(change.to_json()["from"]),
-            _describe(change.to_json()["to"]),
-            ", ".join(change.changed),
-        )
-    return table
-
-
-def _describe(side: object) -> str:
-    if not isinstance(side, dict):
-        return "(no record)"
-    if side["disposition"] == "SKIPPED_GAP":
-        return f"SKIPPED_GAP (gap at {side['gapAt']})"
-    holiday = f' "{side["holiday"]}"' if "holiday" in side else ""
-    return f"{side['instant']} {side['utcOffset']} {side['reason']}{holiday}"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

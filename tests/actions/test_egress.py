@@ -24,7 +24,7 @@ from activities.actions import (
     QueryOutcomeKind,
     SmtpAction,
 )
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 
 pytestmark = pytest.mark.anyio
 

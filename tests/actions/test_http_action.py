@@ -18,7 +18,7 @@ from activities.actions import (
     QueryOutcome,
     QueryOutcomeKind,
 )
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 
 pytestmark = pytest.mark.anyio
 

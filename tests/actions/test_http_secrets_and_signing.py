@@ -25,7 +25,7 @@ from activities.actions import (
     QueryOutcomeKind,
     SecretResolver,
 )
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 
 pytestmark = pytest.mark.anyio
 

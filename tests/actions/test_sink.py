@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 
 CLIENT = httpx.Client()
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from workflows import search_attributes
 
 pytestmark = [pytest.mark.temporal, pytest.mark.slow]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from devtools import dev
-from devtools.dev import DevOptions, almanac_command
+from almanac.stack import dev
+from almanac.stack.dev import DevOptions, almanac_command
 
 
 def banner(options: DevOptions) -> list[str]:
@@ -42,3 +42,9 @@ def test_hints_spell_the_command_as_run_when_it_is_not_on_path(
     assert almanac_command() == ".venv/bin/almanac"
     monkeypatch.setattr(dev.shutil, "which", lambda name: "/usr/local/bin/almanac")
     assert almanac_command() == "almanac"
+
+
+def test_the_banner_prints_the_console_address(tmp_path: Path) -> None:
+    options = DevOptions(data_dir=tmp_path, examples=tmp_path, console_port=18240)
+    (line,) = [s for s in banner(options) if "Almanac console" in s]
+    assert "http://localhost:18240/" in line

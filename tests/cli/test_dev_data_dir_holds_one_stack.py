@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from devtools.dev import DevError, lock_data_dir
+from almanac.stack.dev import DevError, lock_data_dir
 
 REPO = Path(__file__).resolve().parents[2]
 HOLDER = (
-    "import sys, time; from pathlib import Path; from devtools.dev import lock_data_dir; "
+    "import sys, time; from pathlib import Path; from almanac.stack.dev import lock_data_dir; "
     "lock = lock_data_dir(Path(sys.argv[1])); print('held', flush=True); time.sleep(600)"
 )
 

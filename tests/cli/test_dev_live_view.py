@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 import ledger
 from almanac.cli import app
-from devtools.live import LiveLog, line, summary
+from almanac.stack.live import LiveLog, line, summary
 from ledger.migrate import upgrade
 from timecontract import parse_spec
 

@@ -16,7 +16,7 @@ import textwrap
 
 import pytest
 
-from devtools.dev import DevError, check_ports
+from almanac.stack.dev import DevError, check_ports
 
 SERVER = textwrap.dedent(
     """

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from almanac.settings import AlmanacSettings
-from devtools.dev import DevError, DevOptions, reset_state
+from almanac.stack.dev import DevError, DevOptions, reset_state
 
 
 def options(data_dir: Path, **settings: object) -> DevOptions:

@@ -44,7 +44,7 @@ from promkit import Alertmanager, Prometheus, alertmanager_binary, free_port, to
 from temporal_env import eventually, start_dev_server
 from workerkit import WorkerProcess, worker_env
 
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import Ledger, ReconciliationResolution, open_cases, resolve_reconciliation
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 

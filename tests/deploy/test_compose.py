@@ -651,7 +651,6 @@ def test_dockerignore_keeps_the_lock_files_and_sources_in_the_context() -> None:
         "activities",
         "workflows",
         "almanac",
-        "devtools",
         "worker.py",
     ):
         assert needed not in ignored, needed

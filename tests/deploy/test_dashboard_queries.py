@@ -39,7 +39,7 @@ from promkit import REQUIRE_ENV, Prometheus, expand, free_port, panel_queries, s
 from temporal_env import binary, eventually, start_dev_server
 from workerkit import WorkerProcess, worker_env
 
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import (
     Ledger,
     OccurrenceState,

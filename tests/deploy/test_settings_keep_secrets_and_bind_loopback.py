@@ -152,8 +152,8 @@ def test_the_worker_binds_both_metrics_endpoints_to_loopback_unless_told(
 
 
 def test_the_sink_and_dev_server_default_to_loopback() -> None:
-    from devtools.dev import DevOptions, server_command
-    from devtools.sink import Sink
+    from almanac.stack.dev import DevOptions, server_command
+    from almanac.stack.sink import Sink
 
     with Sink() as sink:
         assert sink.server.server_address[0] == "127.0.0.1"
@@ -168,7 +168,7 @@ def test_the_dev_stack_allows_its_own_sink_port_and_nothing_else_on_loopback(
     import ipaddress
 
     from activities.actions import EgressRefused
-    from devtools.dev import DevOptions
+    from almanac.stack.dev import DevOptions
 
     options = DevOptions(tmp_path, Path("examples"), sink_port=18765, port=17233)
     policy = options.worker_settings().egress_policy
@@ -182,7 +182,7 @@ def test_the_dev_stack_allows_its_own_sink_port_and_nothing_else_on_loopback(
 def test_dev_host_widens_every_service_and_the_stack_still_connects_through_loopback(
     clean_env: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from devtools.dev import DevOptions, server_command
+    from almanac.stack.dev import DevOptions, server_command
 
     options = DevOptions(tmp_path, Path("examples"), host="0.0.0.0", port=17233, sink_port=18765)
     command = server_command(Path(sys.executable), options)

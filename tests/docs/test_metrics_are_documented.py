@@ -14,7 +14,7 @@ import re
 from doc_markdown import ROOT
 
 GUIDE = ROOT / "docs" / "operating" / "metrics.md"
-SOURCES = ("timecontract", "ledger", "activities", "workflows", "almanac", "devtools")
+SOURCES = ("timecontract", "ledger", "activities", "workflows", "almanac")
 _DEFINITION = re.compile(
     r"\b(Counter|Gauge|Histogram|Summary|CounterMetricFamily|GaugeMetricFamily"
     r"|HistogramMetricFamily|SummaryMetricFamily)\(\s*\"(almanac_[a-z0-9_]+)\""

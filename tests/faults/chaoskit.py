@@ -30,7 +30,7 @@ from temporal_env import binary
 from temporalio.client import Client, WorkflowHandle
 
 import ledger
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import Ledger, OccurrenceState
 from ledger.migrate import upgrade
 from workflows import search_attributes

@@ -1,11 +1,12 @@
 """Shared pieces of the fault matrix: specs, a ledger with due occurrences, workers, waits.
 
-Workers are the production ones running the simulated-clock workflows (``devtools.simulation``):
-either ``python -m devtools.simulated_worker`` as a real subprocess (so a test can SIGKILL it) or
-``almanac.worker.build_worker`` in the test's process (so a time-skipping test can stop it and start
-it again on the same ledger and sink). Every wait has a deadline and polls a condition; no test
-sleeps for a fixed time. No helper reads the wall-clock *date*: simulated instants are fixed, and a
-dev-server test maps them onto the server's clock with ``clock_offset_seconds``."""
+Workers are the production ones running the simulated-clock workflows
+(``almanac.gates.simulation``): either ``python -m tests.faults.simulated_worker`` as a real
+subprocess (so a test can SIGKILL it) or ``almanac.worker.build_worker`` in the test's process (so a
+time-skipping test can stop it and start it again on the same ledger and sink). Every wait has a
+deadline and polls a condition; no test sleeps for a fixed time. No helper reads the wall-clock
+*date*: simulated instants are fixed, and a dev-server test maps them onto the server's clock with
+``clock_offset_seconds``."""
 
 from __future__ import annotations
 
@@ -34,17 +35,17 @@ from activities import io
 from activities.actions import ActionRegistry, EgressPolicy
 from activities.ledger_activities import gate_payload
 from almanac import worker
-from almanac.registration import register_search_attributes
-from almanac.settings import AlmanacSettings, TemporalSettings
-from devtools import simulation
-from devtools.simulated_clock import SimulatedClock
-from devtools.simulation import (
+from almanac.gates import simulation
+from almanac.gates.simulated_clock import SimulatedClock
+from almanac.gates.simulation import (
     SimulatedOccurrenceInput,
     SimulatedOccurrenceWorkflow,
     SimulatedScheduleInput,
     SimulatedScheduleWorkflow,
 )
-from devtools.sink import Sink
+from almanac.registration import register_search_attributes
+from almanac.settings import AlmanacSettings, TemporalSettings
+from almanac.stack.sink import Sink
 from ledger import Ledger, OccurrenceState, OccurrenceView
 from ledger.migrate import upgrade
 from timecontract import ScheduleSpecV1, load_spec
@@ -280,7 +281,7 @@ def spawn_worker(
     log: Path,
     identity: str,
     *,
-    module: str = "devtools.simulated_worker",
+    module: str = "tests.faults.simulated_worker",
     args: tuple[str, ...] = (),
 ) -> WorkerProcess:
     """Start ``python -m MODULE --identity IDENTITY ARGS``; wait until it polls.

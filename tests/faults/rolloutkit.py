@@ -31,7 +31,7 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.converter import DataConverter
 
 import ledger
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import Ledger, OccurrenceDetail, OccurrenceState
 from ledger.events import ATTEMPTS, CASES, EVENTS, OCCURRENCES, SHADOW_OCCURRENCES, SHADOW_RUNS
 from ledger.views import AttemptView, CaseView, EventView, OccurrenceView

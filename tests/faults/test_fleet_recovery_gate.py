@@ -1,8 +1,9 @@
 """The opt-in fleet-recovery gate passes on the production worker and fails on a mutant.
 
-The gate (``devtools.gates.fleet_recovery``, ``almanac gates fleet-recovery``) runs 1,000 schedules
-in minutes; here it runs the same scenario (``devtools.fleet``) on a few schedules: unmutated it
-must PASS, and with a worker whose release decides nothing it must FAIL, naming what is undecided.
+The gate (``almanac.gates.harness.fleet_recovery``, ``almanac gates fleet-recovery``) runs 1,000
+schedules in minutes; here it runs the same scenario (``almanac.gates.fleet``) on a few schedules:
+unmutated it must PASS, and with a worker whose release decides nothing it must FAIL, naming what is
+undecided.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools import gates
+from almanac.gates import harness as gates
 
 pytestmark = [pytest.mark.fault, pytest.mark.temporal, pytest.mark.slow]
 

@@ -1,9 +1,9 @@
 """Every acceptance gate fails when the code it checks is broken (mutation tests).
 
 A gate that still passes with its checked code removed measures nothing. Each test below runs the
-real gate (``devtools.gates``, the one ``almanac gates`` prints) twice: unmutated, where it must
-PASS, and with one mutant patched in, where it must FAIL. Slow gates run on a smaller scale here
-(fewer boundary times, a shorter outage); the logic they run is the same.
+real gate (``almanac.gates.harness``, the one ``almanac gates`` prints) twice: unmutated, where it
+must PASS, and with one mutant patched in, where it must FAIL. Slow gates run on a smaller scale
+here (fewer boundary times, a shorter outage); the logic they run is the same.
 
 The acceptance-point gate gets one mutant per claim check: ``ledger.occurrences.GATE_CHECKS``
 minus that check, or ``OWNERSHIP_CHECK`` disabled. Each must let exactly the stale claim named for
@@ -28,7 +28,8 @@ import timecontract.resolve
 from activities import io
 from activities import ledger_activities as la
 from activities.actions.base import ActionContext
-from devtools import acceptance, gates
+from almanac.gates import acceptance
+from almanac.gates import harness as gates
 from timecontract import MisfirePlan, MisfirePolicy, Overdue
 
 pytestmark = [pytest.mark.fault]

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from almanac.cli import app
-from devtools import gates
+from almanac.gates import harness as gates
 
 pytestmark = [pytest.mark.fault]
 

@@ -39,7 +39,7 @@ from activities.actions import ActionContext, OutcomeKind
 from activities.actions.http_action import HttpAction
 from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities
-from devtools.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
+from almanac.gates.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
 from ledger import Ledger, OccurrenceState, ReconciliationResolution
 
 pytestmark = [pytest.mark.fault]

@@ -37,8 +37,8 @@ from faultkit import (
 from temporal_env import start_dev_server
 
 import ledger
-from devtools.fleet import spec_data
-from devtools.sink import Sink
+from almanac.gates.fleet import spec_data
+from almanac.stack.sink import Sink
 from ledger import Ledger, OccurrenceState
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
@@ -51,7 +51,7 @@ IDS = ("missed-a", "missed-b")
 def left_down(store: Ledger, sink_url: str) -> tuple[datetime, dict[str, dict[str, Any]]]:
     """Publish both schedules and materialize 14 days at T0; (first instant, spec data).
 
-    The specs are the fleet scenario's (``devtools.fleet.spec_data``: daily from T0 + 12 h,
+    The specs are the fleet scenario's (``almanac.gates.fleet.spec_data``: daily from T0 + 12 h,
     ``CATCH_UP_BOUNDED``, ``maxCatchUp`` 2, cutover T0), with T0 so that the first instant is
     5 days minus 1 hour ago.
     """

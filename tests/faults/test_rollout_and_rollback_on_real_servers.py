@@ -65,7 +65,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Replayer
 
 import ledger
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import Ledger, OccurrenceState
 from ledger.rollout import switches
 from timecontract import load_spec

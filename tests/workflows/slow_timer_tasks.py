@@ -1,6 +1,6 @@
 """A schedule workflow whose timer-setting workflow tasks are slow, as on a busy worker.
 
-Registered under the production type name in place of ``devtools.simulation``'s schedule (the
+Registered under the production type name in place of ``almanac.gates.simulation``'s schedule (the
 loop, activities and clock seams are all inherited). Kept in a module of its own: the sandbox
 re-imports a workflow's module for every instance, so it must hold nothing but the workflow.
 """
@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 
 from activities import io
-from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
+from almanac.gates.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 
 SLOW_TASK = timedelta(milliseconds=300)
 """How long a workflow task that sets a timer for an instant keeps working after computing the

@@ -1,7 +1,7 @@
 """A real Almanac stack for workflow tests: worker + ledger + sink on a given Temporal env.
 
 The worker is the production one (``almanac.worker.build_worker``) running the simulated-clock
-workflows (``devtools.simulation``: the production workflows plus a clock offset and a stop
+workflows (``almanac.gates.simulation``: the production workflows plus a clock offset and a stop
 instant), on a task queue of the test's own, with a SQLite ledger file migrated for the test (or a
 given ledger URL, e.g. PostgreSQL) and a real sink on 127.0.0.1.
 
@@ -28,12 +28,12 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from almanac import worker
+from almanac.gates import simulation
+from almanac.gates.simulated_clock import SimulatedClock
+from almanac.gates.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings, TemporalSettings
-from devtools import simulation
-from devtools.simulated_clock import SimulatedClock
-from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger import Ledger, OccurrenceView, list_occurrences
 from ledger.migrate import upgrade
 from workflows import schedule_workflow_id

@@ -41,11 +41,11 @@ from activities.actions import ActionRegistry, EgressPolicy
 from activities.clock import SystemClock
 from activities.ledger_activities import AlmanacActivities
 from activities.metrics import AlmanacMetrics
+from almanac.gates import simulation
+from almanac.gates.simulated_clock import SimulatedClock
+from almanac.gates.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from almanac.registration import register_search_attributes
-from devtools import simulation
-from devtools.simulated_clock import SimulatedClock
-from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
-from devtools.sink import Sink
+from almanac.stack.sink import Sink
 from ledger.migrate import upgrade
 from timecontract import InvalidSpec, SpecError, TzdbReleaseNotFound
 from workflows import ScheduleWorkflow, schedule_workflow_id

@@ -23,7 +23,7 @@ from stack import running_stack
 from temporal_env import start_dev_server
 
 import ledger
-from devtools.simulation import SimulatedScheduleWorkflow
+from almanac.gates.simulation import SimulatedScheduleWorkflow
 from ledger import OccurrenceState
 from workflows.schedule import MIN_DELAY
 

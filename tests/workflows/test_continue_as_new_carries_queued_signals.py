@@ -30,7 +30,7 @@ from stack import record_history, running_stack
 from temporal_env import eventually, start_dev_server, start_time_skipping
 from temporalio.client import Client
 
-from devtools.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
+from almanac.gates.simulation import SimulatedScheduleInput, SimulatedScheduleWorkflow
 from ledger import Ledger, ScheduleNotFound, get_gate, publish_revision
 from timecontract import load_spec
 from workflows import ScheduleState, schedule_workflow_id

@@ -1,6 +1,6 @@
 """An ``interval: PT2H`` schedule in America/New_York, run by the real workflows through DST.
 
-Time-skipping test server, simulated clock (``devtools.simulation``): a day on each side of New
+Time-skipping test server, simulated clock (``almanac.gates.simulation``): a day on each side of New
 York's transitions passes in seconds. A 2-hourly RRULE is expanded in wall-clock time, so on the
 spring-forward night it leaves a 3-hour hole (or, shifted forward, a 1-hour pair) and on the
 fall-back night a 3-hour one; an interval must not. The expected instants are plain UTC arithmetic

@@ -25,7 +25,7 @@ from temporal_env import start_time_skipping
 import ledger
 from activities import io
 from activities.ledger_activities import gate_payload
-from devtools.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
+from almanac.gates.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
 from timecontract import parse_spec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal]

@@ -12,7 +12,7 @@ replay here is the upgrade path of a run that was running when the workers were 
 (docs/operating/upgrades.md). A change to workflow code that would replay differently must go
 behind ``workflow.patched("almanac-…")``.
 
-Every history was recorded on the simulated clock (``devtools.simulation``), so every history
+Every history was recorded on the simulated clock (``almanac.gates.simulation``), so every history
 replays on the simulated workflows (the production code plus the clock seams). Each also replays on
 the production workflows, except a schedule run that ended at its simulation stop (production
 schedules never end, so that run's last step is the simulation's, not production's) and the
@@ -28,7 +28,7 @@ import pytest
 from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer
 
-from devtools import simulation
+from almanac.gates import simulation
 from workflows import OccurrenceWorkflow, ScheduleWorkflow
 from workflows.manual import ManualRunWorkflow
 

@@ -21,7 +21,7 @@ from temporal_env import eventually, start_time_skipping
 from temporalio.client import WorkflowExecutionStatus
 
 from activities.io import alias_task_queue
-from ledger import OccurrenceState, rollback, show_occurrence
+from ledger import OccurrenceState, SwitchKind, show_occurrence, switch_implementation
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
 
@@ -58,7 +58,16 @@ async def test_restarted_schedule_reruns_no_occurrence(tmp_path: Path) -> None:
                 lambda: _state(stack.ledger, ONE), lambda s: s is OccurrenceState.SUCCEEDED
             )
             now = await stack.simulated_now(first)
-            rollback(stack.ledger, SCHEDULE_ID, "nobody-runs-this", now, by="test")
+            switch_implementation(
+                stack.ledger,
+                SCHEDULE_ID,
+                "nobody-runs-this",
+                now,
+                kind=SwitchKind.ROLLBACK,
+                by="test",
+                reason="test: no worker runs the target alias",
+                id_formats=frozenset({1}),
+            )
             await env.sleep(timedelta(hours=1))  # → 02:30Z
             two = stack.client.get_workflow_handle(TWO)
             await eventually(two.describe, lambda d: d.status is WorkflowExecutionStatus.COMPLETED)

@@ -30,7 +30,7 @@ from workflows import OccurrenceWorkflow, ScheduleWorkflow
 pytestmark = [pytest.mark.anyio]
 
 HISTORIES = Path(__file__).resolve().parent / "histories"
-PROJECT = ("timecontract", "ledger", "activities", "workflows", "almanac", "devtools")
+PROJECT = ("timecontract", "ledger", "activities", "workflows", "almanac")
 
 
 class Executed:

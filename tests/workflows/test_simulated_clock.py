@@ -1,4 +1,4 @@
-"""The harness's clock of work follows the simulated calendar (``devtools.simulated_clock``).
+"""The harness's clock of work follows the simulated calendar (``almanac.gates.simulated_clock``).
 
 - An attempt's instant is the simulated calendar when *that attempt* started: a retry that starts
   100 s after the call was scheduled is 100 s later, whatever instant the workflow stamped on it.
@@ -18,7 +18,7 @@ from stack import Stack, running_stack
 from temporal_env import eventually, start_time_skipping
 from temporalio.testing import ActivityEnvironment
 
-from devtools.simulated_clock import calendar_instant
+from almanac.gates.simulated_clock import calendar_instant
 from ledger import OccurrenceDetail, OccurrenceState, show_occurrence
 
 SERVER_T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

@@ -28,7 +28,7 @@ from temporal_env import start_dev_server
 
 import ledger
 from activities import io
-from devtools import simulation
+from almanac.gates import simulation
 from ledger import OccurrenceState
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal]

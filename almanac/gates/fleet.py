@@ -52,7 +52,7 @@ SEARCH_ATTRIBUTES = (
     "NominalLocal=Keyword",
     "OccurrenceState=Keyword",
 )
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def spec_data(schedule_id: str, sink_url: str, t0: datetime) -> dict[str, Any]:
@@ -157,7 +157,7 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def dev_server(folder: Path) -> Iterator[str]:
     """A headless dev server (the pip ``temporal`` binary), SQLite file with WAL; its address."""
-    from devtools.dev import temporal_binary
+    from almanac.stack.dev import temporal_binary
 
     port = _free_port()
     args = [str(temporal_binary()), "server", "start-dev", "--headless"]
@@ -218,7 +218,7 @@ async def recover(
     """
     from temporalio.client import Client
 
-    from devtools.sink import Sink
+    from almanac.stack.sink import Sink
     from ledger.migrate import upgrade
     from workflows import ScheduleInput, schedule_workflow_id
 

@@ -10,8 +10,8 @@ records built through each path that writes an ID:
 - an elapsed-time ``interval`` spec (``interval_occurrence_id`` and ``logical_slot_id``);
 - a manual run (``manual_occurrence_id``) and the public builders, a year before 1000 included.
 
-``python -m devtools.id_determinism [--setup MODULE]`` prints the corpus as JSON: the gate runs it
-in two processes at different wall-clock moments and in different local zones (``TZ``) and
+``python -m almanac.gates.id_determinism [--setup MODULE]`` prints the corpus as JSON: the gate runs
+it in two processes at different wall-clock moments and in different local zones (``TZ``) and
 compares them with each other and with its own process. ``--setup``: a module imported first (a
 test's mutant). Each record is also checked against the documented format
 (``timecontract.ids``), built here from the record's own fields, independently of the code.

@@ -1,8 +1,8 @@
-"""``python -m devtools.simulated_worker [--identity NAME]``: a worker on a simulated clock.
+"""``python -m tests.faults.simulated_worker [--identity NAME]``: a worker on a simulated clock.
 
 The production worker (``almanac.worker.run``: same environment, ledger, activities and logs) with
-the simulated workflows of :mod:`devtools.simulation` registered in place of the production ones,
-and the activities' clock of work on their calendar (:mod:`devtools.simulated_clock`).
+the simulated workflows of :mod:`almanac.gates.simulation` registered in place of the production
+ones, and the activities' clock of work on their calendar (:mod:`almanac.gates.simulated_clock`).
 Fault tests run it as a subprocess they can SIGKILL while schedules run on a fixed calendar.
 """
 
@@ -15,14 +15,14 @@ import os
 import sys
 
 from almanac import worker
+from almanac.gates.simulated_clock import SimulatedClock
+from almanac.gates.simulation import WORKFLOWS
 from almanac.settings import AlmanacSettings
-from devtools.simulated_clock import SimulatedClock
-from devtools.simulation import WORKFLOWS
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the simulated worker until SIGTERM or SIGINT."""
-    parser = argparse.ArgumentParser(prog="devtools.simulated_worker", description=__doc__)
+    parser = argparse.ArgumentParser(prog="tests.faults.simulated_worker", description=__doc__)
     parser.add_argument("--identity", default=None, help="Worker identity (default: host:pid).")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")

@@ -2,8 +2,8 @@
 
 Production activities read the host's clock at the moment of work (``activities.clock``). A
 simulation cannot: its calendar is the Temporal server's clock (which a time-skipping server jumps)
-plus the workflow's offset (``devtools.simulation``: ``clock_offset_seconds``), so the instant an
-activity records must be read on *that* calendar, at the moment of the work — also when the
+plus the workflow's offset (``almanac.gates.simulation``: ``clock_offset_seconds``), so the instant
+an activity records must be read on *that* calendar, at the moment of the work — also when the
 activity runs minutes after it was scheduled, on a worker restarted after a crash.
 
 :class:`SimulatedClock` does this, and nothing in production knows of it. The harness builds the

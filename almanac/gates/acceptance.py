@@ -25,9 +25,10 @@ from activities import io
 from activities.actions import ActionRegistry
 from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities, gate_payload
-from devtools.gate_fixtures import UNUSED_URL, at, due, fresh_ledger, http_spec
+from almanac.gates.fixtures import UNUSED_URL, at, due, fresh_ledger, http_spec
 from ledger import ClaimRefusal
 from timecontract import parse_spec
+from timecontract.ids import ID_FORMAT_VERSION
 
 LEDGER_POINT = "ledger.claim"
 """The ledger's claim compare-and-set (:func:`ledger.claim`)."""
@@ -111,9 +112,22 @@ def _disable(store: ledger.Ledger, schedule_id: str) -> None:
 
 
 def _roll_back_to_the_same_alias(store: ledger.Ledger, schedule_id: str) -> None:
-    # The same alias: only the epoch moves, so only the epoch check can refuse the claim.
+    # Out and back to the same alias: only the epoch moves, so only the epoch check can refuse.
     alias = ledger.get_gate(store, schedule_id).implementation_alias
-    ledger.rollback(store, schedule_id, alias, at(9), by="gate")
+    for to_alias, kind in (
+        ("gate-other", ledger.SwitchKind.ROLLOUT),
+        (alias, ledger.SwitchKind.ROLLBACK),
+    ):
+        ledger.switch_implementation(
+            store,
+            schedule_id,
+            to_alias,
+            at(9),
+            kind=kind,
+            by="gate",
+            reason="gate: epoch",
+            id_formats=frozenset({ID_FORMAT_VERSION}),
+        )
 
 
 CONTROL = Scenario("a current view (control)", _nothing, None)

