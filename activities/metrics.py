@@ -48,7 +48,7 @@ from prometheus_client import (
     ProcessCollector,
     start_http_server,
 )
-from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 __all__ = [
@@ -286,6 +286,12 @@ class LedgerSnapshot:
     skips: Mapping[tuple[str, str, str], int] = field(default_factory=dict)
     """Occurrences that never ran per ``(schedule_id, state, reason)`` (``ledger.queries``)."""
 
+    deadline_misses: Mapping[str, int] = field(default_factory=dict)
+    """Recorded deadline misses per schedule_id (``ledger.deadlines``)."""
+
+    failure_streaks: Mapping[str, int] = field(default_factory=dict)
+    """Current failure streak per schedule_id (``ledger.streaks``; absent means 0)."""
+
 
 class LedgerCollector(Collector):
     """Exports the ledger's state on every scrape, from a callable (no ledger import here).
@@ -298,6 +304,10 @@ class LedgerCollector(Collector):
     - ``almanac_skipped_occurrences`` (``schedule_id``, ``state``, ``reason``): occurrences that
       never ran, by the decision recorded (a holiday skip, an exclusion, a gap, a misfire …).
     - ``almanac_shadow_mismatches`` (``alias``): a candidate's mismatches with the live ledger.
+    - ``almanac_deadline_missed_total`` (``schedule_id``, a counter): the ledger's deadline-missed
+      facts, 0 for every schedule the ledger knows before its first.
+    - ``almanac_failure_streak`` (``schedule_id``): the latest ended occurrences in FAILED,
+      UNKNOWN_EFFECT or MISFIRE_EXPIRED since the last SUCCEEDED one; 0 for every known schedule.
     - ``almanac_ledger_snapshot_up``: 1 if the last read succeeded, 0 if it raised.
     - ``almanac_ledger_snapshot_duration_seconds``: how long the read took.
 
@@ -353,6 +363,17 @@ class LedgerCollector(Collector):
             "Shadow-mode mismatches with the live ledger by candidate alias (latest runs).",
             labels=["alias"],
         )
+        missed = CounterMetricFamily(
+            "almanac_deadline_missed",
+            "Deadline-missed facts recorded in the ledger by schedule (one per occurrence).",
+            labels=["schedule_id"],
+        )
+        streak = GaugeMetricFamily(
+            "almanac_failure_streak",
+            "Latest consecutive ended occurrences in FAILED, UNKNOWN_EFFECT or MISFIRE_EXPIRED "
+            "by schedule (0 after a SUCCEEDED one).",
+            labels=["schedule_id"],
+        )
         up = GaugeMetricFamily(
             "almanac_ledger_snapshot_up", "1 if the last ledger read for metrics succeeded."
         )
@@ -371,13 +392,27 @@ class LedgerCollector(Collector):
                 count, oldest_age = snapshot.open_unknown.get(schedule_id, (0, 0.0))
                 unknown_open.add_metric([schedule_id], count)
                 unknown_age.add_metric([schedule_id], max(oldest_age, 0.0) if count else 0.0)
+            for schedule_id in sorted(schedules | set(snapshot.deadline_misses)):
+                missed.add_metric([schedule_id], snapshot.deadline_misses.get(schedule_id, 0))
+            for schedule_id in sorted(schedules | set(snapshot.failure_streaks)):
+                streak.add_metric([schedule_id], snapshot.failure_streaks.get(schedule_id, 0))
             for (schedule_id, state, reason), count in sorted(snapshot.skips.items()):
                 skipped.add_metric([schedule_id, state, reason], count)
             for alias, mismatches in sorted(snapshot.shadow_mismatches.items()):
                 shadow.add_metric([alias], mismatches)
         up.add_metric([], 1.0 if snapshot is not None else 0.0)
         duration.add_metric([], seconds)
-        yield from (occurrences, unknown_open, unknown_age, skipped, shadow, up, duration)
+        yield from (
+            occurrences,
+            unknown_open,
+            unknown_age,
+            skipped,
+            shadow,
+            missed,
+            streak,
+            up,
+            duration,
+        )
 
 
 def start_metrics_server(

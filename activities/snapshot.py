@@ -1,4 +1,4 @@
-"""The ledger, read for metrics: state counts, skips by reason and open UNKNOWN_EFFECT cases.
+"""The ledger, read for metrics: state counts, skips, open cases, deadline misses, streaks.
 
 Metrics describe the ledger; they never replace it. The scrape happens at the edge (the worker's
 metrics endpoint), which is where ``now`` is read.
@@ -10,7 +10,9 @@ from datetime import datetime
 
 import ledger
 from activities.metrics import LedgerSnapshot
+from ledger.deadlines import count_deadline_misses
 from ledger.shadow import latest_mismatches
+from ledger.streaks import failure_streaks
 
 
 def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot:
@@ -32,4 +34,6 @@ def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot
         open_unknown=open_unknown,
         shadow_mismatches=latest_mismatches(ledger_),
         skips=ledger.skips_by_schedule_state_and_reason(ledger_),
+        deadline_misses=ledger_.read(count_deadline_misses),
+        failure_streaks=ledger_.read(failure_streaks),
     )

@@ -72,7 +72,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from temporalio.api.enums.v1 import WorkflowExecutionStatus
 from temporalio.client import (
@@ -95,6 +95,9 @@ from timecontract.secrets import secret_problems
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 from workflows.contracts import DeleteInput, DisableInput
 from workflows.schedule import ENDING, NOT_APPLIED, WORKFLOW_ID_PREFIX, BackfillRequest
+
+if TYPE_CHECKING:
+    from ledger.deadlines import DeadlineMissView
 
 SCHEDULE_WORKFLOW_TYPE = "AlmanacSchedule"
 """The schedule workflow's type name (``WorkflowType="AlmanacSchedule"`` in list queries)."""
@@ -236,6 +239,10 @@ class LiveStatus(io.ScheduleStatus):
     read or before the first cutover. ``gate.active_revision`` is the latest published."""
     pending: tuple[readings.PendingRevision, ...] = ()
     """Published revisions whose cutover is still ahead (they own nothing yet)."""
+    deadline_misses: int = 0
+    """Deadline misses the ledger records for the schedule (0 when not read)."""
+    latest_deadline_miss: DeadlineMissView | None = None
+    """The miss with the latest deadline, from the ledger."""
     holidays: tuple[readings.HolidayDecision, ...] = ()
     """The ledger's first holiday decisions from now on (skipped or moved, with the holiday and
     the calendar release); empty when the ledger was not read."""
@@ -247,6 +254,8 @@ class LiveStatus(io.ScheduleStatus):
         self.next_instant_utc = reading.next_instant_utc
         self.next_materialized = reading.next_materialized
         self.revision_now, self.pending = reading.revision_now, reading.pending
+        self.deadline_misses = reading.deadline_misses
+        self.latest_deadline_miss = reading.latest_deadline_miss
         self.holidays = reading.holidays
         self.source, self.read_at_utc = "ledger", reading.read_at_utc
 

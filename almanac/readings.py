@@ -18,13 +18,18 @@ Every function here takes ``now_utc``; none reads the clock.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import ledger
 from activities import io
 from ledger import OccurrenceState, OccurrenceView
+
+if TYPE_CHECKING:
+    from ledger.deadlines import DeadlineMissView
 from timecontract import (
     Cutover,
     Disposition,
@@ -121,6 +126,10 @@ class LedgerReading:
     anything yet."""
     pending: tuple[PendingRevision, ...] = ()
     """Published revisions whose cutover lies after ``read_at_utc``, in revision order."""
+    deadline_misses: int = 0
+    """Deadline misses recorded for the schedule (``ledger.deadlines``)."""
+    latest_deadline_miss: DeadlineMissView | None = None
+    """The miss with the latest deadline, if any."""
     holidays: tuple[HolidayDecision, ...] = ()
     """The first :data:`HOLIDAYS_SHOWN` holiday decisions the ledger holds placed at or after
     ``read_at_utc``, in instant order (the materialized horizon; nothing projected)."""
@@ -176,7 +185,14 @@ def read_status(
         )
         if projected:
             next_instant, materialized = projected[0].instant_utc, False
+    from ledger.deadlines import count_deadline_misses, deadline_misses  # SQL: loaded on use
+
+    latest = deadline_misses(handle, schedule_id, latest=1)
     return LedgerReading(
+        deadline_misses=handle.read(
+            functools.partial(count_deadline_misses, schedule_id=schedule_id)
+        ).get(schedule_id, 0),
+        latest_deadline_miss=latest[0] if latest else None,
         gate=gate,
         counts_by_state={state.value: n for state, n in counts.items()},
         next_instant_utc=next_instant,

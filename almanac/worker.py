@@ -38,6 +38,7 @@ import ledger
 from activities.actions import ActionRegistry
 from activities.clock import Clock, SystemClock
 from activities.clock_skew import ClockGuard
+from activities.deadlines import DeadlineActivities
 from activities.heartbeat import HEARTBEAT_THROTTLE
 from activities.io import alias_task_queue
 from activities.ledger_activities import AlmanacActivities
@@ -191,11 +192,12 @@ def build_worker(
     passes ``almanac.gates.simulated_clock.SimulatedClock`` as both (``activities.clock`` says why).
     """
     activities = new_activities(client, settings, ledger_, options, clock)
+    deadlines = DeadlineActivities(ledger_, identity=options.identity, clock=clock or SystemClock())
     return Worker(
         client,
         task_queue=task_queue or settings.temporal.task_queue,
         workflows=workflows,
-        activities=activities.all(),
+        activities=[*activities.all(), *deadlines.all()],
         activity_executor=executor,
         max_concurrent_activities=options.max_concurrent_activities,
         max_cached_workflows=options.max_cached_workflows,

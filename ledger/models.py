@@ -473,3 +473,44 @@ class ScheduleEvent(Base):
     at_utc: Mapped[datetime]
     by: Mapped[str] = mapped_column(String(200))
     detail: Mapped[str] = mapped_column(Text)
+
+
+class DeadlineMiss(Base):
+    """An occurrence not SUCCEEDED by its deadline: recorded once (migration 0015, issue 30).
+
+    A fact beside the occurrence's state, never a state: ``state_at_deadline`` is the state its
+    event trail shows at ``deadline_utc`` (its resolved instant + the revision's ``deadline``).
+    The primary key is the occurrence: a second sweep, a restarted worker or a concurrent one
+    inserts nothing. No operation updates or deletes a row.
+    """
+
+    __tablename__ = "deadline_misses"
+    __table_args__ = (
+        CheckConstraint(_in("state_at_deadline", STATES), name="state_valid"),
+        Index("ix_deadline_misses_schedule", "schedule_id", "deadline_utc"),
+    )
+
+    occurrence_id: Mapped[str] = mapped_column(
+        String(OCCURRENCE_ID_LENGTH), ForeignKey("occurrences.occurrence_id"), primary_key=True
+    )
+    schedule_id: Mapped[str] = mapped_column(String(63))
+    revision: Mapped[int] = mapped_column(Integer)
+    instant_utc: Mapped[datetime]
+    deadline_utc: Mapped[datetime]
+    state_at_deadline: Mapped[str] = mapped_column(String(16))
+    recorded_at_utc: Mapped[datetime]
+    by: Mapped[str] = mapped_column(String(200))
+
+
+class DeadlineSweep(Base):
+    """How far a schedule's deadlines are decided (migration 0015).
+
+    Every deadline at or before ``swept_through_utc`` has been checked; the mark moves forward
+    only, and bounds each sweep's scan.
+    """
+
+    __tablename__ = "deadline_sweeps"
+
+    schedule_id: Mapped[str] = mapped_column(String(63), primary_key=True)
+    swept_through_utc: Mapped[datetime]
+    updated_at_utc: Mapped[datetime]

@@ -109,7 +109,12 @@ ALLOWED = {
 WORKFLOW_TIMECONTRACT_MODULES = {"timecontract.secrets"}
 """The one time-contract module workflow code calls: the secret rule (pure text; no zones, RRULE
 or I/O), which the update validator and the publish signal apply before anything is queued."""
-WORKFLOW_ACTIVITY_MODULES = {"activities", "activities.io", "activities.ledger_activities"}
+WORKFLOW_ACTIVITY_MODULES = {
+    "activities",
+    "activities.io",
+    "activities.ledger_activities",
+    "activities.deadlines",  # the deadline sweep's definition and I/O (no SQL at import)
+}
 FORBIDDEN_THIRD_PARTY = {
     "timecontract": {"sqlalchemy", "temporalio", "httpx", "alembic", "psycopg"},
     "ledger": {"temporalio", "httpx"},

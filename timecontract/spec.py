@@ -79,6 +79,7 @@ from timecontract.secrets import (
     redact_at,
     secret_problems,
 )
+from timecontract.spacing import smallest_spacing
 
 SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 """scheduleId: 1–63 characters of ``a-z``, ``0-9`` and ``-``, not starting or ending with ``-``
@@ -115,6 +116,7 @@ ADDITIVE_FIELDS: dict[str, Any] = {
     "phase": "PT0S",
     "jitter": "PT0S",
     "overlapPolicy": "ALLOW_ALL",
+    "deadline": None,
     **CALENDAR_ADDITIVE_FIELDS,
 }
 """Fields added to scheduleSpec.v1 after its first release, with their defaults as stored JSON.
@@ -329,6 +331,14 @@ class ScheduleSpecV1(BaseModel):
         default=DEFAULT_LATENESS,
         description="ISO 8601 duration an occurrence may start late and still be on time.",
     )
+    deadline: timedelta | None = Field(
+        default=None,
+        description=(
+            "ISO 8601 duration (PT30M) from an occurrence's resolved instant by which it must "
+            "have SUCCEEDED; a miss is recorded once in the ledger. Whole seconds, longer than "
+            "PT0S and at most the smallest spacing between two occurrences. Optional."
+        ),
+    )
     cutover_at: datetime = Field(
         alias="cutoverAt",
         description="UTC instant from which this revision owns occurrences (half-open).",
@@ -372,7 +382,7 @@ class ScheduleSpecV1(BaseModel):
             rule.check_satisfiable(info.data["start"])
         return value
 
-    @field_validator("interval", "phase", "jitter", mode="before")
+    @field_validator("interval", "phase", "jitter", "deadline", mode="before")
     @classmethod
     def _fixed_length(cls, value: Any) -> Any:
         if isinstance(value, str) and re.match(r"^-?P[^T]*[YM]", value.strip().upper()):
@@ -463,6 +473,17 @@ class ScheduleSpecV1(BaseModel):
     @classmethod
     def _instant(cls, value: Any) -> Any:
         return _parse_instant(value)
+
+    @field_validator("deadline")
+    @classmethod
+    def _deadline_range(cls, value: timedelta | None) -> timedelta | None:
+        if value is None:
+            return None
+        if value.microseconds:
+            raise ValueError("must be whole seconds")
+        if value <= timedelta(0):
+            raise ValueError("must be longer than PT0S")
+        return value
 
     @field_validator("lateness")
     @classmethod
@@ -1043,7 +1064,7 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
         raise InvalidSpec(
             exc.problems + problems, name, schedule_id=exc.schedule_id, revision=exc.revision
         ) from exc
-    problems += density_problems(spec)
+    problems += density_problems(spec) or deadline_problems(spec)
     if problems:
         raise InvalidSpec(problems, name, schedule_id=spec.schedule_id, revision=spec.revision)
     return spec
@@ -1077,6 +1098,30 @@ def density_problems(spec: ScheduleSpecV1) -> list[SpecError]:
         )
         return [SpecError("rdates", f"{len(spec.rdates)} date-times", problem)]
     return []
+
+
+def deadline_problems(spec: ScheduleSpecV1) -> list[SpecError]:
+    """Zero or one problem: ``deadline`` is longer than the smallest spacing of two occurrences.
+
+    Checked where a spec enters (:func:`load_spec`), after the density bound (so the sample it
+    reads is bounded, ``timecontract.spacing``); a deadline longer than the spacing would make two
+    occurrences' deadlines overlap.
+    """
+    if spec.deadline is None:
+        return []
+    spacing = smallest_spacing(
+        interval=spec.interval,
+        rule=spec.parsed_rule if spec.rule is not None else None,
+        start=spec.start,
+        rdates=spec.rdates,
+    )
+    if spacing is None or spec.deadline <= spacing:
+        return []
+    problem = (
+        f"is longer than {format_duration(spacing)}, the smallest spacing between two "
+        "occurrences of the schedule"
+    )
+    return [SpecError("deadline", format_duration(spec.deadline), problem)]
 
 
 def _most_per_day(moments: list[datetime]) -> int:

@@ -123,6 +123,8 @@ class ScheduleState:
     """High-water mark: the next materialization starts here (after downtime too)."""
     rejected_signals: int = 0
     """Malformed signals and rejected revisions so far (the ``status`` query's counter)."""
+    deadlines: bool = False
+    """A published revision has a ``deadline``: the loop sweeps deadlines (``DEADLINES_PATCH``)."""
 
 
 @dataclass(frozen=True)

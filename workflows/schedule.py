@@ -56,6 +56,7 @@ from workflows import search_attributes as sa
 
 with workflow.unsafe.imports_passed_through():
     from activities import io
+    from activities.deadlines import DeadlineActivities, SweepDeadlinesInput
     from activities.ledger_activities import AlmanacActivities
     from timecontract.secrets import REDACTED, secret_problems
     from workflows.contracts import (
@@ -111,6 +112,9 @@ ALIAS_TASK_QUEUE_PATCH = "almanac-alias-task-queue"
 """Patch ID: an occurrence runs on the task queue of its gate's non-default implementation alias."""
 OVERLAP_BUFFER_PATCH = "almanac-overlap-buffer"
 """Patch ID: while a release holds buffered occurrences, a child's end wakes the loop."""
+DEADLINES_PATCH = "almanac-deadlines"
+"""Patch ID: a schedule whose revision has a ``deadline`` sweeps its deadlines (an activity) at
+the start of a run, at each refresh and on a durable timer for the earliest pending deadline."""
 OCCURRENCE_PRIORITY = Priority(priority_key=4)
 """Task-queue priority of an occurrence workflow and its activities (Temporal: 1 first … 5 last,
 default 3; children and activities inherit). Below the schedule workflows' default, so in a
@@ -192,6 +196,8 @@ class ScheduleWorkflow:
         self._watched = 0
         self._child_ended = False
         self._wake_on_child_end = False
+        self._next_deadline: datetime | None = None
+        """The earliest pending deadline the latest sweep returned (``DEADLINES_PATCH``)."""
 
     # -- signals: validated here, applied by the loop; never raise ---------------------------
     @workflow.signal
@@ -413,6 +419,8 @@ class ScheduleWorkflow:
                 await self._release_and_start(
                     now, materialize_first=refreshing, timer_for=timer_for
                 )
+                if self._sweep_due(now, refreshing):
+                    await self._sweep_deadlines()
                 if refreshing:
                     next_refresh = now + refresh
                 if self._truncated:
@@ -444,6 +452,8 @@ class ScheduleWorkflow:
             enabled = gate is not None and not gate.disabled
             if enabled and self._status.next_instant_utc is not None:
                 wake = min(wake, self._status.next_instant_utc)
+            if self._next_deadline is not None:
+                wake = min(wake, self._next_deadline)
             if end is not None:
                 wake = min(wake, end)
             self._wake_on_child_end = self._holding()
@@ -454,6 +464,27 @@ class ScheduleWorkflow:
             with contextlib.suppress(TimeoutError):
                 await workflow.wait_condition(self._woken, timeout=delay)
                 timer_for = None  # a signal or a child's end woke the loop, not the timer
+
+    def _sweep_due(self, now: datetime, refreshing: bool) -> bool:
+        """Whether to sweep deadlines now: a schedule with deadlines, at a refresh or a deadline."""
+        if not self._state.deadlines:
+            return False
+        due = self._next_deadline is not None and now >= self._next_deadline
+        return (refreshing or due) and workflow.patched(DEADLINES_PATCH)
+
+    async def _sweep_deadlines(self) -> None:
+        """Record the deadlines passed by now in the ledger (once, there); note the next one.
+
+        A failed sweep leaves no pending deadline: the next refresh sweeps again (no spinning).
+        """
+        self._next_deadline = None
+        result = await workflow.execute_activity_method(
+            DeadlineActivities.sweep_deadlines,
+            SweepDeadlinesInput(self._params.schedule_id, self._now()),
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        self._next_deadline = result.next_deadline_utc
 
     def _history_full(self) -> bool:
         """Whether this run should continue as new now (the server's hint, or ``SHORT_HISTORY``)."""
@@ -554,6 +585,8 @@ class ScheduleWorkflow:
                 f"first revision rejected: {result.reason}", type="RevisionRejected"
             )
         if result.accepted:
+            if (command.spec or {}).get("deadline"):
+                self._state.deadlines = True
             # A new cutover may lie behind the high-water mark: re-materialize every
             # revision's owned range (idempotent; the ledger clamps each one).
             self._state.materialized_through_utc = None

@@ -271,6 +271,13 @@ def status(
         )
         counts = _counts(state.counts_by_state)
         console.print(f"counts: {counts or '—'}")
+        miss = state.latest_deadline_miss
+        if miss is not None:
+            console.print(
+                f"[yellow]deadlines missed: {state.deadline_misses}[/yellow] (latest "
+                f"{escape(miss.occurrence_id)}: {miss.state_at_deadline.value} at its deadline "
+                f"{_z(miss.deadline_utc)})"
+            )
         for line in _holidays(state):
             console.print(escape(line))
         if state.source == "ledger":

@@ -18,6 +18,7 @@ from almanac.cli.output import (
     JsonOption,
     check_text,
     command_group,
+    escape,
     fail,
     out,
     parse_instant,
@@ -204,11 +205,13 @@ def show_command(
 ) -> None:
     """Show one occurrence: its evidence, its attempts and its event trail."""
     from ledger import show_occurrence
+    from ledger.deadlines import deadline_miss
 
     with open_ledger(url) as handle:
         detail = show_occurrence(handle, occurrence_id)
+        miss = deadline_miss(handle, occurrence_id)
     if as_json:
-        print_json(detail_json(detail))
+        print_json({**detail_json(detail), "deadlineMiss": miss})
         return
     console = out()
     console.print(_table(occurrence_id, [detail.occurrence]))
@@ -233,6 +236,12 @@ def show_command(
     for e in detail.events:  # in the ledger's sequence order, never sorted by time
         events.add_row(str(e.sequence), _z(e.at_utc), e.from_state or "—", e.to_state, e.by, e.why)
     console.print(events)
+    if miss is not None:
+        console.print(
+            f"[yellow]deadline missed:[/yellow] {_z(miss.deadline_utc)} "
+            f"({miss.state_at_deadline.value} at the deadline), "
+            f"recorded {_z(miss.recorded_at_utc)} by {escape(miss.by)}"
+        )
     if detail.case is not None:
         c = detail.case
         console.print(

@@ -19,15 +19,6 @@ RULE_TESTS = Path(__file__).resolve().parent / "rules" / "almanac-alerts.test.ym
 RUNBOOK = ROOT / "docs" / "operating" / "runbook.md"
 
 PENDING_METRICS: dict[str, str] = {
-    "almanac_deadline_missed_total": (
-        "counter, schedule_id: the ledger's deadline-missed facts of the schedule (one per "
-        "occurrence, recorded once); read from the ledger on every scrape, 0 for every schedule "
-        "the ledger knows before its first miss, the same on every worker (aggregate with max)"
-    ),
-    "almanac_failure_streak": (
-        "gauge, schedule_id: consecutive most recent ended occurrences in FAILED, UNKNOWN_EFFECT "
-        "or MISFIRE_EXPIRED; 0 after a SUCCEEDED one; every schedule the ledger knows"
-    ),
     "almanac_failure_streak_threshold": (
         "gauge, schedule_id: the schedule's failure-streak policy N; only schedules with a policy"
     ),

@@ -329,3 +329,35 @@ def test_workflow_code_never_imports_the_metrics_module() -> None:
                 names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
             assert not [n for n in names if n.startswith("activities.metrics")], path
             assert "prometheus_client" not in {n.split(".")[0] for n in names}, path
+
+
+def test_deadline_misses_are_a_counter_at_zero_for_every_known_schedule(
+    registry: CollectorRegistry,
+) -> None:
+    snapshot = LedgerSnapshot(
+        counts={(SID, "SUCCEEDED"): 3, ("quiet", "PLANNED"): 1}, deadline_misses={SID: 2}
+    )
+    registry.register(LedgerCollector(lambda: snapshot))
+
+    exported = {
+        dict(labels)["schedule_id"]: v
+        for (name, labels), v in scrape(registry).items()
+        if name == "almanac_deadline_missed_total"
+    }
+    assert exported == {SID: 2, "quiet": 0}
+
+
+def test_failure_streaks_are_a_gauge_at_zero_for_every_known_schedule(
+    registry: CollectorRegistry,
+) -> None:
+    snapshot = LedgerSnapshot(
+        counts={(SID, "FAILED"): 3, ("quiet", "SUCCEEDED"): 1}, failure_streaks={SID: 3}
+    )
+    registry.register(LedgerCollector(lambda: snapshot))
+
+    exported = {
+        dict(labels)["schedule_id"]: v
+        for (name, labels), v in scrape(registry).items()
+        if name == "almanac_failure_streak"
+    }
+    assert exported == {SID: 3, "quiet": 0}

@@ -12,7 +12,7 @@ from ledger_support import T0, claim_now, due_occurrence
 from typer.testing import CliRunner
 
 from almanac.cli import app
-from ledger import Ledger, mark_running, unknown_effect
+from ledger import Ledger, mark_running, show_occurrence, unknown_effect
 
 pytest_plugins = ["ledger_fixtures"]  # ledger, backend and the PostgreSQL cluster
 
@@ -214,3 +214,28 @@ def test_ledger_materialize_refuses_a_window_beyond_the_bound_writing_nothing(ru
     [line] = refused.output.strip().splitlines()
     assert "--to='2027-01-03T00:00:00Z'" in line and "more than 10000 occurrences" in line
     assert run("ledger", "list", "every-10-seconds").exit_code == 2  # nothing published
+
+
+def test_ledger_show_names_a_missed_deadline_in_text_and_json(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from ledger_support import make_spec
+
+    from ledger.deadlines import sweep_deadlines
+
+    assert run("db", "upgrade").exit_code == 0
+    handle = Ledger.from_url(f"sqlite:///{tmp_path / 'data' / 'ledger.sqlite3'}")
+    try:
+        occurrence_id = due_occurrence(handle, make_spec(deadline="PT30M"))
+        instant = show_occurrence(handle, occurrence_id).occurrence.instant_utc
+        assert instant is not None
+        sweep_deadlines(handle, "daily-ops-summary", instant + timedelta(hours=1), by="sweeper")
+    finally:
+        handle.dispose()
+    shown = json.loads(run("ledger", "show", occurrence_id, "--json").output)
+    deadline = (instant + timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert shown["occurrence"]["state"] == "DUE"
+    assert (shown["deadlineMiss"]["deadline"], shown["deadlineMiss"]["stateAtDeadline"]) == (
+        deadline,
+        "DUE",
+    )
+    text = run("ledger", "show", occurrence_id).output
+    assert f"deadline missed: {deadline} (DUE at the deadline)" in text

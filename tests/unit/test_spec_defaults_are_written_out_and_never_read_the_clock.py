@@ -58,6 +58,7 @@ ADDITIVE = {
     "calendar": None,
     "holidayPolicy": None,
     "businessDaysOnly": False,
+    "deadline": None,
 }
 
 
