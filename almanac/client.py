@@ -857,9 +857,18 @@ class AlmanacClient:
         rows: list[io.UpcomingOccurrence] = await self._query(
             schedule_id, "upcoming", n, list[io.UpcomingOccurrence]
         )
-        known = {f.name for f in dataclasses.fields(readings.Upcoming)}
         return [
-            readings.Upcoming(**{k: v for k, v in dataclasses.asdict(row).items() if k in known})
+            readings.Upcoming(
+                occurrence_id=row.occurrence_id,
+                schedule_id=row.schedule_id,
+                revision=row.revision,
+                nominal_local=row.nominal_local,
+                fold=row.fold,
+                instant_utc=row.instant_utc,
+                state=row.state,
+                holiday=row.holiday,
+                calendar=row.calendar_release,
+            )
             for row in rows
         ]
 

@@ -72,7 +72,7 @@ class Upcoming:
     """``False``: computed from the active revision's spec, not in the ledger yet."""
     holiday: str | None = None
     """For an occurrence a holiday policy moved: the holiday (``Good Friday``) and, after ``@``
-    in ``calendar``, the calendar release; ``None`` otherwise (and from the workflow's reading)."""
+    in ``calendar``, the calendar release; ``None`` otherwise."""
     calendar: str | None = None
 
 

@@ -117,6 +117,8 @@ class OccurrenceView:
             instant_utc=self.instant_utc,
             state=self.state,
             jitter_seconds=self.jitter.total_seconds() if self.jitter else 0.0,
+            holiday=self.holiday,
+            calendar_release=self.calendar_release,
         )
 
 

@@ -23,3 +23,7 @@ class UpcomingOccurrence:
     jitter_seconds: float = 0.0
     """The dispatch delay recorded at materialization (``occurrences.jitter_ms``): the occurrence
     workflow waits it on a durable timer before its first claim. 0 without ``jitter``."""
+    holiday: str | None = None
+    """For an occurrence a holiday policy moved: the holiday's name (``Good Friday``); else None."""
+    calendar_release: str | None = None
+    """The calendar release that decided it (``NYSE@holidays-0.108``); else None."""

@@ -93,3 +93,12 @@ def test_downgrade_refuses_while_calendar_facts_exist_and_works_without(ledger: 
     _materialized(ledger)
     with pytest.raises(RuntimeError, match="cannot downgrade below 0014"):
         command.downgrade(config, "0013")
+
+
+def test_a_moved_occurrence_crosses_to_the_workflows_with_its_holiday(ledger: Ledger) -> None:
+    # The one converter feeds the schedule workflow's ``upcoming`` query and a child's input.
+    _materialized(ledger, holidayPolicy="PRECEDING")
+    moved = show_occurrence(ledger, "daily-ops-summary.r1.20261126T090000.f0").occurrence.upcoming()
+    assert (moved.holiday, moved.calendar_release) == ("Thanksgiving Day", "NYSE@holidays-0.108")
+    plain = show_occurrence(ledger, "daily-ops-summary.r1.20261127T090000.f0").occurrence.upcoming()
+    assert (plain.holiday, plain.calendar_release) == (None, None)
