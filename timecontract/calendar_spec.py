@@ -159,3 +159,38 @@ def calendar_data_problems(data: Mapping[str, Any], store: Path | None) -> list[
     except SpecError as exc:
         return [exc]
     return []
+
+
+def calendar_coverage_problems(
+    calendar: CalendarSpec | None, cutover_at: datetime, store: Path | None
+) -> list[SpecError]:
+    """Zero or one problem: the pinned calendar's years do not cover the cutover's year.
+
+    Checked where a spec enters (``load_spec``), so a revision whose first days the calendar
+    cannot decide is refused at validate and apply rather than failing to plan after its cutover.
+    Years later than the data are a recorded rejection when the schedule reaches them.
+
+    Args:
+        calendar: the spec's ``calendar`` (``None``: no problem).
+        cutover_at: the revision's cutover, an aware UTC instant; its UTC year is checked.
+        store: the tz store holding the calendar releases.
+
+    """
+    if calendar is None:
+        return []
+    try:
+        loaded = load_calendar(calendar.name, calendar.release, (), store)
+    except SpecError:
+        return []  # a missing release or unknown name: calendar_data_problems reports it
+    year = cutover_at.year
+    if loaded.first_year <= year <= loaded.last_year:
+        return []
+    covered = f"{loaded.first_year}–{loaded.last_year}"
+    return [
+        SpecError(
+            "calendar.release",
+            calendar.release,
+            f"calendar {calendar.name} covers {covered}, not {year}, the year of cutoverAt "
+            f"{cutover_at:%Y-%m-%dT%H:%M:%SZ}: pin a release that covers it",
+        )
+    ]

@@ -57,6 +57,7 @@ from timecontract.calendar_spec import (
     CALENDAR_PATTERN_WORDING,
     MAX_DATES,
     CalendarSpec,
+    calendar_coverage_problems,
     calendar_data_problems,
     calendar_problems,
     parse_exdate,
@@ -1065,6 +1066,7 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
             exc.problems + problems, name, schedule_id=exc.schedule_id, revision=exc.revision
         ) from exc
     problems += density_problems(spec) or deadline_problems(spec)
+    problems += calendar_coverage_problems(spec.calendar, spec.cutover_at, tzdb_store)
     if problems:
         raise InvalidSpec(problems, name, schedule_id=spec.schedule_id, revision=spec.revision)
     return spec

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from almanac.cli.ledger_access import UrlOption, open_ledger
-from almanac.cli.output import fail, out
+from almanac.cli.output import EXIT_OPERATIONAL, fail, out
 
 
 def console(
@@ -53,11 +53,36 @@ def console(
         fail(f"--host={chosen_host!r}: not an IP address (e.g. 127.0.0.1)")
     chosen_port = port or settings.port
     with open_ledger(url) as handle:
+        _check_port(chosen_host, chosen_port, "--port" if port else "ALMANAC_CONSOLE_PORT")
         import uvicorn
 
         app = create_app(handle, AlmanacSettings(), settings)
         out().print(f"almanac console: http://{chosen_host}:{chosen_port}/", soft_wrap=True)
         uvicorn.run(app, host=chosen_host, port=chosen_port, log_level="warning")
+
+
+def _check_port(host: str, port: int, option: str) -> None:
+    """Fail with one line unless ``host``:``port`` can be bound (probed as ``almanac dev`` does).
+
+    The probe binds with ``SO_REUSEADDR``, as uvicorn does, so a port whose old connections
+    linger in TIME_WAIT is free; a listener makes the bind fail.
+
+    Raises:
+        typer.Exit: 2 for a ``host`` this machine does not have; 1 for a port in use.
+    """
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            if exc.errno == errno.EADDRNOTAVAIL:
+                fail(f"--host={host!r}: not an address of this machine ({reason})")
+            fail(f"{option}={port}: cannot listen on {host}:{port} ({reason})", EXIT_OPERATIONAL)
 
 
 def mount(app: typer.Typer) -> None:

@@ -16,22 +16,35 @@ def dev(
         typer.Option(help="Data directory (default: ALMANAC_DATA_DIR, else the user's)."),
     ] = None,
     examples: Annotated[Path, typer.Option(help="Spec files to apply.")] = Path("examples"),
-    port: Annotated[int, typer.Option(envvar="ALMANAC_DEV_PORT", help="Temporal frontend.")] = 7233,
+    port: Annotated[
+        int, typer.Option(envvar="ALMANAC_DEV_PORT", min=1, max=65535, help="Temporal frontend.")
+    ] = 7233,
     ui_port: Annotated[
-        int, typer.Option(envvar="ALMANAC_DEV_UI_PORT", help="Temporal Web UI.")
+        int, typer.Option(envvar="ALMANAC_DEV_UI_PORT", min=1, max=65535, help="Temporal Web UI.")
     ] = 8233,
     sink_port: Annotated[
-        int, typer.Option(envvar="ALMANAC_DEV_SINK_PORT", help="The effect sink.")
+        int, typer.Option(envvar="ALMANAC_DEV_SINK_PORT", min=1, max=65535, help="The effect sink.")
     ] = 8765,
     metrics_port: Annotated[
-        int, typer.Option(envvar="ALMANAC_DEV_METRICS_PORT", help="Almanac's metrics.")
+        int,
+        typer.Option(
+            envvar="ALMANAC_DEV_METRICS_PORT", min=1, max=65535, help="Almanac's metrics."
+        ),
     ] = 9464,
     server_metrics_port: Annotated[
         int,
-        typer.Option(envvar="ALMANAC_DEV_SERVER_METRICS_PORT", help="Temporal server metrics."),
+        typer.Option(
+            envvar="ALMANAC_DEV_SERVER_METRICS_PORT",
+            min=1,
+            max=65535,
+            help="Temporal server metrics.",
+        ),
     ] = 9466,
     console_port: Annotated[
-        int, typer.Option(envvar="ALMANAC_DEV_CONSOLE_PORT", help="The operator console.")
+        int,
+        typer.Option(
+            envvar="ALMANAC_DEV_CONSOLE_PORT", min=1, max=65535, help="The operator console."
+        ),
     ] = 8240,
     ui: Annotated[bool, typer.Option("--ui/--no-ui", help="Serve the Temporal Web UI.")] = True,
     host: Annotated[

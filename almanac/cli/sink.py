@@ -19,7 +19,9 @@ sink_app = new_app("Run the HTTP sink that records effects once per Idempotency-
 @sink_app.callback(invoke_without_command=True)
 def sink(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port (0 picks a free one).", min=0)] = 8765,
+    port: Annotated[
+        int, typer.Option(help="TCP port (0 picks a free one).", min=0, max=65535)
+    ] = 8765,
     db: Annotated[
         str | None,
         typer.Option(help="SQLite file of effects, or :memory:; default <data dir>/sink.sqlite3."),

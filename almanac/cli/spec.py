@@ -270,6 +270,7 @@ def preview(
     from timecontract import (
         LAST_WINDOW_END,
         InvalidSpec,
+        SpecError,
         format_instant,
         iter_occurrences,
         load_spec,
@@ -298,11 +299,16 @@ def preview(
     if end > last:
         fail(f"--to={to!r}: after {last:%Y-%m-%dT%H:%M:%SZ}, the last instant resolved")
     records = iter_occurrences(spec, start, end, tzdb_store=store)
-    if as_json:
-        # Streamed: a 34-year minutely window is ~300,000 records, written as they are resolved.
-        write_json_array((r.to_json() for r in records), sys.stdout)
-        return
-    shown = list(islice(records, MAX_TABLE_ROWS + 1))
+    try:
+        if as_json:
+            # A calendar spec's window is resolved whole before its first record (recurrence's
+            # iter_occurrences), so a day outside the calendar's years fails before any output.
+            # Streamed: a 34-year minutely window is ~300,000 records, written as resolved.
+            write_json_array((r.to_json() for r in records), sys.stdout)
+            return
+        shown = list(islice(records, MAX_TABLE_ROWS + 1))
+    except SpecError as exc:  # the pinned calendar does not cover a day of the window
+        fail(str(exc))
     if len(shown) > MAX_TABLE_ROWS:
         fail(
             f"--to={format_instant(end)}: the window holds more than {MAX_TABLE_ROWS} records, "

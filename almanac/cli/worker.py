@@ -14,10 +14,12 @@ def worker(
         str | None, typer.Option(help="Worker identity (default: almanac-worker@host:pid).")
     ] = None,
     metrics_port: Annotated[
-        int | None, typer.Option(help="Serve Almanac's ledger metrics on this port.")
+        int | None,
+        typer.Option(min=1, max=65535, help="Serve Almanac's ledger metrics on this port."),
     ] = None,
     sdk_metrics_port: Annotated[
-        int | None, typer.Option(help="Serve the Temporal SDK's metrics on this port.")
+        int | None,
+        typer.Option(min=1, max=65535, help="Serve the Temporal SDK's metrics on this port."),
     ] = None,
     metrics_host: Annotated[
         str | None,

@@ -327,7 +327,8 @@ async def _preview(state: Console, request: Request) -> Response:
             raise forms.FormError("to", forms.submitted(form, "to"), "not after from")
         spec = result.spec
         result = await _run(lambda: preview.window(spec, start, end, store))
-    return state.render(request, "preview.html", result=result)
+    status = 400 if result.problems else 200  # a spec with problems is bad form input
+    return state.render(request, "preview.html", status=status, result=result)
 
 
 async def _login(state: Console, request: Request) -> Response:

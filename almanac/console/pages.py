@@ -92,7 +92,17 @@ def schedule_row(
 def schedules(
     handle: Ledger, now_utc: datetime, after: str | None, store: Path | None
 ) -> dict[str, Any]:
-    """The schedules overview: a page of gates with their facts, and the next page's start."""
+    """The schedules overview: a page of gates with their facts, and the next page's start.
+
+    Raises:
+        FormError: on ``after`` when it names no schedule (the console's cursor is the last
+            shown schedule's ID, deleted ones included).
+    """
+    if after is not None:
+        try:
+            ledger.get_gate(handle, after)
+        except ledger.ScheduleNotFound:
+            raise forms.FormError("after", after, "not a page cursor of this console") from None
     gates = ledger.gates_page(handle, after=after, limit=SCHEDULES_PER_PAGE + 1)
     more = len(gates) > SCHEDULES_PER_PAGE
     gates = gates[:SCHEDULES_PER_PAGE]

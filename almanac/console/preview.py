@@ -56,6 +56,13 @@ def _problem(error: SpecError) -> Problem:
     return Problem(error.field, repr(error.value), error.problem)
 
 
+def _text_problem(error: SpecError, path: Path, size: int) -> Problem:
+    """A problem of the spec text: the file read on the server is the form's ``spec`` field."""
+    if error.field != "file":
+        return _problem(error)
+    return Problem("spec", f"{size} bytes", error.problem.replace(str(path), "the spec"))
+
+
 def check(text: bytes, tzdb_store: Path | None) -> PreviewResult:
     """Every problem of a spec text, or the valid spec (``problems`` empty)."""
     if len(text) > MAX_SPEC_BYTES:
@@ -67,7 +74,7 @@ def check(text: bytes, tzdb_store: Path | None) -> PreviewResult:
             data: Any = read_spec_data(path)
             spec = load_spec(data, tzdb_store)
         except InvalidSpec as exc:
-            return PreviewResult([_problem(p) for p in exc.problems])
+            return PreviewResult([_text_problem(p, path, len(text)) for p in exc.problems])
     if spec.action is not None:
         from activities.actions.catalog import action_problems
 
@@ -83,12 +90,19 @@ def window(
     to_utc: datetime | None,
     tzdb_store: Path | None,
 ) -> PreviewResult:
-    """The records of ``[from_utc, to_utc)`` (default: cutoverAt and 31 days), bounded."""
+    """The records of ``[from_utc, to_utc)`` (default: cutoverAt and 31 days), bounded.
+
+    A day of the window outside the pinned calendar's years is one problem on
+    ``calendar.release``, not records.
+    """
     start = from_utc or spec.cutover_at
     end = to_utc or start + DEFAULT_WINDOW
-    records = list(
-        islice(iter_occurrences(spec, start, end, tzdb_store=tzdb_store), MAX_RECORDS + 1)
-    )
+    try:
+        records = list(
+            islice(iter_occurrences(spec, start, end, tzdb_store=tzdb_store), MAX_RECORDS + 1)
+        )
+    except SpecError as exc:  # the pinned calendar does not cover a day of the window
+        return PreviewResult([_problem(exc)], spec, from_utc=start, to_utc=end)
     return PreviewResult(
         spec=spec,
         records=records[:MAX_RECORDS],

@@ -63,7 +63,7 @@ def one_error_line(result) -> str:  # type: ignore[no-untyped-def]
         (("upcoming", "nightly", "-n", "50"), "error: -n=50: must be between 1 and 20"),
         (("upcoming", "nightly", "-n", "0"), "error: -n=0: must be between 1 and 20"),
         (("status", "nightly", "-n", "21"), "error: -n=21: must be between 0 and 20"),
-        (("sink", "--port", "-1"), "error: --port=-1: must be at least 0"),
+        (("sink", "--port", "-1"), "error: --port=-1: must be between 0 and 65535"),
     ],
 )
 def test_a_value_out_of_range_names_the_option_the_value_and_the_bounds(

@@ -44,3 +44,24 @@ def test_an_unmigrated_ledger_is_exit_1(run: Callable[..., Result]) -> None:
     result = run("console")
     assert result.exit_code == 1
     assert "almanac db upgrade" in result.output
+
+
+def test_a_port_in_use_is_one_line_exit_1_before_serving(
+    run: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+    from unittest import mock
+
+    assert run("db", "upgrade").exit_code == 0
+    with socket.socket() as taken, mock.patch("uvicorn.run") as serve:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("console", "--port", str(port))
+        monkeypatch.setenv("ALMANAC_CONSOLE_PORT", str(port))
+        from_settings = run("console")
+    assert serve.call_count == 0
+    for said, option in ((result, "--port"), (from_settings, "ALMANAC_CONSOLE_PORT")):
+        assert said.exit_code == 1, said.output
+        lines = said.output.strip().splitlines()
+        assert len(lines) == 1 and f"{option}={port}: cannot listen on 127.0.0.1" in lines[0]

@@ -173,6 +173,18 @@ def test_bad_query_input_is_one_line_naming_field_and_value(
     assert text(problem.group(1)).strip().startswith(message)
 
 
+@pytest.mark.parametrize("after", ["zzz", "Bad_ID"])
+def test_a_schedules_cursor_naming_no_schedule_is_400_naming_it(
+    client: TestClient, after: str
+) -> None:
+    response = client.get(f"/schedules?after={after}")
+    assert response.status_code == 400
+    problem = re.search(r'id="problem">(.*?)</p>', response.text, re.S)
+    assert problem is not None and "\n" not in problem.group(1)
+    assert text(problem.group(1)).strip().startswith(f"after='{after}': not a page cursor")
+    assert client.get("/schedules", params={"after": SCHEDULE}).status_code == 200
+
+
 def test_unknown_ids_are_404_naming_them(client: TestClient) -> None:
     assert "nope" in client.get("/schedules/nope").text
     response = client.get("/occurrences/nope.r1.20260101T000000.f0")
