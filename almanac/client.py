@@ -93,7 +93,7 @@ from almanac.settings import AlmanacSettings
 from timecontract import AlmanacError, InvalidSpec, ScheduleSpecV1, format_instant
 from timecontract.secrets import secret_problems
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
-from workflows.contracts import DeleteInput, DisableInput
+from workflows.contracts import DeleteInput, DisableInput, EnableInput
 from workflows.schedule import ENDING, NOT_APPLIED, WORKFLOW_ID_PREFIX, BackfillRequest
 
 if TYPE_CHECKING:
@@ -556,8 +556,13 @@ class AlmanacClient:
         except Exception:
             return
 
-    async def disable(self, schedule_id: str, reason: str) -> io.ChangeGateResult:
+    async def disable(
+        self, schedule_id: str, reason: str, *, by: str | None = None
+    ) -> io.ChangeGateResult:
         """Disable a schedule: the ledger gate flips, DUE occurrences are cancelled.
+
+        ``by`` names who decides (``console:alice``), recorded as the events' ``by``; without
+        it the ledger records ``update``.
 
         Returns:
             The verdict: ``changed`` (``False``: it was disabled already), the gate (its
@@ -573,12 +578,14 @@ class AlmanacClient:
         return await self._gate_update(
             schedule_id,
             self.handle(schedule_id).execute_update(
-                ScheduleWorkflow.disable_update, DisableInput(reason)
+                ScheduleWorkflow.disable_update, DisableInput(reason, by)
             ),
         )
 
-    async def enable(self, schedule_id: str) -> io.ChangeGateResult:
+    async def enable(self, schedule_id: str, *, by: str | None = None) -> io.ChangeGateResult:
         """Enable a disabled schedule; the misfire policy decides what came due meanwhile.
+
+        ``by`` names who decides, recorded as the ENABLED event's ``by`` (else ``update``).
 
         Returns:
             The verdict: ``changed``, the gate, and — when it changed — ``came_due`` (instants
@@ -590,8 +597,12 @@ class AlmanacClient:
             ScheduleNotRunning: no running schedule workflow with that ID.
             NoVerdict, TemporalUnavailable: operational failures.
         """
+        handle = self.handle(schedule_id)
         return await self._gate_update(
-            schedule_id, self.handle(schedule_id).execute_update(ScheduleWorkflow.enable_update)
+            schedule_id,
+            handle.execute_update(ScheduleWorkflow.enable_update, EnableInput(by))
+            if by is not None
+            else handle.execute_update(ScheduleWorkflow.enable_update),
         )
 
     async def delete(self, schedule_id: str, reason: str) -> io.DeleteScheduleResult:

@@ -90,6 +90,8 @@ class Command:
     """The workflow input's first revision: if the ledger refuses it there is nothing to run."""
     update_id: str | None = None
     """Set for an update: its verdict is handed back to the waiting handler (``None``: a signal)."""
+    by: str = "update"
+    """Who asked for a gate change (recorded as its events' ``by``): an operator, or ``update``."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,15 @@ class DisableInput:
     """The ``disable`` update's input: why (recorded on the gate and on cancelled occurrences)."""
 
     reason: str
+    by: str | None = None
+    """Who decides (``console:alice``), recorded as the events' ``by``; ``None``: ``update``."""
+
+
+@dataclass(frozen=True)
+class EnableInput:
+    """The ``enable`` update's optional input: who decides (``None``: ``update``)."""
+
+    by: str | None = None
 
 
 @dataclass(frozen=True)

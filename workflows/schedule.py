@@ -66,6 +66,7 @@ with workflow.unsafe.imports_passed_through():
         Command,
         DeleteInput,
         DisableInput,
+        EnableInput,
         NotApplied,
         OccurrenceInput,
         ScheduleInput,
@@ -138,6 +139,8 @@ MAX_SPEC_BYTES = 64 * 1024
 """Size bound of a published spec (JSON), checked by the update validator."""
 MAX_REASON_CHARS = 500
 """Size bound of a disable or delete reason."""
+MAX_BY_CHARS = 200
+"""Size bound of who decides a gate change (the ledger's ``by`` columns hold 200)."""
 INVALID_UPDATE = "InvalidUpdate"
 """The error type of a validator's refusal (a malformed or refused change)."""
 ENDING = "ScheduleEnding"
@@ -281,23 +284,30 @@ class ScheduleWorkflow:
     @workflow.update(name="disable")
     async def disable_update(self, params: DisableInput) -> io.ChangeGateResult:
         """Disable the schedule; returns the gate generation and how many DUE were cancelled."""
-        result: io.ChangeGateResult = await self._submit("disable", reason=params.reason.strip())
+        result: io.ChangeGateResult = await self._submit(
+            "disable", reason=params.reason.strip(), by=params.by or "update"
+        )
         return result
 
     @disable_update.validator
     def _validate_disable(self, params: DisableInput) -> None:
         self._refuse_if_deleting()
         _check_reason(params)
+        _check_by(params.by)
 
     @workflow.update(name="enable")
-    async def enable_update(self) -> io.ChangeGateResult:
+    async def enable_update(self, params: EnableInput | None = None) -> io.ChangeGateResult:
         """Enable the schedule; returns how many came due while disabled, run and expired."""
-        result: io.ChangeGateResult = await self._submit("enable", reason="enabled by update")
+        by = params.by if params is not None and params.by else "update"
+        result: io.ChangeGateResult = await self._submit(
+            "enable", reason="enabled by update", by=by
+        )
         return result
 
     @enable_update.validator
-    def _validate_enable(self) -> None:
+    def _validate_enable(self, params: EnableInput | None = None) -> None:
         self._refuse_if_deleting()
+        _check_by(None if params is None else params.by)
 
     @workflow.update(name="delete")
     async def delete_update(self, params: DeleteInput) -> io.DeleteScheduleResult:
@@ -608,7 +618,9 @@ class ScheduleWorkflow:
         disabled = command.kind == "disable"
         result = await workflow.execute_activity_method(
             AlmanacActivities.change_gate,
-            io.ChangeGateInput(self._params.schedule_id, disabled, command.reason, self._now()),
+            io.ChangeGateInput(
+                self._params.schedule_id, disabled, command.reason, self._now(), by=command.by
+            ),
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,
         )
@@ -897,6 +909,16 @@ def _is_json_scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
+def _check_by(by: str | None) -> None:
+    """Who decides a gate change: absent, or 1 to ``MAX_BY_CHARS`` printable characters."""
+    if by is None:
+        return
+    if not isinstance(by, str) or not by.strip() or not by.isprintable():
+        _refuse("by", by, "needs a non-empty, printable name of who decides")
+    if len(by) > MAX_BY_CHARS:
+        _refuse("by", f"{len(by)} characters", f"longer than {MAX_BY_CHARS}")
+
+
 def _check_reason(params: DisableInput | DeleteInput | io.BackfillRequest) -> None:
     reason = getattr(params, "reason", None)
     if not isinstance(reason, str) or not reason.strip():
@@ -917,6 +939,7 @@ __all__ = [
     "Command",
     "DeleteInput",
     "DisableInput",
+    "EnableInput",
     "ScheduleInput",
     "ScheduleState",
     "ScheduleWorkflow",

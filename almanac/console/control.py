@@ -5,8 +5,8 @@ checks its input before anything connects (the CLI's one line naming the field a
 calls ``almanac.client.AlmanacClient`` — the update or manual run that ``almanac disable``,
 ``enable`` and ``trigger`` send, with the same Temporal settings (``AlmanacSettings``) — and shows
 the ledger's verdict on the schedule's page. Who did it: a trigger's occurrence events carry
-``by=console:<operator>``; a disable's reason ends ``(by console:<operator>)``, on the gate and
-its DISABLED event, because the disable update carries no ``by`` of its own.
+``by=console:<operator>``, and so do a disable's DISABLED and an enable's ENABLED schedule events
+(the updates carry who decides).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def check(action: str, schedule_id: str, operator: str, form: Any) -> Write:
     reason = forms.text("reason", forms.submitted(form, "reason"), required=False)
     request_id = forms.text("requestId", forms.submitted(form, "requestId"), required=False) or None
     if action == "disable":
-        reason = f"{check_disable_reason(reason)} (by {by})"
+        reason = check_disable_reason(reason)
     elif action == "trigger":
         manual.check_request(schedule_id, reason, request_id)
     return Write(action, schedule_id, by, reason, request_id)
@@ -96,9 +96,9 @@ async def send(request: Write, settings: AlmanacSettings, clock: Any) -> Verdict
     try:
         sid = request.schedule_id
         if request.action == "disable":
-            answer: Any = await client.disable(sid, request.reason)
+            answer: Any = await client.disable(sid, request.reason, by=request.by)
         elif request.action == "enable":
-            answer = await client.enable(sid)
+            answer = await client.enable(sid, by=request.by)
         else:
             answer = await client.trigger(
                 sid,

@@ -107,6 +107,10 @@ async def test_updates_answer_with_the_ledgers_verdict_and_delete_ends_the_run(
                 handle.execute_update(ScheduleWorkflow.disable_update, DisableInput("  "))
             )
             assert (field, value) == ("reason", "  ") and "non-empty reason" in message
+            field, value, message = await refused(
+                handle.execute_update(ScheduleWorkflow.disable_update, DisableInput("x", by=" "))
+            )
+            assert (field, value) == ("by", " ") and "who decides" in message
             assert await updates_in_history(handle) == []  # refused before history
 
             off = await handle.execute_update(
