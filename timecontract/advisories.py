@@ -36,13 +36,16 @@ agree with what the ledger would materialize.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from itertools import islice, pairwise
 from pathlib import Path
+from typing import TypeVar
 
 from timecontract import zones
+from timecontract.calendars import CalendarYearsNotCovered
 from timecontract.records import Disposition, OccurrenceRecord, Reason
 from timecontract.recurrence import iter_occurrences, occurrences
 from timecontract.spec import (
@@ -169,14 +172,27 @@ def spec_warnings(spec: ScheduleSpecV1, *, tzdb_store: Path | None = None) -> li
     """
     zone = zones.load(spec.time_zone, spec.tzdb_version, tzdb_store)
     found: list[SpecWarning] = []
-    repeated = _repeated_hour_silent(spec, zone, tzdb_store)
+    # Each advisory looks ahead of the cutover; a calendar whose data ends sooner ends that look
+    # (advice, not a check: the years the schedule runs in are checked where it runs).
+    repeated = _within_calendar(lambda: _repeated_hour_silent(spec, zone, tzdb_store))
     if repeated is not None:
         found.append(repeated)
-    found.extend(_cutover_warnings(spec, zone, tzdb_store))
-    capped = _jitter_capped(spec, tzdb_store)
+    found.extend(_within_calendar(lambda: _cutover_warnings(spec, zone, tzdb_store)) or [])
+    capped = _within_calendar(lambda: _jitter_capped(spec, tzdb_store))
     if capped is not None:
         found.append(capped)
     return found
+
+
+_T = TypeVar("_T")
+
+
+def _within_calendar(advise: Callable[[], _T]) -> _T | None:
+    """``advise()``, or None when it looked past the years the pinned calendar covers."""
+    try:
+        return advise()
+    except CalendarYearsNotCovered:
+        return None
 
 
 def _jitter_capped(spec: ScheduleSpecV1, tzdb_store: Path | None) -> SpecWarning | None:

@@ -57,6 +57,14 @@ WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
+class CalendarYearsNotCovered(SpecError):
+    """A day outside the years a pinned calendar's data covers (on ``calendar.release``).
+
+    Its own type so that a look-ahead that is only advice (``timecontract.advisories``) can stop
+    at the data's last year instead of failing the spec.
+    """
+
+
 class HolidayPolicy(StrEnum):
     """What to do with a nominal time whose local date is not a business day of the calendar.
 
@@ -123,11 +131,11 @@ class BusinessCalendar:
         """Why ``day`` is not a business day: the holiday's name, ``Saturday (weekend)``, or None.
 
         Raises:
-            SpecError: on ``calendar.release`` when ``day`` lies outside the data's years.
+            CalendarYearsNotCovered: ``day`` lies outside the data's years.
 
         """
         if not self.first_year <= day.year <= self.last_year:
-            raise SpecError(
+            raise CalendarYearsNotCovered(
                 "calendar.release",
                 self.release,
                 f"calendar {self.name} covers {self.first_year}–{self.last_year}, not "

@@ -74,3 +74,18 @@ def test_validate_and_apply_refuse_a_file_that_misses_the_cutover_year(
     covered = spec.read_text().replace("2026-03-01", "2025-03-01")
     spec.write_text(covered)
     assert run("validate", str(spec)).exit_code == 0
+
+
+def test_a_covered_cutover_year_validates_in_a_zone_with_dst(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    # The DST advisories look months ahead of the cutover; a file of 2025 alone ends that look
+    # (advice), it does not refuse a spec whose cutover year it covers.
+    spec = _pinned(
+        run, tmp_path, CALENDAR.replace("2026-12-25", "2025-12-25"), "2025-03-01T00:00:00Z"
+    )
+    spec.write_text(spec.read_text().replace("timeZone: UTC", "timeZone: America/New_York"))
+    assert run("validate", str(spec)).exit_code == 0
+    window = ("--from", "2025-03-01T00:00:00Z", "--to", "2025-03-10T00:00:00Z")
+    previewed = run("preview", str(spec), *window)
+    assert previewed.exit_code == 0, previewed.output
