@@ -239,6 +239,8 @@ class LiveStatus(io.ScheduleStatus):
     read or before the first cutover. ``gate.active_revision`` is the latest published."""
     pending: tuple[readings.PendingRevision, ...] = ()
     """Published revisions whose cutover is still ahead (they own nothing yet)."""
+    deadline: str | None = None
+    """The owning revision's ``deadline`` (``PT30M``), from the ledger; None without one."""
     deadline_misses: int = 0
     """Deadline misses the ledger records for the schedule (0 when not read)."""
     latest_deadline_miss: DeadlineMissView | None = None
@@ -254,7 +256,7 @@ class LiveStatus(io.ScheduleStatus):
         self.next_instant_utc = reading.next_instant_utc
         self.next_materialized = reading.next_materialized
         self.revision_now, self.pending = reading.revision_now, reading.pending
-        self.deadline_misses = reading.deadline_misses
+        self.deadline, self.deadline_misses = reading.deadline, reading.deadline_misses
         self.latest_deadline_miss = reading.latest_deadline_miss
         self.holidays = reading.holidays
         self.source, self.read_at_utc = "ledger", reading.read_at_utc

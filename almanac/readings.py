@@ -34,6 +34,7 @@ from timecontract import (
     Cutover,
     Disposition,
     ScheduleSpecV1,
+    format_duration,
     occurrences,
     owning_revision,
     span_for,
@@ -126,6 +127,8 @@ class LedgerReading:
     anything yet."""
     pending: tuple[PendingRevision, ...] = ()
     """Published revisions whose cutover lies after ``read_at_utc``, in revision order."""
+    deadline: str | None = None
+    """The owning revision's ``deadline`` (ISO 8601 duration, ``PT30M``); None without one."""
     deadline_misses: int = 0
     """Deadline misses recorded for the schedule (``ledger.deadlines``)."""
     latest_deadline_miss: DeadlineMissView | None = None
@@ -188,7 +191,12 @@ def read_status(
     from ledger.deadlines import count_deadline_misses, deadline_misses  # SQL: loaded on use
 
     latest = deadline_misses(handle, schedule_id, latest=1)
+    revision_now = owning_revision(now_utc, cutovers) if cutovers else None
+    owning = next((s for s in specs if s.revision == revision_now), None)
     return LedgerReading(
+        deadline=None
+        if owning is None or owning.deadline is None
+        else format_duration(owning.deadline),
         deadline_misses=handle.read(
             functools.partial(count_deadline_misses, schedule_id=schedule_id)
         ).get(schedule_id, 0),
@@ -198,7 +206,7 @@ def read_status(
         next_instant_utc=next_instant,
         read_at_utc=now_utc,
         next_materialized=materialized,
-        revision_now=owning_revision(now_utc, cutovers) if cutovers else None,
+        revision_now=revision_now,
         pending=tuple(
             PendingRevision(c.revision, c.cutover_at_utc)
             for c in cutovers

@@ -272,6 +272,8 @@ def status(
         counts = _counts(state.counts_by_state)
         console.print(f"counts: {counts or '—'}")
         miss = state.latest_deadline_miss
+        if state.deadline is not None and miss is None:
+            console.print(f"deadline {state.deadline} after each instant: none missed")
         if miss is not None:
             console.print(
                 f"[yellow]deadlines missed: {state.deadline_misses}[/yellow] (latest "

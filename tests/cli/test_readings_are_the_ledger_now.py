@@ -180,3 +180,12 @@ def test_a_revision_is_active_only_from_its_cutover(handle: ledger.Ledger) -> No
     assert before.pending == (readings.PendingRevision(2, cutover),)
     at = readings.read_status(handle, "month-end", cutover)  # half-open: r2 owns its cutover
     assert (at.revision_now, at.pending) == (2, ())
+
+
+def test_status_names_the_deadline_of_the_revision_that_owns_now(handle: ledger.Ledger) -> None:
+    ledger.publish_revision(handle, spec(deadline="PT30M"), T0, by="test")
+    later = spec(revision=2, cutoverAt="2027-01-01T00:00:00Z")  # no deadline from its cutover
+    ledger.publish_revision(handle, later, T0, by="test")
+    assert readings.read_status(handle, "month-end", T0).deadline == "PT30M"
+    at = readings.read_status(handle, "month-end", datetime(2027, 1, 1, tzinfo=UTC))
+    assert at.deadline is None
