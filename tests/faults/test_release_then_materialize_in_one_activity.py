@@ -78,7 +78,7 @@ def test_a_refused_follow_up_leaves_the_release_standing(
         raise ledger.ScheduleNotFound("fold")
 
     acts = activities(store)
-    monkeypatch.setattr(acts, "_materialize", refused)
+    monkeypatch.setattr(acts, "_reading_after_write", refused)
     released = acts.release_due(io.ReleaseDueInput("fold", NOW, then_materialize=follow_up))
     assert [o.occurrence_id for o in released.due] == ["fold.r1.20270103T090000.f0"]
     assert released.materialized is None
