@@ -121,6 +121,7 @@ def _templates() -> Environment:
     env.filters["offset"] = lambda value: "—" if value is None else format_offset(value)
     env.globals["local_text"] = local_text
     env.globals["urlencode"] = urlencode
+    env.globals["max_field"] = forms.MAX_FIELD
     return env
 
 

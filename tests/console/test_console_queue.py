@@ -7,10 +7,11 @@ import re
 from datetime import timedelta
 
 import pytest
-from scenario import NOW, TOKEN, Facts
+from scenario import NOW, SCHEDULE, TOKEN, Facts
 from starlette.testclient import TestClient
 
 from almanac.console import ConsoleSettings, create_app
+from almanac.console.forms import MAX_FIELD
 from almanac.settings import AlmanacSettings
 from ledger import Ledger, OccurrenceState, ReconciliationResolution, show_occurrence
 
@@ -175,3 +176,12 @@ def test_the_resolved_notice_comes_from_the_ledger_not_the_url(
     page = client.get(f"/queue?resolved={facts.unknown}").text
     assert 'id="resolved"' not in page
     assert 'id="resolved"' not in client.get("/queue?resolved=no.such.occurrence").text
+
+
+def test_every_reason_field_admits_what_the_server_admits(client: TestClient) -> None:
+    # A browser stops typing at maxlength: a reason the server accepts must fit in the form.
+    sign_in(client)
+    pages = [client.get("/queue").text, client.get(f"/schedules/{SCHEDULE}").text]
+    lengths = [re.findall(r'name="reason"[^>]*maxlength="(\d+)"', page) for page in pages]
+    assert all(lengths), "each page has a reason field with a maxlength"
+    assert {int(n) for found in lengths for n in found} == {MAX_FIELD}
