@@ -1,4 +1,4 @@
-"""``almanac ledger``: read the occurrence ledger (list, show, materialize, unknown, resolve).
+"""``almanac ledger``: the occurrence ledger (list, show, materialize, unknown, events, resolve).
 
 Exit codes as in ``almanac.cli.output``: 0 success; 2 invalid input (a bad spec, option, state
 name or an unknown ID: the message names it); 1 an operational failure (the database unreachable,
@@ -355,6 +355,55 @@ def unknown_command(
             queue,
             c.note or "",
         )
+    out().print(table)
+
+
+@ledger_app.command("events")
+def events_command(
+    schedule: Annotated[str, typer.Argument(help="The scheduleId.")],
+    kind: Annotated[
+        str | None,
+        typer.Option("--kind", help="Only events of this kind (e.g. DISABLED, PUBLISHED)."),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=10_000, help="The newest N events, oldest first.")
+    ] = 50,
+    as_json: JsonOption = False,
+    url: UrlOption = None,
+) -> None:
+    """List a schedule's own events: revisions published or rejected, disable, enable, refusals."""
+    from ledger import ScheduleEventKind, get_gate, schedule_events
+
+    chosen = None
+    if kind is not None:
+        known = {k.value: k for k in ScheduleEventKind}
+        if kind.upper() not in known:
+            fail(f"--kind={kind!r}: unknown schedule event kind (one of {', '.join(known)})")
+        chosen = known[kind.upper()]
+    with open_ledger(url) as handle:
+        rows = schedule_events(handle, schedule, limit=limit, kind=chosen)
+        if not rows and chosen is None:
+            get_gate(handle, schedule)  # an unknown scheduleId is exit 2, as `list` does
+    if as_json:
+        payload = [
+            {
+                "scheduleId": e.schedule_id,
+                "kind": e.kind,
+                "revision": e.revision,
+                "at": _z(e.at_utc),
+                "by": e.by,
+                "detail": e.detail,
+            }
+            for e in rows
+        ]
+        print_json(payload)
+        return
+    table = terminal_table(f"{schedule} events")
+    for column in ("at (UTC)", "kind", "revision", "by", "detail"):
+        table.add_column(column)
+    for e in rows:
+        revision = "" if e.revision is None else str(e.revision)
+        table.add_row(_z(e.at_utc), e.kind, revision, escape(e.by), escape(e.detail))
     out().print(table)
 
 

@@ -239,3 +239,31 @@ def test_ledger_show_names_a_missed_deadline_in_text_and_json(run, tmp_path: Pat
     )
     text = run("ledger", "show", occurrence_id).output
     assert f"deadline missed: {deadline} (DUE at the deadline)" in text
+
+
+def test_ledger_events_lists_a_schedules_own_trail(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from ledger import disable, enable
+
+    assert run("db", "upgrade").exit_code == 0
+    window = ("--from", "2026-11-01T00:00:00Z", "--to", "2026-11-02T00:00:00Z")
+    made = run("ledger", "materialize", str(EXAMPLE), *window, "--now", "2026-10-30T00:00:00Z")
+    assert made.exit_code == 0, made.output
+    handle = Ledger.from_url(f"sqlite:///{tmp_path / 'data' / 'ledger.sqlite3'}")
+    try:
+        disable(handle, "daily-ops-summary", T0, by="ops:carol", reason="vendor outage")
+        enable(handle, "daily-ops-summary", T0 + timedelta(hours=1), by="ops:carol")
+    finally:
+        handle.dispose()
+    events = json.loads(run("ledger", "events", "daily-ops-summary", "--json").output)
+    assert [e["kind"] for e in events] == ["PUBLISHED", "DISABLED", "ENABLED"]
+    assert events[1]["by"] == "ops:carol" and "vendor outage" in events[1]["detail"]
+    assert events[1]["at"] == T0.strftime("%Y-%m-%dT%H:%M:%SZ")
+    newest = run("ledger", "events", "daily-ops-summary", "--limit", "1", "--json").output
+    assert [e["kind"] for e in json.loads(newest)] == ["ENABLED"]
+    only = run("ledger", "events", "daily-ops-summary", "--kind", "disabled", "--json").output
+    assert [e["kind"] for e in json.loads(only)] == ["DISABLED"]
+    text = " ".join(run("ledger", "events", "daily-ops-summary").output.split())
+    assert "DISABLED" in text and "vendor outage" in text
+    bad = run("ledger", "events", "daily-ops-summary", "--kind", "PAUSED")
+    assert bad.exit_code == 2 and "--kind='PAUSED'" in bad.output
+    assert run("ledger", "events", "no-such-schedule").exit_code == 2
