@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, or_, select
 
 from ledger.db import Ledger
-from ledger.events import CASES, GATES, OCCURRENCES, REVISIONS, require_aware
+from ledger.events import CASES, EVENTS, GATES, OCCURRENCES, REVISIONS, require_aware
 from ledger.reconcile import OPEN_CASE
 from ledger.schedule_trail import SCHEDULE_EVENTS
 from ledger.states import OccurrenceState, ScheduleEventKind
@@ -34,6 +34,23 @@ _placed_utc = func.coalesce(OCCURRENCES.c.instant_utc, OCCURRENCES.c.gap_at_utc)
 def _check_limit(limit: int) -> None:
     if not 1 <= limit <= MAX_PAGE:
         raise ValueError(f"limit={limit!r}: between 1 and {MAX_PAGE}")
+
+
+def change_stamp(ledger: Ledger) -> str:
+    """``"<occurrence event ID>.<schedule event ID>"``: the newest of each trail (0 when empty).
+
+    Both trails only grow, so the stamp changes exactly when a fact was recorded: an occurrence
+    moved, or a schedule was published, disabled, enabled or refused (a view that polls it learns
+    of a gate change that moved no occurrence).
+    """
+
+    def work(connection: Connection) -> str:
+        occurrence = select(func.coalesce(func.max(EVENTS.c.id), 0)).scalar_subquery()
+        schedule = select(func.coalesce(func.max(SCHEDULE_EVENTS.c.id), 0)).scalar_subquery()
+        newest = connection.execute(select(occurrence, schedule)).one()
+        return f"{int(newest[0])}.{int(newest[1])}"
+
+    return ledger.read(work)
 
 
 def gates_page(ledger: Ledger, *, after: str | None = None, limit: int = 50) -> list[GateView]:

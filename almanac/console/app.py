@@ -362,5 +362,5 @@ async def _logout(state: Console, request: Request) -> Response:
 
 
 async def _stamp(state: Console, request: Request) -> Response:
-    newest = await _run(lambda: ledger.last_event_id(state.ledger))
-    return JSONResponse({"event": newest})
+    stamp = await _run(lambda: ledger.change_stamp(state.ledger))
+    return JSONResponse({"event": stamp})

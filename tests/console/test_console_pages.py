@@ -206,3 +206,16 @@ def test_a_holiday_decision_shows_its_holiday(
     html = client.get("/schedules/nyse-open?month=2026-11").text
     day = cell(html, "2026-11-26")
     assert "SKIPPED_HOLIDAY" in day and "HOLIDAY_SKIPPED “Thanksgiving Day”" in day
+
+
+def test_the_live_stamp_moves_with_a_schedule_fact_that_moves_no_occurrence(
+    client: TestClient, ledger: Ledger
+) -> None:
+    from ledger import ScheduleEventKind, record_schedule_event
+
+    before = client.get("/live/stamp").json()["event"]
+    assert client.get("/live/stamp").json()["event"] == before  # nothing recorded: no refresh
+    record_schedule_event(
+        ledger, SCHEDULE, ScheduleEventKind.REVISION_REJECTED, NOW, by="t", detail="rule: bad"
+    )
+    assert client.get("/live/stamp").json()["event"] != before

@@ -1,4 +1,5 @@
-// Live updates without a reload: poll the ledger's newest event ID; when it changes, fetch this
+// Live updates without a reload: poll the ledger's change stamp (its newest occurrence and
+// schedule event IDs); when it changes, fetch this
 // page again and swap in its live region (#live). A region holding a focused or edited form field
 // is left alone until the person is done with it.
 (function () {
