@@ -267,7 +267,7 @@ def materialize_command(
     url: UrlOption = None,
 ) -> None:
     """Record a spec's occurrences for a window (publishing its revision if new) and list them."""
-    from almanac.client import LedgerClient, WindowTooLarge
+    from almanac.ledger_client import LedgerClient, WindowTooLarge
     from timecontract import InvalidSpec, load_spec
 
     store = tzdb_store()
@@ -386,7 +386,7 @@ def resolve_command(
     for a person (seed: never a blind resend). With ``--json``: an object with occurrenceId,
     resolution, resolvedBy, resolvedAt and note.
     """
-    from almanac.client import LedgerClient
+    from almanac.ledger_client import LedgerClient
     from ledger import ReconciliationResolution
 
     try:

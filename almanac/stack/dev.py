@@ -54,7 +54,8 @@ from temporalio.common import SearchAttributeIndexedValueType
 
 import ledger
 from almanac import worker
-from almanac.client import AlmanacClient, ChangeRejected, NoWorkerAnswered, TemporalUnavailable
+from almanac.client import AlmanacClient
+from almanac.client_errors import ChangeRejected, NoWorkerAnswered, TemporalUnavailable
 from almanac.console import ConsoleSettings, create_app
 from almanac.console.server import ConsoleServer
 from almanac.settings import AlmanacSettings, TemporalSettings
