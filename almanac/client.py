@@ -356,7 +356,7 @@ class AlmanacClient(ScheduleReader):
         max_occurrences: int = DEFAULT_BACKFILL_MAX,
         dry_run: bool = False,
     ) -> io.BackfillResult:
-        """Run a past window on purpose (README "Backfill"); with ``dry_run``, only plan it.
+        """Run a past window on purpose; with ``dry_run``, only plan it.
 
         The window ``[from_utc, to_utc)`` is half-open, in UTC; it must lie before the schedule's
         own now and be owned by the revision in force. Occurrences never materialized there are

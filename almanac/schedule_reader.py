@@ -395,7 +395,7 @@ class ScheduleReader:
         if exc.status == RPCStatusCode.NOT_FOUND:
             return await self._not_running(schedule_id)
         # The call's own deadline passed: DEADLINE_EXCEEDED, or CANCELLED as the SDK core reports
-        # its client-side timeout ("timeout", or "h2 protocol error" seen on this machine). The
+        # its client-side timeout (its message "timeout", or an "h2 protocol error"). The
         # server answers a query on a queue nobody polled lately with FAILED_PRECONDITION.
         timed_out = exc.status in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED)
         no_poller = (

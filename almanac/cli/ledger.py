@@ -301,7 +301,7 @@ def materialize_command(
         f"{_z(result.window_to_utc)} · {len(result.created)} new"
     )
     if (result.window_from_utc, result.window_to_utc) != (low, high):
-        # Say why the window written is not the one asked for (the trial saw only the result).
+        # Say why the window written is not the one asked for: the result alone does not.
         title += (
             f" (asked {_z(low)} → {_z(high)}: clamped to what revision {spec.revision} owns, "
             "from its cutoverAt and publication on; materialization never backfills)"
