@@ -308,6 +308,9 @@ class ExecuteAttemptInput:
     now_utc: datetime
     first_retry_delay_seconds: float = 10.0
     """Backoff before the second attempt; it doubles per attempt (at most 10 minutes)."""
+    schedule_id: str | None = None
+    """The occurrence's scheduleId, where a refusal is recorded; ``None`` in inputs recorded
+    before the workflow carried it: then parsed from ``occurrence_id``."""
 
 
 @dataclass(frozen=True)
@@ -360,6 +363,9 @@ class QueryEffectInput:
 
     occurrence_id: str
     now_utc: datetime
+    schedule_id: str | None = None
+    """The occurrence's scheduleId, where a refusal is recorded; ``None`` in inputs recorded
+    before the workflow carried it: then parsed from ``occurrence_id``."""
 
 
 @dataclass(frozen=True)
@@ -378,6 +384,9 @@ class EscalateInput:
     occurrence_id: str
     why: str
     now_utc: datetime
+    schedule_id: str | None = None
+    """The occurrence's scheduleId, where a refusal is recorded; ``None`` in inputs recorded
+    before the workflow carried it: then parsed from ``occurrence_id``."""
 
 
 @dataclass
