@@ -136,16 +136,9 @@ class AlmanacClient(ScheduleReader):
         read_ledger: bool = True,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
-        """Wrap a connected Temporal client.
+        """Wrap a connected Temporal client (the other arguments are :class:`ScheduleReader`'s).
 
-        Args:
-            client: a connected ``temporalio.client.Client`` (its namespace is used).
-            settings: names the task queue new schedule workflows run on, and the ledger.
-            query_timeout: how long a ``status``/``upcoming`` query waits for a worker.
-            update_timeout: how long a change waits for its verdict.
-            read_ledger: answer ``status``/``upcoming`` from the ledger (``False``: from the
-                workflow's queries only, as of its last wake-up).
-            clock: "now" for ledger readings (aware UTC).
+        ``update_timeout``: how long a change waits for its verdict.
         """
         super().__init__(client, settings, query_timeout, read_ledger=read_ledger, clock=clock)
         self._update_timeout = update_timeout
