@@ -41,15 +41,15 @@ BACKFILL = "almanac.backfill"
 RELEASE_LEAD = timedelta(milliseconds=100)
 """How early a schedule's timer fires before an occurrence's instant (a duration, 0.1 s).
 Temporal starts a timer when the workflow task that asks for it completes, so a timer of
-``instant - workflow.now()`` fires late by that task's processing time (12–40 ms here, more on a
-busy worker); a timer shortened by this lead fires before the instant and the release waits for
+``instant - workflow.now()`` fires late by that task's processing time (longer on a busy
+worker); a timer shortened by this lead fires before the instant and the release waits for
 it (``ReleaseDueInput.not_before_utc``): the release is never earlier than the instant."""
 MAX_RELEASE_HOLD = timedelta(seconds=1)
 """The longest wait ``ReleaseDueInput.not_before_utc`` is honoured for (a duration)."""
 RELEASE_GRACE = timedelta(seconds=1)
 """How late the workflow task a timer woke may start and still decide as of the timer's instant
 (a duration, 1 s; ``workflows.schedule.ON_TIME``). A timer fires late when the task that set it
-took longer than :data:`RELEASE_LEAD` (a busy worker: up to 0.5 s in a trial at load 5–7); that is
+took longer than :data:`RELEASE_LEAD` (a busy worker); that is
 not downtime (DESIGN §4: the misfire policy applies *after downtime*), so ``lateness`` is not
 counted from it. A task that starts later than this — a worker that was down — decides as of its
 own start, and the misfire policy applies."""
@@ -111,12 +111,12 @@ class ReleaseDueInput:
     then_materialize: MaterializeOccurrencesInput | None = None
     """If the release decided anything (occurrences DUE or expired), materialize this window in
     the same activity afterwards and return the reading in ``ReleaseDueResult.materialized``:
-    the follow-up materialization a wake-up used to schedule as a second activity (runs past
-    the ``almanac-release-and-materialize`` patch ask for it; ``None``: release only)."""
+    one activity instead of two (runs past the ``almanac-release-and-materialize`` patch ask for
+    it; ``None``: release only)."""
     materialize_first: MaterializeOccurrencesInput | None = None
     """Materialize this window *before* releasing, in the same activity: a refresh's or a
-    change's materialization, which the loop used to schedule as an activity of its own before
-    the release (runs past the ``almanac-materialize-in-release`` patch ask for it). A
+    change's materialization, in the same activity as the release (runs past the
+    ``almanac-materialize-in-release`` patch ask for it). A
     deterministic error fails the activity before anything is released, as the separate
     activity's failure skipped that wake-up's release. The reading taken after the release is
     returned in ``ReleaseDueResult.materialized`` whether or not the release decided anything
@@ -308,6 +308,9 @@ class ExecuteAttemptInput:
     now_utc: datetime
     first_retry_delay_seconds: float = 10.0
     """Backoff before the second attempt; it doubles per attempt (at most 10 minutes)."""
+    schedule_id: str | None = None
+    """The occurrence's scheduleId, where a refusal is recorded; ``None`` in inputs recorded
+    before the workflow carried it: then parsed from ``occurrence_id``."""
 
 
 @dataclass(frozen=True)
@@ -360,6 +363,9 @@ class QueryEffectInput:
 
     occurrence_id: str
     now_utc: datetime
+    schedule_id: str | None = None
+    """The occurrence's scheduleId, where a refusal is recorded; ``None`` in inputs recorded
+    before the workflow carried it: then parsed from ``occurrence_id``."""
 
 
 @dataclass(frozen=True)
@@ -378,6 +384,9 @@ class EscalateInput:
     occurrence_id: str
     why: str
     now_utc: datetime
+    schedule_id: str | None = None
+    """The occurrence's scheduleId, where a refusal is recorded; ``None`` in inputs recorded
+    before the workflow carried it: then parsed from ``occurrence_id``."""
 
 
 @dataclass

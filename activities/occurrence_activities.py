@@ -175,7 +175,7 @@ class OccurrenceActivities(ActivitiesBase):
         (``activities.heartbeat``).
         """
         async with heartbeating():
-            occurrence = await self._read(params.occurrence_id)
+            occurrence = await self._read(params.occurrence_id, params.schedule_id)
             policy = ledger.RetryPolicy(
                 params.max_attempts,
                 first_delay=timedelta(seconds=params.first_retry_delay_seconds),
@@ -322,7 +322,7 @@ class OccurrenceActivities(ActivitiesBase):
     @activity.defn(name=io.QUERY_EFFECT)
     async def query_effect(self, params: io.QueryEffectInput) -> io.QueryEffectResult:
         """Ask the downstream about an UNKNOWN_EFFECT; resolve the case when the answer is known."""
-        occurrence = await self._read(params.occurrence_id)
+        occurrence = await self._read(params.occurrence_id, params.schedule_id)
         if occurrence.state is not S.UNKNOWN_EFFECT:
             return io.QueryEffectResult(True, occurrence.state, "already resolved")
         spec = self._spec(occurrence.schedule_id, occurrence.revision)
@@ -353,7 +353,8 @@ class OccurrenceActivities(ActivitiesBase):
     @activity.defn(name=io.ESCALATE)
     def escalate(self, params: io.EscalateInput) -> None:
         """Put an unresolved UNKNOWN_EFFECT case in the human queue."""
-        with self._domain_errors(schedule_of(params.occurrence_id), io.ESCALATE):
+        schedule_id = params.schedule_id or schedule_of(params.occurrence_id)
+        with self._domain_errors(schedule_id, io.ESCALATE):
             ledger.resolve_reconciliation(
                 self._ledger,
                 params.occurrence_id,
@@ -364,7 +365,11 @@ class OccurrenceActivities(ActivitiesBase):
             )
 
     async def _read(self, occurrence_id: str, schedule_id: str | None = None) -> OccurrenceView:
-        """One occurrence's row; an error is recorded on ``schedule_id`` (else the ID's)."""
+        """One occurrence's row; an error is recorded on ``schedule_id``.
+
+        ``None`` (an input recorded before activities were given the scheduleId): the one the
+        occurrence ID names.
+        """
         schedule_id = schedule_id or schedule_of(occurrence_id)
         with self._domain_errors(schedule_id, "almanac.read_occurrence"):
             return await asyncio.to_thread(ledger.read_occurrence, self._ledger, occurrence_id)

@@ -2,9 +2,9 @@
 
 After downtime every schedule workflow wakes up to do the same two things first: materialize its
 horizon and decide its missed occurrences by the misfire policy. Through Temporal that costs a
-workflow task, an activity and another workflow task per schedule before anything is decided (at
-10,000 schedules on 2 cores, twenty minutes: ``bench/README.md``, Scale). A worker that serves
-schedules therefore first runs that ledger work itself, schedule after schedule, before it polls:
+workflow task, an activity and another workflow task per schedule before anything is decided,
+slow for a large fleet. A worker that serves schedules therefore first runs that ledger work
+itself, schedule after schedule, before it polls:
 the same calls (``AlmanacActivities.catch_up``), idempotent and serialized per schedule by the gate
 lock, so a schedule workflow waking up at the same time (on another worker) or later finds the
 window written and the misfires decided, and starts what is DUE. The ledger stays the one record
@@ -34,8 +34,7 @@ log = logging.getLogger("almanac.catch_up")
 PROGRESS_EVERY = 1000
 """Schedules between two progress lines in the log."""
 THREADS = 4
-"""Schedules caught up at once: the database works on one while Python prepares another (on
-PostgreSQL about 1.5× the speed of one at a time on 2 cores; ``bench/README.md``, Scale)."""
+"""Schedules caught up at once: the database works on one while Python prepares another."""
 
 
 @dataclass(frozen=True)

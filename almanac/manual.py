@@ -27,10 +27,12 @@ from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 import ledger
+from almanac.client_errors import TriggerRefused
 from almanac.settings import AlmanacSettings
 from workflows import ManualRunInput, ManualRunResult, ManualRunWorkflow, manual_workflow_id
 
 if TYPE_CHECKING:
+    from lifecycle import GateView
     from workflows import OccurrenceOutcome
 
 
@@ -158,3 +160,19 @@ async def trigger(
 
 
 __all__ = ["TriggerReport", "caller_identity", "check_request", "trigger"]
+
+
+def refuse_closed_gate(schedule_id: str, gate: GateView | None) -> None:
+    """Raise :class:`TriggerRefused` if the ledger's gate of ``schedule_id`` is closed.
+
+    No gate yet: the schedule was applied a moment ago and its first publication is under way.
+    """
+    if gate is None:
+        return
+    if gate.deleted_at_utc is not None:
+        raise TriggerRefused(f"schedule {schedule_id!r} is deleted: nothing was started")
+    if gate.disabled:
+        raise TriggerRefused(
+            f"schedule {schedule_id!r} is disabled ({gate.disabled_reason}): enable it first; "
+            "nothing was started"
+        )

@@ -15,7 +15,7 @@ adds what needs the world around the ledger:
   open under the same ID is terminated first: it was DUE when the switch committed, so its claim,
   which read the old epoch, can never win (the ledger refuses it), and no effect can be lost.
 
-Canary design (documented in the README's "Rollout and rollback"): a schedule's gate names the
+Canary design (for operators: ``docs/operating/rollout.md``): a schedule's gate names the
 alias that may claim its occurrences; the schedule workflow starts each occurrence on that alias's
 task queue, only workers of that alias poll it, and the claim refuses any other alias (or an old
 epoch) as the last word.

@@ -72,8 +72,7 @@ class WorkerOptions:
     max_cached_workflows: int = 1000
     """Workflow instances kept in memory per task queue (the SDK's default, 1,000). The bound of
     the worker's memory: past it, the least recently used instance is evicted and replayed from
-    its history at its next wake-up (``bench/README.md``'s Scale section gives the memory per
-    cached schedule instance)."""
+    its history at its next wake-up."""
     metrics_host: str | None = None
     """Interface of both metrics endpoints (default: the settings' ``metrics_host``, loopback)."""
     serve_schedules: bool = True

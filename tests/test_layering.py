@@ -383,5 +383,5 @@ def test_the_import_reader_sees_what_the_rules_need() -> None:
         imp.lazy for imp in IMPORTS["almanac.cli.gates"] if imp.target == "almanac.gates.harness"
     )
     assert unit_of("almanac.console.app") == "almanac.console"
-    assert "almanac.client" in targets("almanac.console.app")
+    assert "almanac.ledger_client" in targets("almanac.console.app")
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -43,7 +43,7 @@ def test_the_reader_sees_the_classes_of_every_layer() -> None:
     where = _definitions()
     assert where["ScheduleSpecV1"] == ["timecontract/spec.py"]
     assert where["RevisionRejected"] == ["ledger/errors.py"]
-    assert where["ApplyRefused"] == ["almanac/client.py"]
+    assert where["ApplyRefused"] == ["almanac/client_errors.py"]
     assert where["TriggerReport"] == ["almanac/manual.py"]
     assert where["ScheduleWorkflow"] == ["workflows/schedule.py"]
     assert where["GateView"] == ["lifecycle/gate.py"]  # the ledger and the payloads share it

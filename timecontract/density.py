@@ -4,10 +4,9 @@ The densest schedule Almanac supports is :data:`MAX_PER_MINUTE` occurrences in a
 (one every 2 seconds on average: ``FREQ=SECONDLY;INTERVAL=2``, ``interval: PT2S``,
 ``FREQ=MINUTELY;BYSECOND=0,2,…,58``). A denser spec is refused at validation, so ``validate``,
 ``apply`` and every other place a spec enters say so before anything is written. Why this bound:
-one occurrence costs a child workflow, its activities and ledger rows (about 20–25 ms of worker
-CPU and 40–55 ms of Temporal server CPU on the reference 2-core machine, DESIGN §11 bench), so a
-schedule at the bound takes a few percent of one worker and a burst of a whole minute's
-occurrences stays far below what one worker dispatches (15–25 a second).
+one occurrence costs a child workflow, its activities and ledger rows, so a schedule at the bound
+takes a small share of one worker, and a burst of a whole minute's occurrences stays well below
+what one worker dispatches.
 
 The bounds are computed from the rule's parts alone (FREQ, INTERVAL and the cardinality of
 BYSECOND, BYMINUTE, BYHOUR and BYSETPOS), in constant time: the check never expands the rule.

@@ -6,7 +6,7 @@ clock and the OS zone files). Expansion happens in *floating* local time: the na
 date-times the rule names, before any zone is applied. Zones, gaps and folds are
 ``timecontract.resolve``'s business.
 
-Choices this module makes (each documented where a user would look for it, in the README):
+Choices this module makes (each also stated for users in ``docs/reference/spec.md``):
 
 - ``UNTIL`` must be a UTC date-time (``YYYYMMDDTHHMMSSZ``): the start is a zoned local time, and
   RFC 5545 §3.3.10 then requires UTC. It is compared with resolved instants, inclusively, by

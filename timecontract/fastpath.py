@@ -1,4 +1,4 @@
-"""The time contract's fast path: records of the nominal times far from every zone transition.
+"""The resolution fast path: records of the nominal times far from every zone transition.
 
 ``timecontract.resolve`` decides each nominal local time with :func:`resolve.resolve_local`
 (both PEP 495 offsets, gap and fold policy). Far from a transition the two offsets always agree,
@@ -8,8 +8,9 @@ which a time's two offsets agree). :func:`unambiguous_records` builds the record
 bands in one loop and hands the times inside them back for ``resolve_local``; :func:`assemble`
 settles, cuts and orders the two lists as ``records.settle_collisions`` and a sort would.
 
-This is the only place the time contract trades the plain path's shape for speed: resolving
-every time through ``resolve_local`` and a sort costs several times the expansion itself.
+Resolving every time through ``resolve_local`` and a sort costs several times the expansion
+itself. The expansion has its own fast path, :mod:`timecontract.periodic`, below the spec; this
+one sits above it (it builds records), so the two cannot be one module.
 ``tests/unit/test_fast_resolution_equals_the_straightforward_path.py`` checks, over random zones,
 rules, policies and windows around transitions, that ``occurrences`` built this way equals every
 nominal time resolved through ``resolve_local`` one by one.

@@ -1,4 +1,4 @@
-"""The time contract's one fast path: rules whose every period holds the same date-times.
+"""The expansion fast path: rules whose every period holds the same date-times.
 
 A SECONDLY … WEEKLY rule whose BYxxx parts only *expand* within a period (BYSECOND, BYMINUTE,
 BYHOUR finer than FREQ; plain BYDAY for WEEKLY) yields, in floating local time, the same offsets
@@ -11,6 +11,10 @@ The offsets are the RFC's expansion written out: each listed (or DTSTART-supplie
 hour, minute and second of one period. ``tests/unit/test_periodic_expansion_equals_dateutil.py``
 checks, with random rules, starts and windows, that :func:`iterate` yields exactly what
 ``timecontract.expand``'s dateutil path yields.
+
+One of the time contract's two fast paths, one per stage; the other, for resolution, is
+:mod:`timecontract.fastpath`. They cannot share a module: this one sits below the spec
+(``spec`` → ``expand`` → ``periodic``), the resolution one above it (it builds records).
 """
 
 from __future__ import annotations

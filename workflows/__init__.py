@@ -44,10 +44,9 @@ def __getattr__(name: str) -> Any:
     """Import a public name's module on first use (PEP 562).
 
     Why lazily: the workflow sandbox re-imports a workflow's module, and so its package, for
-    every new workflow instance. Importing all three workflow modules here made each occurrence
-    instance also run ``schedule.py`` and ``manual.py`` (about three quarters of an instance's
-    creation cost, ``bench/README.md``'s Scale section); now each instance runs its own module
-    and what that imports. Outside the sandbox a name is imported once and then cached here.
+    every new workflow instance; importing every workflow module here would make each instance
+    run the others too. Each instance runs its own module and what that imports. Outside the
+    sandbox a name is imported once and then cached here.
     """
     home = _HOMES.get(name)
     if home is None:

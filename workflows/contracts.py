@@ -8,11 +8,9 @@ instances each run creates), the ledger activities' timeout and retry policy (ne
 ``RetryPolicy`` is not frozen, the error types are a tuple), and the occurrence workflow's type
 name. The workflow modules import it with
 ``workflow.unsafe.imports_passed_through()`` (as they import ``activities.io``), so it is loaded
-once per worker process, not once per instance. Creating a dataclass compiles its methods: a
-schedule instance created eight, and it also ran the occurrence workflow's module (to name its
-children; it now starts them by type name). In a catch-up of 1,000 schedules that halved the
-CPU of creating an instance and cut the worker's event-loop CPU by a third (``bench/README.md``,
-Scale, 2026-12-02). Nothing here is a command or an event: moving these definitions out of the
+once per worker process, not once per instance: creating a dataclass compiles its methods, a cost
+a workflow instance should not pay (the schedule workflow starts its children by type name for
+the same reason). Nothing here is a command or an event: moving these definitions out of the
 workflow modules changes no history. ``tests/workflows/test_sandbox_runs_only_the_workflow_module``
 checks what an instance runs.
 """
@@ -46,8 +44,8 @@ DEFAULT_REFRESH = timedelta(hours=1)
 """How often a schedule materializes again without a signal (``ScheduleInput.refresh_seconds``)."""
 DEFAULT_MAX_HISTORY_EVENTS = 1_000
 """A schedule run's history length before it continues as new (``ScheduleInput``). A restart
-replays the whole run in one workflow task, whose timeout is 10 s: a 3,363-event history took
-longer than that at load 5–7 on 2 cores (about 2.3 ms an event), so a run stays near a thousand
+replays the whole run in one workflow task, whose timeout is 10 s, and a history of a few
+thousand events can take longer than that on a busy worker; so a run stays near a thousand
 events, far below the server's suggestion at 4,096. Each hourly refresh adds about ten events and
 each occurrence about twenty, so a quiet daily schedule continues as new every three to four days;
 continuing costs one small workflow task and carries ``ScheduleState``."""

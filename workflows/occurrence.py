@@ -146,6 +146,7 @@ class OccurrenceWorkflow:
                 max_attempts=params.max_attempts,
                 now_utc=self._now(),
                 first_retry_delay_seconds=params.first_retry_delay_seconds,
+                schedule_id=params.occurrence.schedule_id,
             ),
             start_to_close_timeout=timedelta(seconds=params.action_timeout_seconds),
             heartbeat_timeout=ATTEMPT_HEARTBEAT_TIMEOUT,
@@ -185,6 +186,7 @@ class OccurrenceWorkflow:
         """
         can_query = result.can_query_result
         occurrence_id = params.occurrence.occurrence_id
+        schedule_id = params.occurrence.schedule_id
         deadline = workflow.now() + timedelta(seconds=params.reconcile_deadline_seconds)
         if result.reconcile_deadline_utc is not None:
             # The deadline is in the ledger's clock (``_now``); timers run on workflow time.
@@ -197,7 +199,7 @@ class OccurrenceWorkflow:
             await workflow.sleep(min(wait, max(deadline - workflow.now(), timedelta(seconds=1))))
             answer = await workflow.execute_activity_method(
                 AlmanacActivities.query_effect,
-                io.QueryEffectInput(occurrence_id, self._now()),
+                io.QueryEffectInput(occurrence_id, self._now(), schedule_id=schedule_id),
                 start_to_close_timeout=LEDGER_TIMEOUT,
                 retry_policy=LEDGER_RETRY,
             )
@@ -208,7 +210,7 @@ class OccurrenceWorkflow:
         why = "deadline passed without a confirmed result" if can_query else "no result query"
         await workflow.execute_activity_method(
             AlmanacActivities.escalate,
-            io.EscalateInput(occurrence_id, why, self._now()),
+            io.EscalateInput(occurrence_id, why, self._now(), schedule_id=schedule_id),
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,
         )

@@ -1,11 +1,11 @@
 """The built-in actions' parameter models by name: the edge's check, without the adapters.
 
-``almanac validate`` and ``apply`` (``almanac.client.check_action``) check a spec's action
-before anything is sent, with no worker: the name must be a built-in adapter's and the
+``almanac validate`` and ``apply`` (``almanac.apply_checks.check_action``) check a spec's
+action before anything is sent, with no worker: the name must be a built-in adapter's and the
 parameters must fit its model. Building :meth:`ActionRegistry.default` for that would import
-every adapter and with them httpx, httpcore, anyio, smtplib and asyncio (about the whole
-``validate`` baseline again, ``bench/README.md``); this catalog imports only the parameter
-models (:mod:`activities.actions.parameters`).
+every adapter and with them httpx, httpcore, anyio, smtplib and asyncio, too slow for the
+command line's start-up; this catalog imports only the parameter models
+(:mod:`activities.actions.parameters`).
 
 It is exactly as strict as the worker's registry about the parameters themselves: the adapters
 validate with the same models through the same function

@@ -7,11 +7,11 @@ its model from here and documents its parameters), and so does the edge (``alman
 ``apply``'s check: :mod:`activities.actions.catalog`) without loading the adapters.
 
 Why a module of its own: it imports only pydantic, the standard library and ``timecontract``.
-The adapters import httpx, httpcore, anyio, smtplib, ``email`` and asyncio, which cost
-``almanac validate`` about its whole baseline again (``bench/README.md``, command-line start-up).
-For the same reason the models are built here with pydantic's plugins switched off
+The adapters import httpx, httpcore, anyio, smtplib, ``email`` and asyncio, which the edge's
+check must not pay for at start-up (``bench/cli_startup.py`` measures it). For the same reason the
+models are built here with pydantic's plugins switched off
 (:func:`timecontract.spec.build_without_plugins`): a parameter check is pure and needs no hook,
-and the plugin scan costs the command line about half a baseline.
+and the plugin scan only slows the command line.
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ from almanac.cli.output import (
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from almanac.client import AlmanacClient, LiveStatus, ScheduleSummary
+    from almanac.client import AlmanacClient
+    from almanac.schedule_reader import LiveStatus, ScheduleSummary
     from almanac.settings import AlmanacSettings
 
 
@@ -75,6 +76,7 @@ def apply(
     """
 
     async def work() -> None:
+        from almanac.apply_checks import check_applicable
         from almanac.calendars import pin_spec_calendar
         from almanac.cli.spec import (
             action_warnings,
@@ -82,7 +84,6 @@ def apply(
             print_warnings,
             validation_json,
         )
-        from almanac.client import check_applicable
         from timecontract import spec_warnings
 
         store = _settings().tzdb_store

@@ -267,7 +267,7 @@ def materialize_command(
     url: UrlOption = None,
 ) -> None:
     """Record a spec's occurrences for a window (publishing its revision if new) and list them."""
-    from almanac.client import LedgerClient, WindowTooLarge
+    from almanac.ledger_client import LedgerClient, WindowTooLarge
     from timecontract import InvalidSpec, load_spec
 
     store = tzdb_store()
@@ -301,7 +301,7 @@ def materialize_command(
         f"{_z(result.window_to_utc)} · {len(result.created)} new"
     )
     if (result.window_from_utc, result.window_to_utc) != (low, high):
-        # Say why the window written is not the one asked for (the trial saw only the result).
+        # Say why the window written is not the one asked for: the result alone does not.
         title += (
             f" (asked {_z(low)} → {_z(high)}: clamped to what revision {spec.revision} owns, "
             "from its cutoverAt and publication on; materialization never backfills)"
@@ -435,7 +435,7 @@ def resolve_command(
     for a person (seed: never a blind resend). With ``--json``: an object with occurrenceId,
     resolution, resolvedBy, resolvedAt and note.
     """
-    from almanac.client import LedgerClient
+    from almanac.ledger_client import LedgerClient
     from ledger import ReconciliationResolution
 
     try:

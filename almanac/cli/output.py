@@ -23,7 +23,7 @@ second Ctrl-C under ``almanac dev`` call :func:`exit_now`.
 Start-up cost is part of the interface (``bench/cli_startup.py``: ``almanac --help``,
 ``validate`` and a one-day ``preview`` each within 1.5× of importing typer, pydantic, dateutil and
 yaml). So this module imports neither asyncio nor Rich: help is Click's plain help (Typer's Rich
-help alone loads Rich, markdown-it and Pygments, about twice the baseline), the error line is
+help alone loads Rich, markdown-it and Pygments), the error line is
 written directly, and Rich is loaded by :func:`out`/:func:`err` when a command prints a table.
 """
 
@@ -231,7 +231,7 @@ PIPED_WIDTH = 10_000
 """Columns of the stdout console when stdout is not a terminal (a pipe, a file, a CI log).
 
 Wide enough for any table Almanac prints: Rich fits a table into the console's width by cutting
-cells (``2026-1…``), so a fixed width (it was 160) cut the instants of a table with a long
+cells (``2026-1…``), so a narrower fixed width would cut the instants of a table with a long
 occurrenceId. A Rich table is only as wide as its cells and plain text is not padded, so this
 width never shows; only a renderable that expands to the full width would (none is used)."""
 

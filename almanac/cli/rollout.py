@@ -112,7 +112,7 @@ def _move(
         return results, []
 
     async def work() -> list[str]:
-        from almanac.client import connect_temporal
+        from almanac.schedule_reader import connect_temporal
         from almanac.settings import AlmanacSettings
 
         settings = AlmanacSettings()

@@ -89,7 +89,7 @@ def run_shadow(
     import time
 
     import ledger
-    from almanac.client import LedgerClient
+    from almanac.ledger_client import LedgerClient
     from almanac.settings import AlmanacSettings
     from ledger.shadow import WRITE_BATCH, estimate_records
 

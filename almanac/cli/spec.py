@@ -359,7 +359,7 @@ def preview_table(
     """A table: local time, offset, UTC instant, disposition, reason; DST rows in color.
 
     A plain table, not Rich's: ``preview`` is one of the commands whose start-up is measured
-    (``bench/cli_startup.py``), and importing Rich costs about half the baseline.
+    (``bench/cli_startup.py``), and importing Rich would spend much of its budget.
     """
     from timecontract import Reason, format_instant, format_offset
     from timecontract.spec import format_duration

@@ -4,9 +4,9 @@ Pages are server-rendered HTML; the one script (``static/console.js``) refreshes
 of a page when the ledger's newest event changes. Reads need no sign-in; every write needs a
 signed-in operator (a token from the secrets store) or a trusted proxy's user header, and the
 session's CSRF token, and records ``console:<operator>`` as who did it: resolving an
-UNKNOWN_EFFECT case through ``almanac.client.LedgerClient.resolve``, and a schedule's disable,
-enable and trigger through ``almanac.client.AlmanacClient`` (``almanac.console.control``) — what
-the CLI calls.
+UNKNOWN_EFFECT case through ``almanac.ledger_client.LedgerClient.resolve``, and a schedule's
+disable, enable and trigger through ``almanac.client.AlmanacClient``
+(``almanac.console.control``) — what the CLI calls.
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import ledger
-from almanac.client import ChangeRejected, LedgerClient, TemporalUnavailable
+from almanac.client_errors import ChangeRejected, TemporalUnavailable
 from almanac.console import control, forms, pages, preview
 from almanac.console.auth import COOKIE, Operators, Session, Sessions, csrf_ok, proxy_user
 from almanac.console.calendar import local_text
 from almanac.console.config import ConsoleSettings
+from almanac.ledger_client import LedgerClient
 from almanac.settings import AlmanacSettings
 from timecontract import format_instant, format_offset
 

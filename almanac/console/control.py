@@ -18,8 +18,9 @@ from pydantic import SecretStr
 
 import ledger
 from almanac import manual
-from almanac.client import (
-    AlmanacClient,
+from almanac.apply_checks import check_disable_reason
+from almanac.client import AlmanacClient
+from almanac.client_errors import (
     ChangeNotApplied,
     ChangeRejected,
     NoVerdict,
@@ -27,10 +28,9 @@ from almanac.client import (
     ScheduleNotRunning,
     TemporalUnavailable,
     TriggerRefused,
-    check_disable_reason,
-    connect_temporal,
 )
 from almanac.console import forms
+from almanac.schedule_reader import connect_temporal
 
 if TYPE_CHECKING:
     from almanac.settings import AlmanacSettings

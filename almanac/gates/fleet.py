@@ -59,8 +59,8 @@ def spec_data(schedule_id: str, sink_url: str, t0: datetime) -> dict[str, Any]:
     """Daily from T0 + 12 h, the 2 most recent missed days caught up, the http action.
 
     Seven instants fall in the outage, the next one 12 hours after it: none passes while a
-    recovery is measured (with T0 + 5 min, as before 2026-12-01, every schedule's next instant
-    came due 5 minutes into the run, adding N executions to any recovery longer than that).
+    recovery is measured (a next instant minutes after T0 would add N executions to any
+    recovery longer than that).
     """
     first = t0 + timedelta(hours=12)
     return {

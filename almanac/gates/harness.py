@@ -70,7 +70,6 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -152,8 +151,7 @@ async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> Asy
     from pydantic import SecretStr
 
     from almanac import worker
-    from almanac.gates import simulation
-    from almanac.gates.simulated_clock import SimulatedClock
+    from almanac.gates import simulated_worker
     from almanac.registration import register_search_attributes
     from almanac.settings import AlmanacSettings, TemporalSettings
 
@@ -167,19 +165,8 @@ async def _worker(client: Any, task_queue: str, url: str, data_dir: Path) -> Asy
     store = ledger.Ledger.from_url(url)
     options = worker.WorkerOptions(identity="gate", max_concurrent_activities=8)
     try:
-        with ThreadPoolExecutor(max_workers=8) as executor:
-            clock = SimulatedClock()
-            async with worker.build_worker(
-                client,
-                settings,
-                store,
-                options,
-                executor,
-                workflows=simulation.WORKFLOWS,
-                clock=clock,
-                interceptors=[clock],
-            ):
-                yield
+        async with simulated_worker.in_process(client, settings, store, options):
+            yield
     finally:
         store.dispose()
 

@@ -6,10 +6,11 @@ plus the workflow's offset (``almanac.gates.simulation``: ``clock_offset_seconds
 an activity records must be read on *that* calendar, at the moment of the work — also when the
 activity runs minutes after it was scheduled, on a worker restarted after a crash.
 
-:class:`SimulatedClock` does this, and nothing in production knows of it. The harness builds the
-worker with it as the activities' clock *and* as a worker interceptor (``almanac.worker.
-build_worker(..., clock=c, interceptors=[c])``). For each activity attempt the interceptor fixes an
-anchor, and :meth:`SimulatedClock.now` reads the anchor advanced by the monotonic time since:
+:class:`SimulatedClock` does this, and nothing in production knows of it.
+:mod:`almanac.gates.simulated_worker` builds the worker with it as the activities' clock *and* as
+a worker interceptor (``almanac.worker.build_worker(..., clock=c, interceptors=[c])``). For each
+activity attempt the interceptor fixes an anchor, and :meth:`SimulatedClock.now` reads the
+anchor advanced by the monotonic time since:
 
 - the server's instant when this attempt started (``activity.info().started_time``: the
   time-skipping server does not skip time while an activity runs, and a retry's start is the

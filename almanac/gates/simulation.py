@@ -11,8 +11,8 @@ workflows are subclasses registered under the production workflow type names (``
   harness injects with these workflows;
 - ``stop_after_utc``: the schedule's loop returns its status once the simulated clock passes it.
 
-A worker runs them in place of the production ones (``almanac.worker.build_worker(..., workflows=
-WORKFLOWS)``, or ``python -m tests.faults.simulated_worker``). Production workers never register
+A worker runs them in place of the production ones (:mod:`almanac.gates.simulated_worker`, in
+process or as ``python -m tests.faults.simulated_worker``). Production workers never register
 them, and the production input contract knows nothing of them. Everything else (the loop, signals,
 activities, retries, reconciliation) is the production code, inherited unchanged.
 """

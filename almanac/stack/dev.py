@@ -54,7 +54,8 @@ from temporalio.common import SearchAttributeIndexedValueType
 
 import ledger
 from almanac import worker
-from almanac.client import AlmanacClient, ChangeRejected, NoWorkerAnswered, TemporalUnavailable
+from almanac.client import AlmanacClient
+from almanac.client_errors import ChangeRejected, NoWorkerAnswered, TemporalUnavailable
 from almanac.console import ConsoleSettings, create_app
 from almanac.console.server import ConsoleServer
 from almanac.settings import AlmanacSettings, TemporalSettings
@@ -215,8 +216,8 @@ def lock_data_dir(path: Path) -> IO[str]:
     """Take the data directory for this process: one stack per state, whatever its ports.
 
     Two stacks on one data directory would run two Temporal servers on one state file and two
-    workers on one ledger, each allowing only its own sink (fresh-user trial: the second one's
-    claims failed real occurrences). The lock is an exclusive ``flock`` on ``<data dir>/dev.lock``:
+    workers on one ledger, each allowing only its own sink (the second one's claims would fail
+    real occurrences). The lock is an exclusive ``flock`` on ``<data dir>/dev.lock``:
     the kernel drops it when the process ends, even by SIGKILL, so a restart after a crash is
     never refused. The file names the holder's pid.
 

@@ -164,7 +164,7 @@ def styled(state: str, text: str) -> str:
     """``text`` (escaped) in the state's style; plain for a state :data:`STATE_STYLE` lacks.
 
     An empty style must not become ``[]…[/]``: Rich reads ``[/]`` with nothing open as a markup
-    error, which took the whole dev stack down on the first ``SKIPPED_OVERLAP`` (fresh-user trial).
+    error, which would take the whole dev stack down on the first unstyled state.
     """
     style = STATE_STYLE.get(state)
     return f"[{style}]{escape(text)}[/{style}]" if style else escape(text)

@@ -15,7 +15,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import ledger
-from almanac.client import AlmanacClient, spec_differences
+from almanac.apply_checks import spec_differences
+from almanac.client import AlmanacClient
 from almanac.settings import AlmanacSettings
 from ledger.migrate import upgrade
 from timecontract import parse_spec

@@ -20,7 +20,7 @@ from typer.testing import Result
 import ledger
 from almanac import readings
 from almanac.cli import control
-from almanac.client import LiveStatus
+from almanac.schedule_reader import LiveStatus
 from ledger.migrate import upgrade
 from timecontract import parse_spec
 

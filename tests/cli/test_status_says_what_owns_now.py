@@ -12,7 +12,7 @@ from activities import io
 from almanac import readings
 from almanac.cli import control
 from almanac.cli.output import json_object
-from almanac.client import LiveStatus, ScheduleSummary
+from almanac.schedule_reader import LiveStatus, ScheduleSummary
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 CUTOVER = datetime(2027, 1, 1, tzinfo=UTC)

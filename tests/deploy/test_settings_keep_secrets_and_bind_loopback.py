@@ -14,8 +14,7 @@ from prometheus_client import CollectorRegistry
 from temporalio.service import TLSConfig
 
 from activities.metrics import start_metrics_server
-from almanac import client as almanac_client
-from almanac import worker
+from almanac import schedule_reader, worker
 from almanac.settings import AlmanacSettings, TemporalSettings
 
 API_KEY = "canary-api-key-77d0"
@@ -103,7 +102,7 @@ def test_both_connections_pass_mtls_and_the_api_key_to_temporal(
     if connect == "worker":
         asyncio.run(worker.connect(settings))
     else:
-        asyncio.run(almanac_client.connect_temporal(settings))
+        asyncio.run(schedule_reader.connect_temporal(settings))
     assert seen["api_key"] == API_KEY
     assert isinstance(seen["tls"], TLSConfig)
     assert seen["tls"].client_cert == b"-----client.pem-----\n"

@@ -2,7 +2,7 @@
 
 Workers are the production ones running the simulated-clock workflows
 (``almanac.gates.simulation``): either ``python -m tests.faults.simulated_worker`` as a real
-subprocess (so a test can SIGKILL it) or ``almanac.worker.build_worker`` in the test's process (so a
+subprocess (so a test can SIGKILL it) or ``almanac.gates.simulated_worker.in_process`` (so a
 time-skipping test can stop it and start it again on the same ledger and sink). Every wait has a
 deadline and polls a condition; no test sleeps for a fixed time. No helper reads the wall-clock
 *date*: simulated instants are fixed, and a dev-server test maps them onto the server's clock with
@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -34,8 +33,7 @@ import ledger
 from activities import io
 from activities.actions import ActionRegistry, EgressPolicy
 from almanac import worker
-from almanac.gates import simulation
-from almanac.gates.simulated_clock import SimulatedClock
+from almanac.gates import simulated_worker
 from almanac.gates.simulation import (
     SimulatedOccurrenceInput,
     SimulatedOccurrenceWorkflow,
@@ -339,19 +337,8 @@ async def in_process_worker(
     ledger_ = Ledger.from_url(ledger_url)
     options = worker.WorkerOptions(identity=identity, max_concurrent_activities=8)
     try:
-        with ThreadPoolExecutor(max_workers=8) as executor:
-            clock = SimulatedClock()
-            async with worker.build_worker(
-                client,
-                settings,
-                ledger_,
-                options,
-                executor,
-                workflows=simulation.WORKFLOWS,
-                clock=clock,
-                interceptors=[clock],
-            ):
-                yield
+        async with simulated_worker.in_process(client, settings, ledger_, options):
+            yield
     finally:
         ledger_.dispose()
 

@@ -21,7 +21,8 @@ from temporal_env import eventually, start_time_skipping
 from temporalio.client import WithStartWorkflowOperation, WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy
 
-from almanac.client import AlmanacClient, ApplyRefused, ChangeRejected
+from almanac.client import AlmanacClient
+from almanac.client_errors import ApplyRefused, ChangeRejected
 from almanac.settings import AlmanacSettings, TemporalSettings
 from ledger import ScheduleNotFound, get_gate, schedule_events
 from timecontract import SpecError, format_instant, parse_spec

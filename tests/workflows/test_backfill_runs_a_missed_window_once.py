@@ -25,7 +25,8 @@ import pytest
 from stack import Stack, record_history, running_stack, wait_until_sleeping
 from temporal_env import eventually, start_time_skipping
 
-from almanac.client import AlmanacClient, ChangeRejected
+from almanac.client import AlmanacClient
+from almanac.client_errors import ChangeRejected
 from almanac.settings import AlmanacSettings, TemporalSettings
 from ledger import OccurrenceState, list_occurrences
 

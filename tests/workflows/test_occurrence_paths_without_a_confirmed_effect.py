@@ -14,6 +14,7 @@ releaser read), on the simulated calendar 2027-01-10 09:00 UTC.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,18 @@ async def _activities(stack: Stack, workflow_id: str) -> list[str]:
     ]
 
 
+async def _carried_schedule_ids(stack: Stack, workflow_id: str, activity: str) -> list[Any]:
+    """The ``schedule_id`` of each ``activity`` input the workflow scheduled (JSON payloads)."""
+    history = await stack.client.get_workflow_handle(workflow_id).fetch_history()
+    return [
+        json.loads(attributes.input.payloads[0].data).get("schedule_id")
+        for e in history.events
+        if e.HasField("activity_task_scheduled_event_attributes")
+        and (attributes := e.activity_task_scheduled_event_attributes).activity_type.name
+        == activity
+    ]
+
+
 async def test_a_claim_refused_after_a_disable_ends_the_occurrence_cancelled(
     tmp_path: Path,
 ) -> None:
@@ -131,6 +144,10 @@ async def test_a_result_query_that_never_answers_reaches_the_human_queue_by_the_
             queries = kinds.count("almanac.query_effect")
             assert queries >= 3, kinds  # asked again and again, with growing waits
             assert kinds[-1] == "almanac.escalate"
+            # The scheduleId travels in the payloads; the activities do not parse it from the ID.
+            for activity in ("almanac.query_effect", "almanac.escalate"):
+                carried = await _carried_schedule_ids(stack, row.occurrence_id, activity)
+                assert set(carried) == {"unanswered-daily"}, (activity, carried)
             detail = ledger.show_occurrence(stack.ledger, row.occurrence_id)
             assert detail.occurrence.state is ledger.OccurrenceState.UNKNOWN_EFFECT
             case = detail.case
