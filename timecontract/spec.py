@@ -336,7 +336,7 @@ class ScheduleSpecV1(BaseModel):
         alias="catchUpSpacing",
         description=(
             "ISO 8601 duration (PT10S): the occurrences one release hands out together (after "
-            "downtime, an enable or a backfill) start at least this far apart, oldest first. "
+            "downtime, an enable or a backfill) get start slots this far apart, oldest first. "
             "Whole seconds, PT1S to P1D. Optional (none: they start at once)."
         ),
     )

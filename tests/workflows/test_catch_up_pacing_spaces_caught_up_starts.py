@@ -5,9 +5,10 @@ one-day outage), ``CATCH_UP_BOUNDED`` with ``maxCatchUp: 3`` and ``lateness: PT5
 occurrences are overdue; the three most recent (22:00, 23:00, 00:00) run and 21 expire (the
 spec's arithmetic). ``paced`` has ``catchUpSpacing: PT10M``, ``plain`` has none.
 
-- ``paced``: its three start no earlier than the release + 0, 10 and 20 minutes (the slots), each
-  ≥ 10 minutes after the previous one, and the two delayed claims record
-  ``{"pacedBy": "catchUpSpacing", "delaySeconds": 600 × slot, …}``; the first is not delayed.
+- ``paced``: its three start no earlier than the release + 0, 10 and 20 minutes (the slots), so
+  10 minutes apart (less only by how late a claim follows its slot), and the two delayed claims
+  record ``{"pacedBy": "catchUpSpacing", "delaySeconds": 600 × slot, …}``; the first is not
+  delayed.
 - The lateness rule: the slots reach 20 minutes, past ``lateness``, yet exactly the same
   occurrences run and expire as in ``plain`` (lateness is judged at the release, from the
   resolved instant), and every paced one SUCCEEDS.
@@ -32,6 +33,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
 
 DAY = datetime(2026, 12, 3, tzinfo=UTC)
 SPACING = timedelta(minutes=10)
+CLAIM_LATENCY = timedelta(seconds=5)
+"""How late after its slot a claim may start on a busy machine (never before it)."""
 CAUGHT_UP = [DAY - timedelta(hours=2), DAY - timedelta(hours=1), DAY]
 ON_TIME = DAY + timedelta(hours=1)
 
@@ -115,8 +118,10 @@ async def test_caught_up_starts_are_spaced_and_lateness_is_unchanged(tmp_path: P
             assert len(set(released)) == 1  # one release handed out all three
             for slot, started in enumerate(starts):
                 assert started >= released[0] + slot * SPACING  # never before its slot
+            # Two claims are a spacing apart but for how late the earlier one claimed after its
+            # slot (a workflow and an activity task, real time: milliseconds, seconds when busy).
             for earlier, later in pairwise(starts):
-                assert later - earlier >= SPACING
+                assert later - earlier >= SPACING - CLAIM_LATENCY
             # Past lateness (PT5M) and still run: the release decided, the slot only waited.
             assert starts[2] - CAUGHT_UP[2] > timedelta(minutes=5) + 2 * SPACING
 
