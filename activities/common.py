@@ -187,12 +187,13 @@ class ActivitiesBase:
         """The schedule-level metrics of one activity, recorded once from its result.
 
         ``materialized``: (seconds the materialization took, rows it inserted), when it ran;
-        ``expired`` / ``caught_up``: the misfires its release decided.
+        ``expired`` / ``caught_up``: the misfires its release decided. The misfire series are
+        counted even at 0: the schedule's first activity creates them, before its first misfire,
+        so ``increase()`` sees that one too (a series born at 1 shows no increase).
         """
         if materialized is not None:
             self._metrics.observe_materialization(schedule_id, *materialized)
-        if expired or caught_up:
-            self._metrics.count_misfires(schedule_id, expired, caught_up)
+        self._metrics.count_misfires(schedule_id, expired, caught_up)
 
     def _gate_or_none(self, schedule_id: str) -> GateView | None:
         try:

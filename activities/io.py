@@ -150,6 +150,36 @@ class ReleaseDueResult:
     materialize_error: str | None = None
     """Why the follow-up materialization was refused (a deterministic error, recorded on the
     schedule as the materialize activity's): the release stands and its children still start."""
+    catch_up_spacing_seconds: float = 0.0
+    """The largest ``catchUpSpacing`` of the revisions owning ``due`` (0: none), when ``due``
+    holds more than one occurrence: the schedule starts them that far apart."""
+
+
+@dataclass(frozen=True)
+class CatchUpPacing:
+    """A released occurrence's start slot under ``catchUpSpacing``: it claims no earlier.
+
+    The schedule workflow gives the ``slot``-th (from 0, oldest first) of the occurrences one
+    release handed out the instant ``until_utc`` = the release's workflow time + ``slot`` ×
+    ``spacing_seconds``; the occurrence waits for it on a durable timer (workflow time) before
+    its first claim, which records this as evidence (:meth:`evidence`).
+    """
+
+    slot: int
+    """Position among the release's occurrences, oldest first (0 is never paced)."""
+    spacing_seconds: float
+    """The spacing applied (``catchUpSpacing``), seconds."""
+    until_utc: datetime
+    """The start slot, in workflow time: the release + ``slot`` × ``spacing_seconds``."""
+
+    def evidence(self) -> dict[str, Any]:
+        """What the claim records: ``{"pacedBy": "catchUpSpacing", "delaySeconds": …, …}``."""
+        return {
+            "pacedBy": "catchUpSpacing",
+            "delaySeconds": self.slot * self.spacing_seconds,
+            "spacingSeconds": self.spacing_seconds,
+            "slot": self.slot,
+        }
 
 
 @dataclass(frozen=True)
@@ -280,6 +310,8 @@ class ClaimOccurrenceInput:
     occurrence_id: str
     gate: GateView
     now_utc: datetime
+    pacing: CatchUpPacing | None = None
+    """The start slot the occurrence waited for (a first claim only): recorded with the claim."""
 
 
 @dataclass(frozen=True)
@@ -341,6 +373,8 @@ class ClaimAndExecuteInput:
     max_attempts: int
     now_utc: datetime
     first_retry_delay_seconds: float = 10.0
+    pacing: CatchUpPacing | None = None
+    """The start slot the occurrence waited for (a first claim only): recorded with the claim."""
 
 
 @dataclass(frozen=True)

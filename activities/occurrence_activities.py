@@ -110,6 +110,7 @@ class OccurrenceActivities(ActivitiesBase):
                 input_digest=_input_digest(occurrence.occurrence_id, spec),
                 now_utc=self._clock.now,  # read once the claim holds its locks
                 retried=retried,
+                paced=None if params.pacing is None else params.pacing.evidence(),
             )
 
     @activity.defn(name=io.CLAIM_AND_EXECUTE)
@@ -140,7 +141,9 @@ class OccurrenceActivities(ActivitiesBase):
                 # won dispatch is never refused or cancelled, even after a rollback bumped the
                 # epoch (seed); the attempt redelivers with the key or records UNKNOWN_EFFECT.
                 return await self._attempt_after_claim(params, settled)
-        request = io.ClaimOccurrenceInput(params.occurrence_id, params.gate, params.now_utc)
+        request = io.ClaimOccurrenceInput(
+            params.occurrence_id, params.gate, params.now_utc, pacing=params.pacing
+        )
         try:
             decision = await asyncio.to_thread(self._claim, request)
         except ledger.LedgerUnavailable as exc:

@@ -8,7 +8,7 @@ without the workflow. The activity names and payloads are ``activities.io``'s.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -215,7 +215,15 @@ class ScheduleActivities(ActivitiesBase):
             skipped_overlap=len(released.result.skipped),
             materialized=materialized,
             materialize_error=materialize_error,
+            catch_up_spacing_seconds=self._catch_up_spacing(released.due),
         )
+
+    def _catch_up_spacing(self, due: Sequence[OccurrenceView]) -> float:
+        """The largest ``catchUpSpacing`` (seconds) of the revisions owning ``due``; 0 for one."""
+        if len(due) < 2:
+            return 0.0
+        spacings = {self._spec(o.schedule_id, o.revision).catch_up_spacing for o in due}
+        return max((s.total_seconds() for s in spacings if s is not None), default=0.0)
 
     def _reading_after_write(
         self, params: io.MaterializeOccurrencesInput

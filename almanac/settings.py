@@ -133,6 +133,14 @@ class AlmanacSettings(BaseSettings):
         "Temporal's before it holds claims (retried later); skew is exported as "
         "almanac_clock_skew_seconds.",
     )
+    max_activity_starts_per_second: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        description="The most activity tasks Temporal hands out a second on each task queue this "
+        "worker polls, across every worker on it (Temporal's server-side task-queue rate "
+        "limit): paces a catch-up's attempts against the downstream. Default: no limit.",
+    )
     temporal: TemporalSettings = Field(default_factory=TemporalSettings)
 
     @field_validator("egress_allow", mode="before")

@@ -192,6 +192,7 @@ def build_worker(
     """
     activities = new_activities(client, settings, ledger_, options, clock)
     deadlines = DeadlineActivities(ledger_, identity=options.identity, clock=clock or SystemClock())
+    rate = settings.max_activity_starts_per_second
     return Worker(
         client,
         task_queue=task_queue or settings.temporal.task_queue,
@@ -206,6 +207,10 @@ def build_worker(
         # Attempts heartbeat every second; send one at least this often, so the server's
         # heartbeat timeout (10 s) keeps most of its span as slack under load.
         max_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
+        # The task queue's start rate (catch-up pacing). An eager activity starts in this worker
+        # without passing the server's task-queue limit, so with a limit none is eager.
+        max_task_queue_activities_per_second=rate,
+        disable_eager_activity_execution=rate is not None,
     )
 
 

@@ -103,7 +103,7 @@ if TYPE_CHECKING:
         record_trigger,
     )
     from ledger.materialization import materialize, materialize_bounded, release_due
-    from ledger.occurrences import cancel, claim, mark_running, redeliver
+    from ledger.occurrences import cancel, claim, mark_running, paced_evidence, redeliver
     from ledger.outcomes import (
         AttemptReport,
         RecordedOutcome,
@@ -188,7 +188,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "record_trigger",
     ),
     "ledger.materialization": ("materialize", "materialize_bounded", "release_due"),
-    "ledger.occurrences": ("cancel", "claim", "mark_running", "redeliver"),
+    "ledger.occurrences": ("cancel", "claim", "mark_running", "paced_evidence", "redeliver"),
     "ledger.dispatch": ("CANCELLING_REFUSALS", "DispatchClaim", "claim_for_dispatch"),
     "ledger.outcomes": ("AttemptReport", "RecordedOutcome", "RetryPolicy", "record_outcome"),
     "ledger.overlap": ("cancel_superseded",),
@@ -339,6 +339,7 @@ __all__ = [
     "occurrence_page",
     "open_cases",
     "open_cases_by_schedule",
+    "paced_evidence",
     "publish_revision",
     "published_specs",
     "read_occurrence",

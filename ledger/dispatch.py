@@ -21,7 +21,9 @@ DESIGN §2: one change, one function, one transaction; the ledger decides the ne
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -90,6 +92,7 @@ def claim_for_dispatch(
     input_digest: str,
     now_utc: Now,
     retried: bool = False,
+    paced: Mapping[str, Any] | None = None,
 ) -> DispatchClaim:
     """Claim an occurrence for dispatch, or settle its refusal, in one transaction.
 
@@ -103,6 +106,8 @@ def claim_for_dispatch(
         now_utc: an instant, or the clock read once the locks are held (:data:`Now`).
         retried: this is a retry of a claim whose answer may have been lost (the caller's
             earlier try may have committed): a ``DISPATCHING``/``RUNNING`` occurrence is adopted.
+        paced: evidence of the start slot the occurrence waited for (``catchUpSpacing``): a
+            won claim records it on its ``DISPATCHING`` event (``ledger.occurrences.claim_in``).
 
     Returns:
         The decision (module docstring); nothing is written for a refusal that does not cancel.
@@ -138,6 +143,7 @@ def claim_for_dispatch(
             implementation_alias=alias,
             input_digest=input_digest,
             now_utc=now_utc,
+            paced=paced,
         )
 
     return ledger.write(work)

@@ -9,9 +9,11 @@ with its decisions around it is :mod:`ledger.dispatch`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, Exists, and_, exists, insert, select
 
@@ -36,6 +38,25 @@ from lifecycle import ClaimRefusal, GateView
 from timecontract import owning_revision
 
 _CLAIMABLE = sources(OccurrenceState.DISPATCHING)  # DUE, RETRY_WAIT
+PACED_MARK = "; paced "
+"""Separates a paced claim's event text from its evidence (JSON data, sorted keys)."""
+
+
+def paced_evidence(why: str) -> dict[str, Any] | None:
+    """The pacing evidence a claim's event text carries (:func:`claim_in`), or ``None``.
+
+    Args:
+        why: an occurrence event's ``why``.
+
+    Returns:
+        The JSON data after :data:`PACED_MARK` (``{"pacedBy": "catchUpSpacing", …}``), or
+        ``None`` when the event records no pacing.
+    """
+    _, mark, data = why.partition(PACED_MARK)
+    if not mark:
+        return None
+    evidence = json.loads(data)
+    return evidence if isinstance(evidence, dict) else None
 
 
 def claim(
@@ -100,8 +121,14 @@ def claim_in(
     implementation_alias: str,
     input_digest: str,
     now_utc: Now,
+    paced: Mapping[str, Any] | None = None,
 ) -> ClaimResult:
-    """:func:`claim` in the caller's transaction (same arguments, same result, same errors)."""
+    """:func:`claim` in the caller's transaction (same arguments, same result, same errors).
+
+    ``paced``: evidence of the start slot the occurrence waited for (``catchUpSpacing``), JSON
+    data appended to the won claim's event as ``; paced {…}`` (:func:`paced_evidence` reads it
+    back): the evidence costs no transaction of its own.
+    """
     row = connection.execute(
         select(OCCURRENCES).where(OCCURRENCES.c.occurrence_id == occurrence_id)
     ).one_or_none()
@@ -129,6 +156,8 @@ def claim_in(
         f"(alias {implementation_alias}, epoch {gate.execution_epoch}, "
         f"disable generation {gate.disable_generation})"
     )
+    if paced:
+        why += PACED_MARK + json.dumps(dict(paced), sort_keys=True)
     try:
         transition(
             connection,

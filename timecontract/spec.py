@@ -112,12 +112,15 @@ MAX_INTERVAL = timedelta(days=3660)
 """Longest ``interval`` (ten 366-day years)."""
 MAX_JITTER = timedelta(days=1)
 """Longest ``jitter``."""
+MAX_CATCH_UP_SPACING = timedelta(days=1)
+"""Longest ``catchUpSpacing``."""
 ADDITIVE_FIELDS: dict[str, Any] = {
     "interval": None,
     "phase": "PT0S",
     "jitter": "PT0S",
     "overlapPolicy": "ALLOW_ALL",
     "deadline": None,
+    "catchUpSpacing": None,
     **CALENDAR_ADDITIVE_FIELDS,
 }
 """Fields added to scheduleSpec.v1 after its first release, with their defaults as stored JSON.
@@ -328,6 +331,15 @@ class ScheduleSpecV1(BaseModel):
         alias="maxCatchUp",
         description="Most missed occurrences run after downtime (CATCH_UP_BOUNDED).",
     )
+    catch_up_spacing: timedelta | None = Field(
+        default=None,
+        alias="catchUpSpacing",
+        description=(
+            "ISO 8601 duration (PT10S): the occurrences one release hands out together (after "
+            "downtime, an enable or a backfill) get start slots this far apart, oldest first. "
+            "Whole seconds, PT1S to P1D. Optional (none: they start at once)."
+        ),
+    )
     lateness: timedelta = Field(
         default=DEFAULT_LATENESS,
         description="ISO 8601 duration an occurrence may start late and still be on time.",
@@ -383,7 +395,7 @@ class ScheduleSpecV1(BaseModel):
             rule.check_satisfiable(info.data["start"])
         return value
 
-    @field_validator("interval", "phase", "jitter", "deadline", mode="before")
+    @field_validator("interval", "phase", "jitter", "deadline", "catch_up_spacing", mode="before")
     @classmethod
     def _fixed_length(cls, value: Any) -> Any:
         if isinstance(value, str) and re.match(r"^-?P[^T]*[YM]", value.strip().upper()):
@@ -484,6 +496,17 @@ class ScheduleSpecV1(BaseModel):
             raise ValueError("must be whole seconds")
         if value <= timedelta(0):
             raise ValueError("must be longer than PT0S")
+        return value
+
+    @field_validator("catch_up_spacing")
+    @classmethod
+    def _catch_up_spacing_range(cls, value: timedelta | None) -> timedelta | None:
+        if value is None:
+            return None
+        if value.microseconds:
+            raise ValueError("must be whole seconds")
+        if not timedelta(seconds=1) <= value <= MAX_CATCH_UP_SPACING:
+            raise ValueError("must be a duration between PT1S and P1D")
         return value
 
     @field_validator("lateness")

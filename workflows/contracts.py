@@ -63,6 +63,8 @@ class OccurrenceInput:
     """Seed: an UNKNOWN_EFFECT is reconciled or queued for a human within 30 minutes."""
     first_retry_delay_seconds: float = 10.0
     """Backoff before the second attempt (doubles per attempt); tests shorten it."""
+    pacing: io.CatchUpPacing | None = None
+    """The start slot ``catchUpSpacing`` gave it: waited for before the first claim."""
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,9 @@ CLAIM_IN_ATTEMPT = "almanac-claim-in-attempt"
 RUNNING state is not upserted as a search attribute (only states that last)."""
 JITTER_PATCH = "almanac-jitter"
 """Patch ID: an occurrence's recorded dispatch delay is waited on a durable timer first."""
+CATCH_UP_PACING = "almanac-catch-up-pacing"
+"""Patch ID: an occurrence given a start slot (``catchUpSpacing``) waits for it on a durable
+timer before its first claim, and that claim records the slot as evidence."""
 
 
 @workflow.defn(name=OCCURRENCE_WORKFLOW)
@@ -80,9 +83,10 @@ class OccurrenceWorkflow:
         occurrence_id = params.occurrence.occurrence_id
         attempts = 0
         await self._wait_jitter(params.occurrence)
+        pacing = await self._wait_pacing(params.pacing)
         while True:
             workflow.deprecate_patch(CLAIM_IN_ATTEMPT)
-            both = await self._claim_and_execute(params, attempts + 1)
+            both = await self._claim_and_execute(params, attempts + 1, pacing)
             if not both.claimed or both.attempt is None:
                 self._set_state(both.state)
                 return OccurrenceOutcome(occurrence_id, both.state, attempts, both.refusal or "")
@@ -102,7 +106,7 @@ class OccurrenceWorkflow:
             return OccurrenceOutcome(occurrence_id, result.state, attempts, result.detail)
 
     async def _claim_and_execute(
-        self, params: OccurrenceInput, claim_number: int
+        self, params: OccurrenceInput, claim_number: int, pacing: io.CatchUpPacing | None
     ) -> io.ClaimAndExecuteResult:
         """One activity: the claim (the ledger's CAS) and, if won, the attempt.
 
@@ -120,6 +124,7 @@ class OccurrenceWorkflow:
                 max_attempts=params.max_attempts,
                 now_utc=self._now(),
                 first_retry_delay_seconds=params.first_retry_delay_seconds,
+                pacing=pacing,
             ),
             start_to_close_timeout=timedelta(seconds=params.action_timeout_seconds),
             heartbeat_timeout=ATTEMPT_HEARTBEAT_TIMEOUT,
@@ -127,7 +132,7 @@ class OccurrenceWorkflow:
         )
         if not both.ledger_unavailable:
             return both
-        claim = await self._claim(params)
+        claim = await self._claim(params, pacing)
         if not claim.claimed:
             return io.ClaimAndExecuteResult(False, claim.state, claim.refusal)
         self._state = S.RUNNING
@@ -166,13 +171,30 @@ class OccurrenceWorkflow:
             workflow.deprecate_patch(JITTER_PATCH)
             await workflow.sleep(timedelta(seconds=delay))
 
-    async def _claim(self, params: OccurrenceInput) -> io.ClaimOccurrenceResult:
+    async def _wait_pacing(self, pacing: io.CatchUpPacing | None) -> io.CatchUpPacing | None:
+        """Wait for the start slot ``catchUpSpacing`` gave this occurrence (durable timer).
+
+        The slot is workflow time (the releasing schedule's), so the wait is what is left of it
+        when this run gets there. Returns the pacing to record with the first claim, or ``None``
+        (not paced, or a history from before the patch).
+        """
+        if pacing is None or not workflow.patched(CATCH_UP_PACING):
+            return None
+        remaining = pacing.until_utc - workflow.now()
+        if remaining > timedelta(0):
+            await workflow.sleep(remaining)
+        return pacing
+
+    async def _claim(
+        self, params: OccurrenceInput, pacing: io.CatchUpPacing | None
+    ) -> io.ClaimOccurrenceResult:
         return await workflow.execute_activity_method(
             AlmanacActivities.claim,
             io.ClaimOccurrenceInput(
                 occurrence_id=params.occurrence.occurrence_id,
                 gate=params.gate,
                 now_utc=self._now(),
+                pacing=pacing,
             ),
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,

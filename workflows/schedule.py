@@ -113,6 +113,9 @@ ALIAS_TASK_QUEUE_PATCH = "almanac-alias-task-queue"
 """Patch ID: an occurrence runs on the task queue of its gate's non-default implementation alias."""
 OVERLAP_BUFFER_PATCH = "almanac-overlap-buffer"
 """Patch ID: while a release holds buffered occurrences, a child's end wakes the loop."""
+CATCH_UP_PACING = "almanac-catch-up-pacing"
+"""Patch ID: the occurrences one release hands out are given start slots ``catchUpSpacing``
+apart (``io.CatchUpPacing``), which their workflows wait for before claiming."""
 DEADLINES_PATCH = "almanac-deadlines"
 """Patch ID: a schedule whose revision has a ``deadline`` sweeps its deadlines (an activity) at
 the start of a run, at each refresh and on a durable timer for the earliest pending deadline."""
@@ -775,9 +778,12 @@ class ScheduleWorkflow:
             )
         workflow.deprecate_patch(CONCURRENT_CHILD_STARTS)
         new = [o for o in released.due if o.occurrence_id not in self._started]
+        slots = self._pacing(new, released.catch_up_spacing_seconds)
         for at in range(0, len(new), CHILD_START_BATCH):
             batch = new[at : at + CHILD_START_BATCH]
-            await asyncio.gather(*(self._start_child(o, released.gate) for o in batch))
+            await asyncio.gather(
+                *(self._start_child(o, released.gate, slots.get(o.occurrence_id)) for o in batch)
+            )
         if reading is not None:
             self._materialized(await reading)
         elif released.materialized is not None:
@@ -787,6 +793,26 @@ class ScheduleWorkflow:
             workflow.logger.error("schedule loop step failed: %s", released.materialize_error)
             self._status.last_error = released.materialize_error
             self._status.rejections += 1
+
+    def _pacing(
+        self, new: list[io.UpcomingOccurrence], spacing_seconds: float
+    ) -> dict[str, io.CatchUpPacing]:
+        """Start slots for a release's new occurrences (oldest first) under ``catchUpSpacing``.
+
+        The first starts at once; the ``k``-th gets workflow time now + ``k`` × spacing. A
+        release of one occurrence (every on-time one) is never paced: no backlog can build.
+        Lateness was judged by the release from each resolved instant; a slot does not change it.
+        """
+        if spacing_seconds <= 0 or len(new) < 2 or not workflow.patched(CATCH_UP_PACING):
+            return {}
+        now = workflow.now()
+        return {
+            o.occurrence_id: io.CatchUpPacing(
+                k, spacing_seconds, now + timedelta(seconds=k * spacing_seconds)
+            )
+            for k, o in enumerate(new)
+            if k
+        }
 
     async def _release_locally(self, release: io.ReleaseDueInput) -> io.ReleaseDueResult:
         """The release as a local activity, failing as the activity task does.
@@ -816,8 +842,16 @@ class ScheduleWorkflow:
                 retry_state=None,
             ) from exc
 
-    async def _start_child(self, occurrence: io.UpcomingOccurrence, gate: io.GateSnapshot) -> None:
+    async def _start_child(
+        self,
+        occurrence: io.UpcomingOccurrence,
+        gate: io.GateSnapshot,
+        pacing: io.CatchUpPacing | None = None,
+    ) -> None:
         self._started.add(occurrence.occurrence_id)
+        params = self._occurrence_input(occurrence, gate)
+        if pacing is not None:
+            params = dataclasses.replace(params, pacing=pacing)
         task_queue = self._params.occurrence_task_queue
         alias = gate.implementation_alias
         # Canary routing: an occurrence runs on the task queue of the implementation alias its
@@ -829,7 +863,7 @@ class ScheduleWorkflow:
         try:
             child = await workflow.start_child_workflow(
                 OCCURRENCE_WORKFLOW,
-                self._occurrence_input(occurrence, gate),
+                params,
                 id=occurrence.occurrence_id,
                 task_queue=task_queue,
                 priority=OCCURRENCE_PRIORITY,

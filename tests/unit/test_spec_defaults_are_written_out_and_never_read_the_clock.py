@@ -59,6 +59,7 @@ ADDITIVE = {
     "holidayPolicy": None,
     "businessDaysOnly": False,
     "deadline": None,
+    "catchUpSpacing": None,
 }
 
 
