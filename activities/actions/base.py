@@ -192,6 +192,15 @@ def unknown_action_name(name: str, known: list[str]) -> SpecError:
     )
 
 
+def at_field(field: str, problems: list[SpecError]) -> list[SpecError]:
+    """``problems`` of an action checked as ``action``, named at ``field`` instead.
+
+    One check serves every action a spec holds: ``failureStreak.action.parameters.url`` is the
+    spec's ``action.parameters.url`` problem under the field where that action is written.
+    """
+    return [SpecError(field + p.field.removeprefix("action"), p.value, p.problem) for p in problems]
+
+
 def parameter_problems(check: Callable[[], object]) -> list[SpecError]:
     """Every problem ``check`` raises, one :class:`SpecError` each (empty: none).
 
