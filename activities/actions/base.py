@@ -44,11 +44,13 @@ class ActionContext:
     for each retry or redelivery)."""
     parameters: dict[str, Any] = field(default_factory=dict)
     """The spec's ``action.parameters`` (JSON data), validated by the adapter."""
+    key: str | None = None
+    """The idempotency key when it is not the occurrenceId (a failure-streak notification's)."""
 
     @property
     def idempotency_key(self) -> str:
-        """The idempotency key: the occurrenceId."""
-        return self.occurrence_id
+        """The idempotency key: ``key`` when given, else the occurrenceId."""
+        return self.key or self.occurrence_id
 
 
 class QueryOutcomeKind(StrEnum):
