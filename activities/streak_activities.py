@@ -147,6 +147,8 @@ class StreakActivities(ActivitiesBase):
             slot = PAYLOAD_PARAMETER.get(policy.action.name)
             if slot is not None:
                 parameters[slot] = {**payload, "data": parameters.get(slot)}
+            # The context names the fact's latest occurrence; a notification belongs to the
+            # schedule, not to one revision's slot: revision 0, no nominal time.
             last = fact.occurrence_ids[-1] if fact.occurrence_ids else sid
             ctx = ActionContext(
                 occurrence_id=last,
