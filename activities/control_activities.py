@@ -37,7 +37,7 @@ class ControlActivities(ActivitiesBase):
                 raise SpecError("scheduleId", spec.schedule_id, f"this schedule is {sid!r}")
             if spec.action is None:
                 raise SpecError("action", None, "required to apply (a spec without one previews)")
-            self._actions.check(spec.action.name, spec.action.parameters)
+            self._actions.check_spec(spec)
             # A new schedule's gate starts on this worker's alias (the alias serving schedules).
             result = ledger.publish_revision(
                 self._ledger,

@@ -23,10 +23,11 @@ from activities.schedule_activities import (
     MATERIALIZE_LIMIT,
     ScheduleActivities,
 )
+from activities.streak_activities import StreakActivities
 
 
 class AlmanacActivities(
-    ScheduleActivities, ControlActivities, OccurrenceActivities, ManualActivities
+    ScheduleActivities, ControlActivities, OccurrenceActivities, ManualActivities, StreakActivities
 ):
     """Every Almanac activity, sharing one ledger, one action registry and one clock."""
 
@@ -46,6 +47,8 @@ class AlmanacActivities(
             self.delete_schedule,
             self.record_trigger,
             self.backfill,
+            self.decide_failure_streak,
+            self.notify_failure_streak,
         ]
 
 

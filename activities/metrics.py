@@ -292,6 +292,9 @@ class LedgerSnapshot:
     failure_streaks: Mapping[str, int] = field(default_factory=dict)
     """Current failure streak per schedule_id (``ledger.streaks``; absent means 0)."""
 
+    streak_thresholds: Mapping[str, int] = field(default_factory=dict)
+    """``failureStreak.notifyAfter`` per schedule_id with a policy (``ledger.streak_facts``)."""
+
 
 class LedgerCollector(Collector):
     """Exports the ledger's state on every scrape, from a callable (no ledger import here).
@@ -308,6 +311,8 @@ class LedgerCollector(Collector):
       facts, 0 for every schedule the ledger knows before its first.
     - ``almanac_failure_streak`` (``schedule_id``): the latest ended occurrences in FAILED,
       UNKNOWN_EFFECT or MISFIRE_EXPIRED since the last SUCCEEDED one; 0 for every known schedule.
+    - ``almanac_failure_streak_threshold`` (``schedule_id``): the newest revision's
+      ``failureStreak.notifyAfter``; only schedules with a policy.
     - ``almanac_ledger_snapshot_up``: 1 if the last read succeeded, 0 if it raised.
     - ``almanac_ledger_snapshot_duration_seconds``: how long the read took.
 
@@ -374,6 +379,11 @@ class LedgerCollector(Collector):
             "by schedule (0 after a SUCCEEDED one).",
             labels=["schedule_id"],
         )
+        threshold = GaugeMetricFamily(
+            "almanac_failure_streak_threshold",
+            "The failure-streak policy's notifyAfter by schedule (only schedules with a policy).",
+            labels=["schedule_id"],
+        )
         up = GaugeMetricFamily(
             "almanac_ledger_snapshot_up", "1 if the last ledger read for metrics succeeded."
         )
@@ -396,6 +406,8 @@ class LedgerCollector(Collector):
                 missed.add_metric([schedule_id], snapshot.deadline_misses.get(schedule_id, 0))
             for schedule_id in sorted(schedules | set(snapshot.failure_streaks)):
                 streak.add_metric([schedule_id], snapshot.failure_streaks.get(schedule_id, 0))
+            for schedule_id, n in sorted(snapshot.streak_thresholds.items()):
+                threshold.add_metric([schedule_id], n)
             for (schedule_id, state, reason), count in sorted(snapshot.skips.items()):
                 skipped.add_metric([schedule_id, state, reason], count)
             for alias, mismatches in sorted(snapshot.shadow_mismatches.items()):
@@ -410,6 +422,7 @@ class LedgerCollector(Collector):
             shadow,
             missed,
             streak,
+            threshold,
             up,
             duration,
         )

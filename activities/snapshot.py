@@ -12,6 +12,7 @@ import ledger
 from activities.metrics import LedgerSnapshot
 from ledger.deadlines import count_deadline_misses
 from ledger.shadow import latest_mismatches
+from ledger.streak_facts import streak_thresholds
 from ledger.streaks import failure_streaks
 
 
@@ -36,4 +37,5 @@ def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot
         skips=ledger.skips_by_schedule_state_and_reason(ledger_),
         deadline_misses=ledger_.read(count_deadline_misses),
         failure_streaks=ledger_.read(failure_streaks),
+        streak_thresholds=ledger_.read(streak_thresholds),
     )

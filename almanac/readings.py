@@ -30,9 +30,11 @@ from ledger import OccurrenceState, OccurrenceView
 
 if TYPE_CHECKING:
     from ledger.deadlines import DeadlineMissView
+    from ledger.streak_facts import StreakFactView
 from timecontract import (
     Cutover,
     Disposition,
+    FailureStreakPolicy,
     ScheduleSpecV1,
     format_duration,
     occurrences,
@@ -75,6 +77,21 @@ class Upcoming:
     """For an occurrence a holiday policy moved: the holiday (``Good Friday``) and, after ``@``
     in ``calendar``, the calendar release; ``None`` otherwise."""
     calendar: str | None = None
+
+
+@dataclass(frozen=True)
+class FailureStreakReading:
+    """The newest revision's ``failureStreak`` policy, the current streak and the latest facts."""
+
+    notify_after: int
+    recover_after: int
+    action: str
+    """The notify action's adapter name."""
+    pause: bool
+    streak: int
+    """The current failure streak (``ledger.streaks``)."""
+    latest: tuple[StreakFactView, ...] = ()
+    """The latest STREAK/RECOVERED facts, newest first (at most 2), with their notification."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +150,8 @@ class LedgerReading:
     """Deadline misses recorded for the schedule (``ledger.deadlines``)."""
     latest_deadline_miss: DeadlineMissView | None = None
     """The miss with the latest deadline, if any."""
+    failure_streak: FailureStreakReading | None = None
+    """The failure-streak policy and state; ``None``: the newest revision has no policy."""
     holidays: tuple[HolidayDecision, ...] = ()
     """The first :data:`HOLIDAYS_SHOWN` holiday decisions the ledger holds placed at or after
     ``read_at_utc``, in instant order (the materialized horizon; nothing projected)."""
@@ -191,6 +210,7 @@ def read_status(
     from ledger.deadlines import count_deadline_misses, deadline_misses  # SQL: loaded on use
 
     latest = deadline_misses(handle, schedule_id, latest=1)
+    newest = specs[-1].failure_streak if specs else None
     revision_now = owning_revision(now_utc, cutovers) if cutovers else None
     owning = next((s for s in specs if s.revision == revision_now), None)
     return LedgerReading(
@@ -201,6 +221,7 @@ def read_status(
             functools.partial(count_deadline_misses, schedule_id=schedule_id)
         ).get(schedule_id, 0),
         latest_deadline_miss=latest[0] if latest else None,
+        failure_streak=None if newest is None else _streak_reading(handle, schedule_id, newest),
         gate=gate,
         counts_by_state={state.value: n for state, n in counts.items()},
         next_instant_utc=next_instant,
@@ -362,3 +383,19 @@ __all__ = [
     "read_status",
     "read_upcoming",
 ]
+
+
+def _streak_reading(
+    handle: ledger.Ledger, schedule_id: str, policy: FailureStreakPolicy
+) -> FailureStreakReading:
+    from ledger.streak_facts import streak_facts  # SQL: loaded on use
+    from ledger.streaks import failure_streaks
+
+    return FailureStreakReading(
+        policy.notify_after,
+        policy.recover_after,
+        policy.action.name,
+        policy.pause,
+        handle.read(failure_streaks).get(schedule_id, 0),
+        tuple(streak_facts(handle, schedule_id, latest=2)),
+    )

@@ -78,6 +78,8 @@ class LiveStatus(io.ScheduleStatus):
     """Deadline misses the ledger records for the schedule (0 when not read)."""
     latest_deadline_miss: DeadlineMissView | None = None
     """The miss with the latest deadline, from the ledger."""
+    failure_streak: readings.FailureStreakReading | None = None
+    """The failure-streak policy, current streak and latest facts, from the ledger."""
     holidays: tuple[readings.HolidayDecision, ...] = ()
     """The ledger's first holiday decisions from now on (skipped or moved, with the holiday and
     the calendar release); empty when the ledger was not read."""
@@ -91,6 +93,7 @@ class LiveStatus(io.ScheduleStatus):
         self.revision_now, self.pending = reading.revision_now, reading.pending
         self.deadline, self.deadline_misses = reading.deadline, reading.deadline_misses
         self.latest_deadline_miss = reading.latest_deadline_miss
+        self.failure_streak = reading.failure_streak
         self.holidays = reading.holidays
         self.source, self.read_at_utc = "ledger", reading.read_at_utc
 

@@ -343,41 +343,58 @@ def change_gate(
     require_aware("now_utc", now_utc)
     if disabled and not (reason or "").strip():
         raise ValueError("reason='': disabling needs a non-empty reason")
+    return ledger.write(
+        lambda connection: change_gate_in(
+            connection, schedule_id, now_utc, disabled=disabled, by=by, reason=reason
+        )
+    )
 
-    def work(connection: Connection) -> GateChange:
-        gate = lock_gate(connection, schedule_id, exclusive=True)
-        if not disabled and gate.deleted:
-            raise ScheduleDeleted(schedule_id, "enable it")
-        if gate.disabled == disabled:
-            return GateChange(gate, False)
-        _bump_generation(
+
+def change_gate_in(
+    connection: Connection,
+    schedule_id: str,
+    now_utc: datetime,
+    *,
+    disabled: bool,
+    by: str,
+    reason: str | None = None,
+) -> GateChange:
+    """:func:`change_gate` inside the caller's transaction (a decision that also pauses).
+
+    Raises:
+        ScheduleNotFound, ScheduleDeleted: as :func:`change_gate`.
+    """
+    gate = lock_gate(connection, schedule_id, exclusive=True)
+    if not disabled and gate.deleted:
+        raise ScheduleDeleted(schedule_id, "enable it")
+    if gate.disabled == disabled:
+        return GateChange(gate, False)
+    _bump_generation(
+        connection,
+        gate,
+        disabled=disabled,
+        reason=reason if disabled else None,
+        now_utc=now_utc,
+        by=by,
+    )
+    cancelled: tuple[str, ...] = ()
+    if disabled:
+        cancelled = transition_where(
             connection,
-            gate,
-            disabled=disabled,
-            reason=reason if disabled else None,
+            OccurrenceState.DUE,
+            OccurrenceState.CANCELLED,
+            OCCURRENCES.c.schedule_id == schedule_id,
             now_utc=now_utc,
             by=by,
+            why=f"disabled: {reason}",
         )
-        cancelled: tuple[str, ...] = ()
-        if disabled:
-            cancelled = transition_where(
-                connection,
-                OccurrenceState.DUE,
-                OccurrenceState.CANCELLED,
-                OCCURRENCES.c.schedule_id == schedule_id,
-                now_utc=now_utc,
-                by=by,
-                why=f"disabled: {reason}",
-            )
-        after = lock_gate(connection, schedule_id)
-        kind = ScheduleEventKind.DISABLED if disabled else ScheduleEventKind.ENABLED
-        detail = f"disable generation {after.disable_generation}"
-        if disabled:
-            detail = f"{reason}; {detail}; {len(cancelled)} due cancelled"
-        append_schedule_event(connection, schedule_id, kind, now_utc, by=by, detail=detail)
-        return GateChange(after, True, tuple(sorted(cancelled)))
-
-    return ledger.write(work)
+    after = lock_gate(connection, schedule_id)
+    kind = ScheduleEventKind.DISABLED if disabled else ScheduleEventKind.ENABLED
+    detail = f"disable generation {after.disable_generation}"
+    if disabled:
+        detail = f"{reason}; {detail}; {len(cancelled)} due cancelled"
+    append_schedule_event(connection, schedule_id, kind, now_utc, by=by, detail=detail)
+    return GateChange(after, True, tuple(sorted(cancelled)))
 
 
 def disable(

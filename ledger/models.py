@@ -514,3 +514,38 @@ class DeadlineSweep(Base):
     schedule_id: Mapped[str] = mapped_column(String(63), primary_key=True)
     swept_through_utc: Mapped[datetime]
     updated_at_utc: Mapped[datetime]
+
+
+class FailureStreakFact(Base):
+    """A failure streak reached ``notifyAfter``, or a notified one recovered (migration 0016).
+
+    The primary key is the schedule, the streak's first failing occurrence and the kind
+    (``STREAK`` or ``RECOVERED``): a repeated, restarted or concurrent decision inserts nothing.
+    The notification columns record the action's outcome: ``PENDING`` until it is ``DELIVERED``
+    or ``FAILED`` after its bounded attempts (``notify_attempts``).
+    """
+
+    __tablename__ = "failure_streak_facts"
+    __table_args__ = (
+        CheckConstraint("kind IN ('STREAK', 'RECOVERED')", name="kind_valid"),
+        CheckConstraint(
+            "notify_state IN ('PENDING', 'DELIVERED', 'FAILED')", name="notify_state_valid"
+        ),
+    )
+
+    schedule_id: Mapped[str] = mapped_column(String(63), primary_key=True)
+    streak_start_occurrence_id: Mapped[str] = mapped_column(
+        String(OCCURRENCE_ID_LENGTH), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(10), primary_key=True)
+    threshold: Mapped[int] = mapped_column(Integer)
+    """``notifyAfter`` (STREAK) or ``recoverAfter`` (RECOVERED) when recorded."""
+    occurrence_ids: Mapped[str] = mapped_column(Text)
+    """JSON list of the occurrences that made the decision, oldest first (at most 100)."""
+    paused: Mapped[bool] = mapped_column(Boolean)
+    recorded_at_utc: Mapped[datetime]
+    by: Mapped[str] = mapped_column(String(200))
+    notify_state: Mapped[str] = mapped_column(String(10))
+    notify_attempts: Mapped[int] = mapped_column(Integer)
+    notify_detail: Mapped[str | None] = mapped_column(String(500))
+    notified_at_utc: Mapped[datetime | None]

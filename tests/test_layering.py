@@ -114,6 +114,7 @@ WORKFLOW_ACTIVITY_MODULES = {
     "activities.io",
     "activities.ledger_activities",
     "activities.deadlines",  # the deadline sweep's definition and I/O (no SQL at import)
+    "activities.streak_activities",  # the failure-streak activities' I/O (no SQL at import)
 }
 FORBIDDEN_THIRD_PARTY = {
     "timecontract": {"sqlalchemy", "temporalio", "httpx", "alembic", "psycopg"},

@@ -33,6 +33,7 @@ from timecontract.rrule import Rule, RuleError, parse_rule
 from timecontract.rscale import RscaleRule, Skip, parse_rscale_rule
 from timecontract.spec import (
     ActionSpec,
+    FailureStreakPolicy,
     FoldPolicy,
     GapPolicy,
     InvalidSpec,
@@ -53,6 +54,7 @@ __all__ = [
     "AlmanacError",
     "Cutover",
     "Disposition",
+    "FailureStreakPolicy",
     "FoldPolicy",
     "GapPolicy",
     "InvalidSpec",

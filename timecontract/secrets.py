@@ -199,15 +199,26 @@ def _fake_reference_problems(value: Mapping[Any, Any], where: str) -> list[SpecE
 
 
 def secret_problems(data: Any) -> list[SpecError]:
-    """The literal secrets in spec data: :func:`literal_secret_problems` of its action's parameters.
+    """The literal secrets in spec data: :func:`literal_secret_problems` of its actions' parameters.
+
+    The actions are ``action`` and ``failureStreak.action``.
 
     The one check every entry point makes (``load_spec``, the Python client, the schedule
     workflow's update validator and publish signal); pure, so a workflow may run it.
     """
-    action = data.get("action") if isinstance(data, Mapping) else None
-    if not isinstance(action, Mapping):
+    if not isinstance(data, Mapping):
         return []
-    return literal_secret_problems(action.get("parameters"), "action.parameters")
+    streak = data.get("failureStreak")
+    actions = {
+        "action": data.get("action"),
+        "failureStreak.action": streak.get("action") if isinstance(streak, Mapping) else None,
+    }
+    return [
+        problem
+        for field, action in actions.items()
+        if isinstance(action, Mapping)
+        for problem in literal_secret_problems(action.get("parameters"), f"{field}.parameters")
+    ]
 
 
 def secret_query_names(url: str) -> list[str]:

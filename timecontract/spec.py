@@ -121,6 +121,7 @@ ADDITIVE_FIELDS: dict[str, Any] = {
     "overlapPolicy": "ALLOW_ALL",
     "deadline": None,
     "catchUpSpacing": None,
+    "failureStreak": None,
     **CALENDAR_ADDITIVE_FIELDS,
 }
 """Fields added to scheduleSpec.v1 after its first release, with their defaults as stored JSON.
@@ -222,6 +223,43 @@ class ActionSpec(BaseModel):
     name: Annotated[str, Field(pattern=ACTION_NAME_PATTERN, description="Adapter name, e.g. http")]
     parameters: dict[str, JsonValue] = Field(
         default_factory=dict, description="Adapter parameters (JSON data)."
+    )
+
+
+MAX_STREAK = 1000
+"""The largest ``failureStreak.notifyAfter`` and ``recoverAfter``."""
+
+
+class FailureStreakPolicy(BaseModel):
+    """``failureStreak``: notify after N consecutive failures; notify recovery after M successes.
+
+    A streak is the run of occurrences ended ``FAILED``, ``UNKNOWN_EFFECT`` or ``MISFIRE_EXPIRED``
+    since the schedule's latest ``SUCCEEDED`` one (``ledger.streaks``). When it reaches
+    ``notifyAfter`` the ledger records a ``STREAK`` fact once, and ``action`` runs with a
+    ``kind: streak`` payload; ``pause`` also disables the schedule through the gate in that
+    transaction. ``recoverAfter`` consecutive successes after a notified streak record a
+    ``RECOVERED`` fact once, and ``action`` runs with ``kind: recovery``. The action is checked
+    and run exactly as the spec's own ``action`` (registry, egress policy, secret references).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    notify_after: StrictInt = Field(
+        alias="notifyAfter",
+        ge=1,
+        le=MAX_STREAK,
+        description="Consecutive FAILED/UNKNOWN_EFFECT/MISFIRE_EXPIRED occurrences that notify.",
+    )
+    recover_after: StrictInt = Field(
+        default=1,
+        alias="recoverAfter",
+        ge=1,
+        le=MAX_STREAK,
+        description="Consecutive SUCCEEDED occurrences after a notified streak that notify.",
+    )
+    action: ActionSpec = Field(description="The registered action adapter that notifies.")
+    pause: bool = Field(
+        default=False, description="Disable the schedule through the gate when a streak notifies."
     )
 
 
@@ -351,6 +389,11 @@ class ScheduleSpecV1(BaseModel):
             "have SUCCEEDED; a miss is recorded once in the ledger. Whole seconds, longer than "
             "PT0S and at most the smallest spacing between two occurrences. Optional."
         ),
+    )
+    failure_streak: FailureStreakPolicy | None = Field(
+        default=None,
+        alias="failureStreak",
+        description="{notifyAfter, recoverAfter, action, pause}: notify on failure streaks.",
     )
     cutover_at: datetime = Field(
         alias="cutoverAt",
@@ -574,6 +617,13 @@ class ScheduleSpecV1(BaseModel):
             if data[key] == default:
                 del data[key]
         return data
+
+    def actions(self) -> dict[str, ActionSpec]:
+        """The spec's actions by field (``action``, ``failureStreak.action``), those given."""
+        found = {"action": self.action}
+        if self.failure_streak is not None:
+            found["failureStreak.action"] = self.failure_streak.action
+        return {field: action for field, action in found.items() if action is not None}
 
     def canonical_json(self) -> str:
         """The resolved form as canonical JSON (sorted keys, no spaces): what is stored."""
@@ -1200,7 +1250,12 @@ def _did_you_mean(loc: list[str]) -> str:
     ``time_zone`` both find ``timeZone``) among the keys of the object holding it: the spec's
     or its ``action``'s.
     """
-    models: dict[tuple[str, ...], type[BaseModel]] = {(): ScheduleSpecV1, ("action",): ActionSpec}
+    models: dict[tuple[str, ...], type[BaseModel]] = {
+        (): ScheduleSpecV1,
+        ("action",): ActionSpec,
+        ("failureStreak",): FailureStreakPolicy,
+        ("failureStreak", "action"): ActionSpec,
+    }
     model = models.get(tuple(loc[:-1]))
     if model is None or not loc:
         return ""
@@ -1232,4 +1287,4 @@ def build_without_plugins(*models: type[BaseModel]) -> None:
             os.environ["PYDANTIC_DISABLE_PLUGINS"] = previous
 
 
-build_without_plugins(ActionSpec, CalendarSpec, ScheduleSpecV1)
+build_without_plugins(ActionSpec, CalendarSpec, FailureStreakPolicy, ScheduleSpecV1)

@@ -40,6 +40,17 @@ LEDGER_RETRY = RetryPolicy(
     maximum_attempts=12,
     non_retryable_error_types=NON_RETRYABLE_ERROR_TYPES,
 )
+NOTIFY_TIMEOUT = timedelta(seconds=60)
+"""Start-to-close timeout of one failure-streak notification attempt (the action's own timeout
+bounds the call: at most ``timeoutSeconds``, 600 s for ``http``; a slower attempt is lost and
+counted)."""
+NOTIFY_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(seconds=10),
+    maximum_attempts=3,
+    non_retryable_error_types=NON_RETRYABLE_ERROR_TYPES,
+)
+"""A failure-streak notification: three attempts (the activity records the third's failure)."""
 DEFAULT_REFRESH = timedelta(hours=1)
 """How often a schedule materializes again without a signal (``ScheduleInput.refresh_seconds``)."""
 DEFAULT_MAX_HISTORY_EVENTS = 1_000
@@ -136,6 +147,9 @@ class ScheduleState:
     """Malformed signals and rejected revisions so far (the ``status`` query's counter)."""
     deadlines: bool = False
     """A published revision has a ``deadline``: the loop sweeps deadlines (``DEADLINES_PATCH``)."""
+    failure_streak: bool = False
+    """A published revision has a ``failureStreak``: the loop decides streaks
+    (``FAILURE_STREAKS_PATCH``)."""
 
 
 @dataclass(frozen=True)

@@ -58,10 +58,17 @@ with workflow.unsafe.imports_passed_through():
     from activities import io
     from activities.deadlines import DeadlineActivities, SweepDeadlinesInput
     from activities.ledger_activities import AlmanacActivities
+    from activities.streak_activities import (
+        DecideFailureStreakInput,
+        NotifyFailureStreakInput,
+        StreakNotice,
+    )
     from timecontract.secrets import REDACTED, secret_problems
     from workflows.contracts import (
         LEDGER_RETRY,
         LEDGER_TIMEOUT,
+        NOTIFY_RETRY,
+        NOTIFY_TIMEOUT,
         OCCURRENCE_WORKFLOW,
         Command,
         DeleteInput,
@@ -119,6 +126,10 @@ apart (``io.CatchUpPacing``), which their workflows wait for before claiming."""
 DEADLINES_PATCH = "almanac-deadlines"
 """Patch ID: a schedule whose revision has a ``deadline`` sweeps its deadlines (an activity) at
 the start of a run, at each refresh and on a durable timer for the earliest pending deadline."""
+FAILURE_STREAKS_PATCH = "almanac-failure-streaks"
+"""Patch ID: a schedule whose revision has a ``failureStreak`` decides it (an activity) at each
+refresh and when a child ends (which then wakes the loop), and notifies each pending fact in the
+background (bounded attempts; a failure is recorded and never stops the loop)."""
 OCCURRENCE_PRIORITY = Priority(priority_key=4)
 """Task-queue priority of an occurrence workflow and its activities (Temporal: 1 first … 5 last,
 default 3; children and activities inherit). Below the schedule workflows' default, so in a
@@ -204,6 +215,10 @@ class ScheduleWorkflow:
         self._wake_on_child_end = False
         self._next_deadline: datetime | None = None
         """The earliest pending deadline the latest sweep returned (``DEADLINES_PATCH``)."""
+        self._ended_since_decision = False
+        """A child ended since the last failure-streak decision (``FAILURE_STREAKS_PATCH``)."""
+        self._notifying: set[StreakNotice] = set()
+        """Failure-streak notifications running in the background."""
 
     # -- signals: validated here, applied by the loop; never raise ---------------------------
     @workflow.signal
@@ -434,6 +449,8 @@ class ScheduleWorkflow:
                 )
                 if self._sweep_due(now, refreshing):
                     await self._sweep_deadlines()
+                if self._streaks_due(refreshing):
+                    await self._decide_streaks()
                 if refreshing:
                     next_refresh = now + refresh
                 if self._truncated:
@@ -469,8 +486,9 @@ class ScheduleWorkflow:
                 wake = min(wake, self._next_deadline)
             if end is not None:
                 wake = min(wake, end)
-            self._wake_on_child_end = self._holding()
-            if self._wake_on_child_end and not self._watched:
+            held = self._holding()
+            self._wake_on_child_end = held or self._streaks_on()
+            if held and not self._watched:
                 wake = min(wake, self._now() + HELD_POLL)
             delay, timer_for = self._sleep_for(wake, enabled)
             self._child_ended = False
@@ -498,6 +516,44 @@ class ScheduleWorkflow:
             retry_policy=LEDGER_RETRY,
         )
         self._next_deadline = result.next_deadline_utc
+
+    def _streaks_on(self) -> bool:
+        """Whether the schedule decides failure streaks (a revision has a policy; patched)."""
+        return self._state.failure_streak and workflow.patched(FAILURE_STREAKS_PATCH)
+
+    def _streaks_due(self, refreshing: bool) -> bool:
+        """Whether to decide failure streaks now: at a refresh, or after a child ended."""
+        return (refreshing or self._ended_since_decision) and self._streaks_on()
+
+    async def _decide_streaks(self) -> None:
+        """Let the ledger record the streak facts (once, there); notify the pending ones."""
+        self._ended_since_decision = False
+        result = await workflow.execute_activity_method(
+            AlmanacActivities.decide_failure_streak,
+            DecideFailureStreakInput(self._params.schedule_id),
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        for notice in result.pending:
+            if notice not in self._notifying:
+                self._notifying.add(notice)
+                asyncio.create_task(self._notify(notice))  # noqa: RUF006 (tracked in the set)
+
+    async def _notify(self, notice: StreakNotice) -> None:
+        """Notify one fact in the background; its outcome is the ledger's, a failure only logged."""
+        try:
+            await workflow.execute_activity_method(
+                AlmanacActivities.notify_failure_streak,
+                NotifyFailureStreakInput(
+                    self._params.schedule_id, notice, NOTIFY_RETRY.maximum_attempts
+                ),
+                start_to_close_timeout=NOTIFY_TIMEOUT,
+                retry_policy=NOTIFY_RETRY,
+            )
+        except ActivityError as exc:
+            workflow.logger.warning("failure-streak notification failed: %s", exc.cause or exc)
+        finally:
+            self._notifying.discard(notice)
 
     def _history_full(self) -> bool:
         """Whether this run should continue as new now (the server's hint, or ``SHORT_HISTORY``)."""
@@ -600,6 +656,8 @@ class ScheduleWorkflow:
         if result.accepted:
             if (command.spec or {}).get("deadline"):
                 self._state.deadlines = True
+            if (command.spec or {}).get("failureStreak"):
+                self._state.failure_streak = True
             # A new cutover may lie behind the high-water mark: re-materialize every
             # revision's owned range (idempotent; the ledger clamps each one).
             self._state.materialized_through_utc = None
@@ -900,6 +958,7 @@ class ScheduleWorkflow:
             await child
         self._watched -= 1
         self._child_ended = True
+        self._ended_since_decision = True
 
     # -- seams a simulated clock overrides (almanac.gates.simulation) ------------------------------
     def _occurrence_input(

@@ -44,11 +44,13 @@ class ActionContext:
     for each retry or redelivery)."""
     parameters: dict[str, Any] = field(default_factory=dict)
     """The spec's ``action.parameters`` (JSON data), validated by the adapter."""
+    key: str | None = None
+    """The idempotency key when it is not the occurrenceId (a failure-streak notification's)."""
 
     @property
     def idempotency_key(self) -> str:
-        """The idempotency key: the occurrenceId."""
-        return self.occurrence_id
+        """The idempotency key: ``key`` when given, else the occurrenceId."""
+        return self.key or self.occurrence_id
 
 
 class QueryOutcomeKind(StrEnum):
@@ -190,6 +192,15 @@ def unknown_action_name(name: str, known: list[str]) -> SpecError:
     return SpecError(
         "action.name", name, f"no action adapter named {name!r} (registered: {', '.join(known)})"
     )
+
+
+def at_field(field: str, problems: list[SpecError]) -> list[SpecError]:
+    """``problems`` of an action checked as ``action``, named at ``field`` instead.
+
+    One check serves every action a spec holds: ``failureStreak.action.parameters.url`` is the
+    spec's ``action.parameters.url`` problem under the field where that action is written.
+    """
+    return [SpecError(field + p.field.removeprefix("action"), p.value, p.problem) for p in problems]
 
 
 def parameter_problems(check: Callable[[], object]) -> list[SpecError]:

@@ -24,7 +24,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from activities.actions.base import parameter_problems, unknown_action_name, validate_parameters
+from activities.actions.base import (
+    at_field,
+    parameter_problems,
+    unknown_action_name,
+    validate_parameters,
+)
 from activities.actions.egress_policy import EgressPolicy
 from activities.actions.parameters import (
     HttpParameters,
@@ -32,7 +37,7 @@ from activities.actions.parameters import (
     SmtpParameters,
     TemporalParameters,
 )
-from timecontract import SpecError, SpecWarning, WarningCode
+from timecontract import ScheduleSpecV1, SpecError, SpecWarning, WarningCode
 
 PARAMETER_MODELS: Mapping[str, type[BaseModel]] = MappingProxyType(
     {
@@ -61,6 +66,15 @@ def check_action(name: str, parameters: Mapping[str, Any]) -> None:
 def action_problems(name: str, parameters: Mapping[str, Any]) -> list[SpecError]:
     """Every problem :func:`check_action` finds, one :class:`SpecError` each (empty: none)."""
     return parameter_problems(lambda: check_action(name, parameters))
+
+
+def spec_action_problems(spec: ScheduleSpecV1) -> list[SpecError]:
+    """:func:`action_problems` of every action of ``spec``, each named at its own field."""
+    return [
+        problem
+        for field, action in spec.actions().items()
+        for problem in at_field(field, action_problems(action.name, action.parameters))
+    ]
 
 
 def egress_warnings(

@@ -12,6 +12,7 @@ from activities.actions.base import (
     Outcome,
     QueryOutcome,
     UnknownAction,
+    at_field,
     parameter_problems,
     unknown_action_name,
 )
@@ -21,7 +22,7 @@ from activities.actions.noop_action import NoopAction
 from activities.actions.secrets import SecretResolver
 from activities.actions.smtp_action import SmtpAction
 from activities.actions.temporal_action import TemporalAction
-from timecontract import SpecError
+from timecontract import ScheduleSpecV1, SpecError
 
 if TYPE_CHECKING:
     import httpx
@@ -117,6 +118,17 @@ class ActionRegistry:
     def problems(self, name: str, parameters: Mapping[str, Any]) -> list[SpecError]:
         """Every problem :meth:`check` finds, one :class:`SpecError` each (empty: none)."""
         return parameter_problems(lambda: self.check(name, parameters))
+
+    def check_spec(self, spec: ScheduleSpecV1) -> None:
+        """:meth:`check` every action of ``spec`` (``action``, ``failureStreak.action``).
+
+        Raises:
+            SpecError: the first problem, named at the field where that action is written
+                (``failureStreak.action.parameters.url``).
+        """
+        for field, action in spec.actions().items():
+            if problems := at_field(field, self.problems(action.name, action.parameters)):
+                raise problems[0]
 
     async def invoke(self, name: str, ctx: ActionContext) -> Outcome:
         """Invoke adapter ``name`` once for ``ctx``."""

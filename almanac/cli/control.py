@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from almanac.client import AlmanacClient
+    from almanac.readings import FailureStreakReading
     from almanac.schedule_reader import LiveStatus, ScheduleSummary
     from almanac.settings import AlmanacSettings
 
@@ -281,6 +282,8 @@ def status(
                 f"{escape(miss.occurrence_id)}: {miss.state_at_deadline.value} at its deadline "
                 f"{_z(miss.deadline_utc)})"
             )
+        if state.failure_streak is not None:
+            console.print(escape(_streak_line(state.failure_streak)))
         for line in _holidays(state):
             console.print(escape(line))
         if state.source == "ledger":
@@ -436,3 +439,18 @@ def mount(app: typer.Typer) -> None:
     app.command()(delete)
     app.command()(status)
     app.command()(upcoming)
+
+
+def _streak_line(reading: FailureStreakReading) -> str:
+    """``failure streak 2 (notify after 3 via http, pause; recover after 1); last: …``."""
+    pause = ", pause" if reading.pause else ""
+    line = (
+        f"failure streak {reading.streak} (notify after {reading.notify_after} via "
+        f"{reading.action}{pause}; recover after {reading.recover_after})"
+    )
+    facts = [
+        f"{f.kind.value} since {f.streak_start_occurrence_id} at {_z(f.recorded_at_utc)}, "
+        f"notification {f.notify_state.value} ({f.notify_attempts} attempts)"
+        for f in reading.latest
+    ]
+    return line + (f"; last: {'; '.join(facts)}" if facts else "")

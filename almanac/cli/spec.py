@@ -151,20 +151,21 @@ def _valid_json(path: Path, spec: ScheduleSpecV1, warnings: list[Any]) -> dict[s
 
 
 def _check_action(spec: ScheduleSpecV1, path: Path) -> None:
-    """Check the spec's action against the built-in adapters' parameter models (no worker).
+    """Check the spec's actions against the built-in adapters' parameter models (no worker).
 
     Through the catalog, not ``ActionRegistry.default()``: the same models and the same check,
     without importing the adapters (httpx, smtplib, asyncio: ``bench/cli_startup.py``).
 
     Raises:
-        InvalidSpec: naming ``action.name`` or each ``action.parameters.<field>`` and its value.
+        InvalidSpec: naming ``action.name`` or each ``action.parameters.<field>`` and its value
+            (``failureStreak.action…`` for the streak policy's action).
     """
-    if spec.action is None:
-        return
-    from activities.actions.catalog import action_problems
+    if not spec.actions():
+        return  # no adapter to check: the catalog (and ``activities``) stays unloaded
+    from activities.actions.catalog import spec_action_problems
     from timecontract import InvalidSpec
 
-    problems = action_problems(spec.action.name, spec.action.parameters)
+    problems = spec_action_problems(spec)
     if problems:
         raise InvalidSpec(
             problems, source=str(path), schedule_id=spec.schedule_id, revision=spec.revision
@@ -172,14 +173,15 @@ def _check_action(spec: ScheduleSpecV1, path: Path) -> None:
 
 
 def action_warnings(spec: ScheduleSpecV1) -> list[SpecWarning]:
-    """Warnings about the spec's action: an ``http`` URL this environment's egress policy refuses.
+    """Warnings about the spec's actions: an ``http`` URL this environment's egress policy refuses.
 
     The policy is read as a worker started here would read it (``ALMANAC_EGRESS_ALLOW``),
     without loading the settings or the adapters; a URL of the ``almanac dev`` sink draws none
     (the dev stack's worker allows its own sink). The worker's own policy decides at apply.
     """
-    if spec.action is None:
+    if not spec.actions():
         return []
+    import dataclasses
     import json
 
     from activities.actions.catalog import egress_warnings
@@ -192,8 +194,9 @@ def action_warnings(spec: ScheduleSpecV1) -> list[SpecWarning]:
         return []
     sink = tuple(f"{base}/" for base in dev_sink_urls_from_environment())
     return [
-        w
-        for w in egress_warnings(spec.action.name, spec.action.parameters, policy)
+        dataclasses.replace(w, field=field + w.field.removeprefix("action"))
+        for field, action in spec.actions().items()
+        for w in egress_warnings(action.name, action.parameters, policy)
         if not f"{json.loads(w.value)}/".startswith(sink)
     ]
 

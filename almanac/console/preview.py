@@ -75,11 +75,10 @@ def check(text: bytes, tzdb_store: Path | None) -> PreviewResult:
             spec = load_spec(data, tzdb_store)
         except InvalidSpec as exc:
             return PreviewResult([_text_problem(p, path, len(text)) for p in exc.problems])
-    if spec.action is not None:
-        from activities.actions.catalog import action_problems
+    if spec.actions():
+        from activities.actions.catalog import spec_action_problems
 
-        problems = action_problems(spec.action.name, spec.action.parameters)
-        if problems:
+        if problems := spec_action_problems(spec):
             return PreviewResult([_problem(p) for p in problems], spec)
     return PreviewResult(spec=spec)
 

@@ -1,7 +1,7 @@
 """The alert rules' contract for the deployment tests: where they live and what they read.
 
-``PENDING_METRICS`` names the metrics the deadline and failure-streak work will export (issue 30)
-and that the shipped rules and dashboard already read. It is the one place those names are
+``PENDING_METRICS`` names the metrics the shipped rules and dashboard read before any worker
+exports them (none now). It is the one place those names are
 written down for the tests: a metric leaves it when ``activities.metrics`` exports it (a test
 fails until it does), so nothing stays "pending" by accident.
 """
@@ -18,11 +18,7 @@ RULES = ROOT / "deploy" / "prometheus" / "rules" / "almanac-alerts.yml"
 RULE_TESTS = Path(__file__).resolve().parent / "rules" / "almanac-alerts.test.yml"
 RUNBOOK = ROOT / "docs" / "operating" / "runbook.md"
 
-PENDING_METRICS: dict[str, str] = {
-    "almanac_failure_streak_threshold": (
-        "gauge, schedule_id: the schedule's failure-streak policy N; only schedules with a policy"
-    ),
-}
+PENDING_METRICS: dict[str, str] = {}
 """Metric name → its contract, for the metrics the rules read before any worker exports them."""
 
 

@@ -29,6 +29,7 @@ def populated_registry() -> CollectorRegistry:
         open_unknown={"daily-ops-summary": (1, 60.0)},
         shadow_mismatches={"v2": 0},
         skips={("daily-ops-summary", "SKIPPED_GAP", "GAP_SKIPPED"): 1},
+        streak_thresholds={"daily-ops-summary": 3},
     )
     registry.register(LedgerCollector(lambda: snapshot))
     return registry

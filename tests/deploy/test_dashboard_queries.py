@@ -13,7 +13,7 @@ against the sink, so that occurrences ran, were retried, misfired and went UNKNO
 
 - ``dash-steady`` (every 5 s, cutover 30 s ago, lateness 2 s, CATCH_UP_BOUNDED of 1): the overdue
   occurrences misfire (one caught up, the rest expired); the sink answers its first delivery 500
-  (a retry), then every occurrence succeeds;
+  (a retry), then every occurrence succeeds; it has a ``failureStreak`` policy (N = 3, noop);
 - ``dash-lost-ack`` (one occurrence, no result query): the sink records the effect and holds its
   answer past the action's timeout, so the attempt ends UNKNOWN_EFFECT and a case stays open.
 
@@ -189,7 +189,9 @@ async def test_every_panel_query_returns_series_from_a_running_worker_and_server
             lost["action"]["parameters"] = {"url": f"{sink.url}/effects", "timeoutSeconds": 1}
             # Recorded, then answered only after the caller gave up: an unknown effect.
             sink.add_fault(match=LOST_ACK, delay=20, delayTimes=1)
-            for spec in (_spec(STEADY, sink, now), lost):
+            # A failure-streak policy: the threshold panel reads its N (notified through noop).
+            streak = {"notifyAfter": 3, "action": {"name": "noop"}}
+            for spec in (_spec(STEADY, sink, now, failureStreak=streak), lost):
                 await env.client.start_workflow(
                     ScheduleWorkflow.run,
                     ScheduleInput(

@@ -361,3 +361,19 @@ def test_failure_streaks_are_a_gauge_at_zero_for_every_known_schedule(
         if name == "almanac_failure_streak"
     }
     assert exported == {SID: 3, "quiet": 0}
+
+
+def test_the_failure_streak_threshold_is_exported_only_for_schedules_with_a_policy(
+    registry: CollectorRegistry,
+) -> None:
+    snapshot = LedgerSnapshot(
+        counts={(SID, "FAILED"): 3, ("quiet", "SUCCEEDED"): 1}, streak_thresholds={SID: 3}
+    )
+    registry.register(LedgerCollector(lambda: snapshot))
+
+    exported = {
+        dict(labels)["schedule_id"]: v
+        for (name, labels), v in scrape(registry).items()
+        if name == "almanac_failure_streak_threshold"
+    }
+    assert exported == {SID: 3}
