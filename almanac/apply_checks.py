@@ -59,22 +59,25 @@ def differs_from_published(published: list[ScheduleSpecV1], spec: ScheduleSpecV1
 
 
 def check_action(spec: ScheduleSpecV1) -> None:
-    """Check the spec's action against the built-in adapters' parameter models (no worker).
+    """Check the spec's actions against the built-in adapters' parameter models (no worker).
 
     The catalog (``activities.actions.catalog``) holds the very models the worker's registry
     (``ActionRegistry.default``) validates with, so a name or a parameter the worker would refuse
     is refused before anything is sent — without importing the adapters.
 
     Raises:
-        SpecError: ``action.name`` (no such adapter) or ``action.parameters.<field>``, with the
+        SpecError: the first problem of any action: ``action.name`` (no such adapter),
+            ``action.parameters.<field>`` or the same under ``failureStreak.action``, with the
             value.
     """
-    if spec.action is None:
+    if not spec.actions():
         return
-    from activities.actions.catalog import check_action as check_parameters
+    from activities.actions.catalog import spec_action_problems
 
     check_secrets(spec)
-    check_parameters(spec.action.name, spec.action.parameters)
+    problems = spec_action_problems(spec)
+    if problems:
+        raise problems[0]
 
 
 def check_secrets(spec: ScheduleSpecV1) -> None:

@@ -110,3 +110,16 @@ def test_a_literal_secret_in_the_notify_action_is_refused_unechoed(
     assert result.exit_code == 2, result.output
     assert "failureStreak.action.parameters.headers.Authorization" in result.output
     assert "s3cr3t-x" not in result.output
+
+
+def test_the_python_clients_apply_check_names_the_policys_action(tmp_path: Path) -> None:
+    # AlmanacClient.apply checks before anything is sent, as the CLI does.
+    from almanac.apply_checks import check_action
+
+    path = tmp_path / "spec.yaml"
+    path.write_text(spec_text(name="pager"))
+    with pytest.raises(SpecError) as refused:
+        check_action(load_spec(path))
+    assert str(refused.value).startswith("failureStreak.action.name='pager'")
+    path.write_text(spec_text())
+    check_action(load_spec(path))  # a known adapter passes
