@@ -60,6 +60,7 @@ ADDITIVE = {
     "businessDaysOnly": False,
     "deadline": None,
     "catchUpSpacing": None,
+    "failureStreak": None,
 }
 
 
