@@ -11,6 +11,10 @@ most:
   listens on: it imports the client, connects, and exits 1 (expected; no server is needed, so
   the figure is the command's start-up and one refused connection).
 
+Two reference rows, not Almanac commands and without an aim, show floors: a bare Typer command
+with one argument (:data:`REFERENCE`) and the baseline's imports with ``import holidays``
+(:data:`WITH_HOLIDAYS`).
+
 ``--before REF`` adds each Almanac command once more, run with the code at git ``REF``
 (``git archive``) first on ``PYTHONPATH``, in the same rounds: before and after side by side.
 
@@ -62,6 +66,10 @@ REFERENCE = "reference: a bare Typer command"
 """Not an Almanac command: Typer (0.29) validates every parameter with a pydantic TypeAdapter,
 so any command that takes an argument pays for pydantic's schema machinery, which the baseline
 does not load. This row shows that floor; it has no aim."""
+WITH_HOLIDAYS = "reference: the baseline + import holidays"
+"""Not an Almanac command: the baseline's imports and the ``holidays`` library, which ``validate``
+of a spec pinning a library calendar also needs (two of the examples pin NYSE) and the baseline
+does not load. It has no aim: the aim stays measured against the baseline."""
 CONTROL = "almanac disable (Temporal unreachable)"
 """The control command: no aim (it connects, or tries to), compared with itself before/after."""
 UNREACHABLE = "127.0.0.1:1"
@@ -105,7 +113,10 @@ def commands(before: tuple[str, Path] | None = None) -> dict[str, Command]:
             env={"ALMANAC_TEMPORAL_ADDRESS": UNREACHABLE},
         ),
     }
-    measured = {REFERENCE: Command([sys.executable, "-c", BARE_TYPER])}
+    measured = {
+        REFERENCE: Command([sys.executable, "-c", BARE_TYPER]),
+        WITH_HOLIDAYS: Command([sys.executable, "-c", f"{BASELINE[2]}, holidays"]),
+    }
     for label, command in almanac.items():
         measured[label] = command
         if before is not None:
@@ -188,7 +199,7 @@ def measure(rounds: int, before: tuple[str, Path] | None = None) -> dict[str, ob
 
 def aimed(label: str) -> bool:
     """Whether a row has the aim (not the reference, not the control command)."""
-    return label != REFERENCE and not label.startswith(CONTROL)
+    return label not in (REFERENCE, WITH_HOLIDAYS) and not label.startswith(CONTROL)
 
 
 def main() -> None:

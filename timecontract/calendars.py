@@ -28,17 +28,23 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
+import importlib.util
 import json
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from enum import StrEnum
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from timecontract.errors import SpecError
+
+if TYPE_CHECKING:
+    from holidays import HolidayBase
 
 CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR = 1970, 2200
 """Years a library release is materialized for (a store file holds exactly these years)."""
@@ -198,16 +204,14 @@ def library_document(name: str) -> dict[str, Any]:
         SpecError: on ``calendar.name`` when the library has no such market or country.
 
     """
-    import holidays
-
     years = range(CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR + 1)
     country, _, subdivision = name.partition("-")
-    markets = holidays.list_supported_financial()
-    countries = holidays.list_supported_countries()
-    if name in markets:
-        found: Mapping[date, str] = holidays.financial_holidays(name, years=years)
-    elif country in countries and (not subdivision or subdivision in countries[country]):
-        found = holidays.country_holidays(country, subdiv=subdivision or None, years=years)
+    market = _library_entity("financial", name)
+    entity = _library_entity("countries", country) if market is None else None
+    if market is not None:
+        found: Mapping[date, str] = market(years=years)
+    elif entity is not None and (not subdivision or subdivision in entity.subdivisions):
+        found = entity(years=years, subdiv=subdivision or None)
     else:
         raise SpecError(
             "calendar.name",
@@ -216,6 +220,56 @@ def library_document(name: str) -> dict[str, Any]:
             "XLON; countries as ISO codes with an optional subdivision, e.g. US, US-NY, DE-BY)",
         )
     return _document(name, installed_release(), years[0], years[-1], found)
+
+
+_PACKAGES = re.compile(r"\bholidays\.(countries|financial)\b")
+"""A module naming these packages imports through one of them: it cannot be imported alone."""
+
+
+def _library_entity(kind: str, code: str) -> type[HolidayBase] | None:
+    """The ``holidays`` class of market (``kind="financial"``) or country ``code``, or None.
+
+    The same class, for the same codes (aliases included), as ``holidays.financial_holidays``
+    and ``holidays.country_holidays`` instantiate — ``code in list_supported_financial()`` (or
+    ``…_countries()``) — found in the library's registry. Its module is imported by itself:
+    importing it as ``holidays.financial.<module>`` first runs the ``holidays.financial``
+    package, which imports every market's module and, through one of them, every country's:
+    several times the work of the one needed (``bench/cli_startup.py``). A module imported alone
+    is the one ``sys.modules`` holds under its name, where the library's loader finds it; it is
+    not bound as an attribute of its package if that is imported later. A module that imports
+    another entity through a package is imported the library's way.
+    """
+    import holidays
+    from holidays.registry import COUNTRIES, FINANCIAL, IMPORT_LOCK, EntityLoader
+
+    if kind == "financial":
+        registry, codes = FINANCIAL, set(EntityLoader.get_financial_codes())
+    else:
+        registry, codes = COUNTRIES, set(EntityLoader.get_country_codes())
+    if code not in codes:
+        return None
+    # The library binds each code to the last registry entry listing it (EntityLoader.load).
+    module_name = [module for module, entry in registry.items() if code in entry[1:]][-1]
+    qualified = f"holidays.{kind}.{module_name}"
+    path = Path(holidays.__file__).parent / kind / f"{module_name}.py"
+    with IMPORT_LOCK:  # the lock the library's own lazy entity loader imports under
+        module = sys.modules.get(qualified)
+        if module is None and _PACKAGES.search(path.read_text(encoding="utf-8")):
+            # It imports another entity through a package: import it as the library does.
+            module = importlib.import_module(qualified)
+        elif module is None:
+            spec = importlib.util.spec_from_file_location(qualified, path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"no module {qualified} at {path}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[qualified] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[qualified]
+                raise
+    entity: type[HolidayBase] = getattr(module, code)
+    return entity
 
 
 def _document(

@@ -22,11 +22,13 @@ commands, so ``almanac --help`` and ``almanac validate`` load none of them.
 Start-up: Typer turns every registered command into a Click command (signatures, parameter types)
 before it runs one, so :func:`main` registers only the group that owns the command typed
 (``almanac validate …`` builds ``validate``, ``schema`` and ``preview``), and every group for
-``--help``, no command or an unknown one. ``app`` is the whole command line (tests, docs).
+``--help``, no command or an unknown one; the other groups' modules are not even imported.
+``app`` is the whole command line (tests, docs).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -34,64 +36,56 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from almanac.cli import (
-    calendar,
-    console,
-    control,
-    db,
-    dev,
-    gates,
-    ledger,
-    manual,
-    rollout,
-    shadow,
-    sink,
-    spec,
-    tzdb,
-    worker,
-)
 from almanac.cli.output import new_app, run
 
-GROUPS: tuple[ModuleType, ...] = (
-    control,
-    manual,
-    worker,
-    dev,
-    gates,
-    spec,
-    sink,
-    tzdb,
-    calendar,
-    db,
-    ledger,
-    rollout,
-    shadow,
-    console,
+GROUP_NAMES: tuple[str, ...] = (
+    "control",
+    "manual",
+    "worker",
+    "dev",
+    "gates",
+    "spec",
+    "sink",
+    "tzdb",
+    "calendar",
+    "db",
+    "ledger",
+    "rollout",
+    "shadow",
+    "console",
 )
-"""Every command module, in the order ``almanac --help`` lists their commands."""
+"""Every command module of ``almanac.cli``, in the order ``almanac --help`` lists their commands."""
 
-COMMANDS: dict[str, ModuleType] = {
-    **dict.fromkeys(("apply", "disable", "enable", "delete", "status", "upcoming"), control),
-    "trigger": manual,
-    "backfill": manual,
-    "worker": worker,
-    "dev": dev,
-    "gates": gates,
-    **dict.fromkeys(("validate", "schema", "preview"), spec),
-    "sink": sink,
-    "tzdb": tzdb,
-    "calendar": calendar,
-    "db": db,
-    "ledger": ledger,
-    **dict.fromkeys(("rollout", "rollback"), rollout),
-    "shadow": shadow,
-    "console": console,
+OWNERS: dict[str, str] = {
+    **dict.fromkeys(("apply", "disable", "enable", "delete", "status", "upcoming"), "control"),
+    "trigger": "manual",
+    "backfill": "manual",
+    "worker": "worker",
+    "dev": "dev",
+    "gates": "gates",
+    **dict.fromkeys(("validate", "schema", "preview"), "spec"),
+    "sink": "sink",
+    "tzdb": "tzdb",
+    "calendar": "calendar",
+    "db": "db",
+    "ledger": "ledger",
+    **dict.fromkeys(("rollout", "rollback"), "rollout"),
+    "shadow": "shadow",
+    "console": "console",
 }
-"""Which module registers each top-level command (a test holds it equal to what they mount)."""
+"""Which module (of :data:`GROUP_NAMES`) registers each top-level command (a test holds it equal
+to what they mount). Names, not modules: a command imports only its own group's module."""
 
 
-def build_app(groups: Sequence[ModuleType] = GROUPS) -> typer.Typer:
+def group(name: str) -> ModuleType:
+    """The command module ``almanac.cli.<name>``, imported on first use."""
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def build_app(groups: Sequence[ModuleType] | None = None) -> typer.Typer:
     """The ``almanac`` app with the commands of ``groups`` (default: all of them)."""
+    if groups is None:
+        groups = [group(name) for name in GROUP_NAMES]
     app = new_app(
         "Almanac: scheduled automations as unique, recorded occurrences, run at most once.",
         name="almanac",
@@ -99,8 +93,8 @@ def build_app(groups: Sequence[ModuleType] = GROUPS) -> typer.Typer:
     )
     # A callback keeps the app a command group even when one group registers one command.
     app.callback()(_root)
-    for group in groups:
-        group.mount(app)
+    for module in groups:
+        module.mount(app)
     return app
 
 
@@ -128,12 +122,8 @@ def _root(
 
 def groups_for(args: Sequence[str]) -> tuple[ModuleType, ...]:
     """The groups to build for a command line: the typed command's, or all of them."""
-    command = args[0] if args else ""
-    owner = COMMANDS.get(command)
-    return GROUPS if owner is None else (owner,)
-
-
-app = build_app()
+    owner = OWNERS.get(args[0] if args else "")
+    return tuple(group(name) for name in (GROUP_NAMES if owner is None else (owner,)))
 
 
 def main() -> NoReturn:
@@ -141,4 +131,12 @@ def main() -> NoReturn:
     run(build_app(groups_for(sys.argv[1:])))
 
 
-__all__ = ["COMMANDS", "GROUPS", "app", "build_app", "groups_for", "main"]
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the whole command line (tests, docs), built on first use (PEP 562)."""
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["GROUP_NAMES", "OWNERS", "app", "build_app", "group", "groups_for", "main"]
