@@ -28,8 +28,13 @@ Phases timed (wall seconds):
   now + 13 days (re-materialized) and no occurrence whose instant passed is PLANNED (each decided:
   released to run within the catch-up bound, or MISFIRE_EXPIRED); with the worker and server CPU
   spent until then;
+- ``first run``: until the first caught-up occurrence is SUCCEEDED;
 - ``recovery`` (end to end): until, moreover, none is DUE, DISPATCHING, RUNNING or RETRY_WAIT —
-  every caught-up occurrence has run (``--until materialized`` stops at the first milestone).
+  every caught-up occurrence has run (``--until materialized`` stops at the first milestone);
+- ``floor`` (after the recovery, on the same server and sink): as many bare workflows with one
+  activity (``bench/_bare.py``) as occurrences were caught up, from their worker's launch until
+  all completed; ``recovery / floor`` is the end-to-end figure's ratio to it (``--no-floor``
+  skips it).
 
 Also: worker RSS (MiB) when idle (a worker of the same tree polling an empty ledger's queue) and
 after the recovery, the growth per schedule, worker CPU seconds since its launch (imports
@@ -62,6 +67,7 @@ import ledger
 from almanac.gates import fleet
 from almanac.stack.sink import Sink
 from bench import _stack
+from bench._bare import BareWorkflow, PostInput
 from ledger.migrate import upgrade
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
@@ -154,6 +160,8 @@ async def run(
             while True:
                 reading = progress(store, prefix, now)
                 elapsed = time.monotonic() - began
+                if "first run s" not in figures and reading.succeeded:
+                    figures["first run s"] = elapsed
                 if "materialized s" not in figures and reading.materialized(n):
                     figures["materialized s"] = elapsed
                     figures["worker CPU s to materialized"] = sum(
@@ -166,7 +174,8 @@ async def run(
                 if elapsed - last_print > 10:
                     print(
                         f"  {elapsed:.0f} s: {reading.planned_overdue} passed undecided, "
-                        f"{reading.open_overdue} not final, {reading.horizons}/{n} horizons"
+                        f"{reading.open_overdue} not final, {reading.succeeded} succeeded, "
+                        f"{reading.horizons}/{n} horizons"
                     )
                     last_print = elapsed
                 if elapsed > args.timeout or any(w.process.poll() is not None for w in workers):
@@ -195,7 +204,51 @@ async def run(
             for w in workers:
                 w.stop()
             store.dispose()
+        if args.until == "recovered" and args.floor:
+            runs = int(figures["succeeded"])
+            figures["floor s"] = await bare_floor(server, sink, folder, runs, args.timeout)
+            figures["recovery / floor"] = figures["recovery s"] / figures["floor s"]
     return figures
+
+
+async def bare_floor(
+    server: _stack.DevServer, sink: Sink, folder: Path, runs: int, timeout: float
+) -> float:
+    """Seconds for ``runs`` bare workflows + one activity each on the same server and sink.
+
+    The floor of the end-to-end figure (``bench/_bare.py``): a worker process of its own, timed
+    from its launch (start-up included, as the recovery is) until every workflow completed.
+    """
+    queue = f"bare-{uuid.uuid4().hex[:6]}"
+    began = time.monotonic()
+    worker = _stack.WorkerProcess(
+        _stack.ROOT,
+        {"BENCH_TEMPORAL_ADDRESS": server.address, "BENCH_TASK_QUEUE": queue},
+        module="bench._bare_worker",
+        log=folder / "bare.log",
+    )
+    try:
+        client = await Client.connect(server.address)
+        now = datetime.now(UTC).isoformat()
+        handles = [
+            await client.start_workflow(
+                BareWorkflow.run,
+                PostInput(f"{sink.url}/effects", f"{queue}-{i}", "bare", now, now),
+                id=f"{queue}-{i}",
+                task_queue=queue,
+            )
+            for i in range(runs)
+        ]
+        results = asyncio.gather(*(h.result() for h in handles))
+        while not results.done():
+            if time.monotonic() - began > timeout or worker.process.poll() is not None:
+                results.cancel()
+                raise SystemExit(f"bare floor: not done after {timeout:.0f} s or worker died")
+            await asyncio.wait([results], timeout=0.2)
+        results.result()
+        return time.monotonic() - began
+    finally:
+        worker.stop()
 
 
 async def main(args: argparse.Namespace) -> dict[str, dict[str, float]]:
@@ -278,6 +331,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         dest="bytecode",
         action="store_false",
         help="run the worker with PYTHONDONTWRITEBYTECODE=1 (no .pyc: the sandbox compiles)",
+    )
+    parser.add_argument(
+        "--no-floor",
+        dest="floor",
+        action="store_false",
+        help="skip the floor: as many bare workflows + one activity as runs were caught up",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (worker log)")
     parser.add_argument(

@@ -75,12 +75,15 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ledger
 from activities import io
 from almanac.gates.fixtures import RELEASE, at, due, fresh_ledger, http_spec, spec
 from timecontract import occurrences, parse_spec, zones
+
+if TYPE_CHECKING:
+    from almanac.gates.fleet import FleetResult
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -680,6 +683,19 @@ FLEET_LIMIT = timedelta(minutes=5)
 """The seed's bound: materialization complete within 5 minutes of recovery."""
 
 
+def _milestones(result: FleetResult) -> str:
+    """The recovery's milestones side by side, seconds from the worker's launch."""
+
+    def at(seconds: float | None) -> str:
+        return "not reached" if seconds is None else f"{seconds:.1f} s"
+
+    end = result.seconds if result.recovered else None
+    return (
+        f"materialized {at(result.materialized_seconds)}, first caught-up run SUCCEEDED "
+        f"{at(result.first_run_seconds)}, end to end (every caught-up run SUCCEEDED) {at(end)}"
+    )
+
+
 def fleet_recovery(
     folder: Path,
     schedules: int = FLEET_SCHEDULES,
@@ -705,12 +721,7 @@ def fleet_recovery(
         )
     )
     seconds = round(result.seconds, 1)
-    notes = []
-    if result.materialized_seconds is not None:
-        notes.append(
-            f"  fleet-recovery: materialized (every horizon, every overdue occurrence decided) "
-            f"after {result.materialized_seconds:.1f} s"
-        )
+    notes = [f"  fleet-recovery: {_milestones(result)}"]
     if not result.recovered:
         notes.append(
             f"  fleet-recovery: after {seconds} s, {result.open_overdue} overdue occurrences "
