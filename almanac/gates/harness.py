@@ -50,8 +50,8 @@ Each gate runs the check behind it here and now (no cached results):
    schedules recovered after a 7-day outage, end to end on the dev server, a SQLite ledger and
    the production worker process (:mod:`almanac.gates.fleet`): seconds from the worker's launch
    until every overdue occurrence has run or expired and every horizon is re-materialized (end to
-   end: stricter than the seed's bound on materialization, whose milestone a note also times); limit
-   300 s.
+   end: stricter than the seed's bound on materialization); limit 300 s. A note gives the
+   milestones side by side: materialized, the first caught-up run SUCCEEDED, end to end.
 
 A gate whose check raises reports one FAIL line with the error (no traceback) and the others
 still run. Each gate is shown to fail on a mutant of the code it checks: see
@@ -709,9 +709,10 @@ def fleet_recovery(
     stopped 7 days ago, the dev server, the sink and the production worker (``python -m worker``,
     launched at the start of the clock). Passes only if every overdue occurrence is final
     (SUCCEEDED or MISFIRE_EXPIRED) and every horizon re-materialized within ``limit``; waiting
-    stops at twice the limit. A note gives the seconds to the seed's milestone (materialized:
-    every horizon, and no overdue occurrence still PLANNED). ``worker_module``: a test's mutant
-    worker.
+    stops at twice the limit. A note gives the milestones side by side, seconds from the
+    worker's launch: the seed's (materialized: every horizon, and no overdue occurrence still
+    PLANNED), the first caught-up run SUCCEEDED, and end to end (the gate's figure).
+    ``worker_module``: a test's mutant worker.
     """
     from almanac.gates import fleet
 
