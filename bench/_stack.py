@@ -74,10 +74,10 @@ def thread_cpu_seconds(pid: int) -> dict[str, float]:
     return kinds
 
 
-def rss_mib(pid: int) -> float:
-    """Resident memory of ``pid`` in MiB."""
+def rss_mib(pid: int, field: str = "VmRSS") -> float:
+    """Resident memory of ``pid`` in MiB: now (``VmRSS``), or its peak so far (``VmHWM``)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return float("nan")
 

@@ -28,17 +28,22 @@ Phases timed (wall seconds):
   now + 13 days (re-materialized) and no occurrence whose instant passed is PLANNED (each decided:
   released to run within the catch-up bound, or MISFIRE_EXPIRED); with the worker and server CPU
   spent until then;
+- ``first run``: until the first caught-up occurrence is SUCCEEDED;
 - ``recovery`` (end to end): until, moreover, none is DUE, DISPATCHING, RUNNING or RETRY_WAIT —
-  every caught-up occurrence has run (``--until materialized`` stops at the first milestone).
+  every caught-up occurrence has run (``--until materialized`` stops at the first milestone);
+- ``floor`` (after the recovery, on the same server and sink): as many bare workflows with one
+  activity (``bench/_bare.py``) as occurrences were caught up, from their worker's launch until
+  all completed; ``recovery / floor`` is the end-to-end figure's ratio to it (``--no-floor``
+  skips it).
 
-Also: worker RSS (MiB) when idle (a worker of the same tree polling an empty ledger's queue) and
-after the recovery, the growth per schedule, worker CPU seconds since its launch (imports
-included) and server CPU seconds over the recovery (the worker's split by thread: the
-event loop, the SDK core's Rust threads, the synchronous activities' pool), and the one-minute
+Also: worker RSS (MiB) when idle (a worker of the same tree polling an empty ledger's queue), after
+the recovery and at its peak (``VmHWM``), the growth per schedule, worker CPU seconds since its
+launch (imports included) and server CPU seconds over the recovery (the worker's split by thread:
+the event loop, the SDK core's Rust threads, the synchronous activities' pool), and the one-minute
 load average. ``--workers K`` runs K worker processes on the task queue (CPU and RSS summed; the
-thread split is the first one's); ``--before REF`` first runs the whole scenario with the worker
-of git revision REF (its own database and dev server), then with this tree's. The issue's aims:
-≤ 60 s for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
+thread split is the first one's); ``--before REF`` first runs the whole scenario with the worker of
+git revision REF (its own database and dev server), then with this tree's. The issue's aims: ≤ 60 s
+for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ import ledger
 from almanac.gates import fleet
 from almanac.stack.sink import Sink
 from bench import _stack
+from bench._bare import BareWorkflow, PostInput
 from ledger.migrate import upgrade
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
@@ -69,6 +75,8 @@ from workflows import ScheduleInput, schedule_workflow_id
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ledger"))
 
 OUTAGE, HORIZON = fleet.OUTAGE, fleet.HORIZON
+WAITERS = 100
+"""The floor's concurrent waits for a workflow's result."""
 spec_data, progress = fleet.spec_data, fleet.progress
 
 
@@ -154,6 +162,8 @@ async def run(
             while True:
                 reading = progress(store, prefix, now)
                 elapsed = time.monotonic() - began
+                if "first run s" not in figures and reading.succeeded:
+                    figures["first run s"] = elapsed
                 if "materialized s" not in figures and reading.materialized(n):
                     figures["materialized s"] = elapsed
                     figures["worker CPU s to materialized"] = sum(
@@ -166,7 +176,8 @@ async def run(
                 if elapsed - last_print > 10:
                     print(
                         f"  {elapsed:.0f} s: {reading.planned_overdue} passed undecided, "
-                        f"{reading.open_overdue} not final, {reading.horizons}/{n} horizons"
+                        f"{reading.open_overdue} not final, {reading.succeeded} succeeded, "
+                        f"{reading.horizons}/{n} horizons"
                     )
                     last_print = elapsed
                 if elapsed > args.timeout or any(w.process.poll() is not None for w in workers):
@@ -179,6 +190,7 @@ async def run(
             for kind, seconds in _stack.thread_cpu_seconds(worker.pid).items():
                 figures[f"  of which {kind} thread(s) s"] = seconds
             figures["worker RSS MiB"] = sum(_stack.rss_mib(w.pid) for w in workers)
+            figures["worker RSS peak MiB"] = sum(_stack.rss_mib(w.pid, "VmHWM") for w in workers)
             figures["worker RSS idle MiB"] = idle_rss
             figures["worker RSS growth KiB/schedule"] = (
                 1024 * (figures["worker RSS MiB"] - idle_rss) / n
@@ -195,7 +207,59 @@ async def run(
             for w in workers:
                 w.stop()
             store.dispose()
+        if args.until == "recovered" and args.floor:
+            runs = int(figures["succeeded"])
+            figures["floor s"] = await bare_floor(server, sink, folder, runs, args.timeout)
+            figures["recovery / floor"] = figures["recovery s"] / figures["floor s"]
     return figures
+
+
+async def bare_floor(
+    server: _stack.DevServer, sink: Sink, folder: Path, runs: int, timeout: float
+) -> float:
+    """Seconds for ``runs`` bare workflows + one activity each on the same server and sink.
+
+    The floor of the end-to-end figure (``bench/_bare.py``): a worker process of its own, timed
+    from its launch (start-up included, as the recovery is) until every workflow completed.
+    """
+    queue = f"bare-{uuid.uuid4().hex[:6]}"
+    began = time.monotonic()
+    worker = _stack.WorkerProcess(
+        _stack.ROOT,
+        {"BENCH_TEMPORAL_ADDRESS": server.address, "BENCH_TASK_QUEUE": queue},
+        module="bench._bare_worker",
+        log=folder / "bare.log",
+    )
+    try:
+        client = await Client.connect(server.address)
+        now = datetime.now(UTC).isoformat()
+        handles = [
+            await client.start_workflow(
+                BareWorkflow.run,
+                PostInput(f"{sink.url}/effects", f"{queue}-{i}", "bare", now, now),
+                id=f"{queue}-{i}",
+                task_queue=queue,
+            )
+            for i in range(runs)
+        ]
+        # At most WAITERS result long-polls at once: the server caps a namespace's concurrent
+        # polls, and one per workflow exceeds it at thousands.
+        slots = asyncio.Semaphore(WAITERS)
+
+        async def finished(handle: Any) -> None:
+            async with slots:
+                await handle.result()
+
+        results = asyncio.gather(*(finished(h) for h in handles))
+        while not results.done():
+            if time.monotonic() - began > timeout or worker.process.poll() is not None:
+                results.cancel()
+                raise SystemExit(f"bare floor: not done after {timeout:.0f} s or worker died")
+            await asyncio.wait([results], timeout=0.2)
+        results.result()
+        return time.monotonic() - began
+    finally:
+        worker.stop()
 
 
 async def main(args: argparse.Namespace) -> dict[str, dict[str, float]]:
@@ -278,6 +342,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         dest="bytecode",
         action="store_false",
         help="run the worker with PYTHONDONTWRITEBYTECODE=1 (no .pyc: the sandbox compiles)",
+    )
+    parser.add_argument(
+        "--no-floor",
+        dest="floor",
+        action="store_false",
+        help="skip the floor: as many bare workflows + one activity as runs were caught up",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (worker log)")
     parser.add_argument(

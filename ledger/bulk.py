@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from itertools import chain
 from typing import Any
 
 from sqlalchemy import (
@@ -81,7 +82,17 @@ def utc_instant(value: datetime) -> datetime:
 
 
 def sqlite_instant_text(value: datetime) -> str:
-    """An aware instant as SQLAlchemy's SQLite ``DATETIME`` text of its UTC wall time."""
+    """An aware instant as SQLAlchemy's SQLite ``DATETIME`` text of its UTC wall time.
+
+    Raises:
+        ValueError: a naive datetime.
+        TypeError: not a datetime.
+
+    """
+    if value.__class__ is datetime and value.tzinfo is UTC:
+        # The common case in one call: ``isoformat`` pads the year to four digits and ends an
+        # aware instant with its offset (``+00:00``), which the slice drops.
+        return value.isoformat(" ", "microseconds")[:26]
     return utc_instant(value).replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
@@ -242,18 +253,53 @@ def bulk_insert(
     if len(by_column) != len(columns):
         raise ValueError(f"rows have {len(by_column)} values, columns name {len(columns)}")
     by_column = _convert(plan.converters, by_column)
-    out: list[Any] = []
     if connection.dialect.name == "postgresql":
         parameters = tuple(list(values) for values in by_column)
         result = connection.exec_driver_sql(plan.sql(len(rows)), parameters)
-        return list(result.scalars()) if returning else out
-    step = SQLITE_MAX_PARAMETERS // len(columns)
+        return list(result.scalars()) if returning else []
+    return _sqlite_insert(connection, plan, list(zip(*by_column, strict=True)), returning)
+
+
+def sqlite_insert_stored(
+    connection: Connection,
+    table: Table,
+    columns: Sequence[str],
+    rows: Sequence[tuple[Any, ...]],
+    *,
+    ignore_conflicts: bool,
+    returning: str = "",
+) -> list[Any]:
+    """:func:`bulk_insert` on SQLite of rows already in the stored form: no conversion pass.
+
+    For a writer that builds its rows once (materialization): instants as
+    :func:`sqlite_instant_text`, local times as :func:`nominal_local_text`, JSON as text.
+
+    Raises:
+        ValueError: not a SQLite connection, or a row whose width is not ``columns``'.
+
+    """
+    if connection.dialect.name != "sqlite":
+        raise ValueError(f"stored-form rows are SQLite's, not {connection.dialect.name}'s")
+    if not rows:
+        return []
+    if {len(row) for row in rows} != {len(columns)}:
+        raise ValueError(f"rows are not all {len(columns)} values wide ({', '.join(columns)})")
+    plan = _plan(table, tuple(columns), connection.dialect, ignore_conflicts, returning)
+    return _sqlite_insert(connection, plan, rows, returning)
+
+
+def _sqlite_insert(
+    connection: Connection, plan: _Plan, rows: Sequence[tuple[Any, ...]], returning: str
+) -> list[Any]:
+    """``rows`` (stored form) as few statements as SQLite's parameter limit allows."""
+    out: list[Any] = []
+    step = SQLITE_MAX_PARAMETERS // len(plan.converters)
     for start in range(0, len(rows), step):
-        chunk = [c[start : start + step] for c in by_column]
-        flat = tuple(v for row in zip(*chunk, strict=True) for v in row)
-        result = connection.exec_driver_sql(plan.sql(len(chunk[0])), flat)
+        chunk = rows[start : start + step]
+        flat = tuple(chain.from_iterable(chunk))
+        result = connection.exec_driver_sql(plan.sql(len(chunk)), flat)
         if returning:
-            out.extend(result.scalars())
+            out.extend(result.scalars().all())
     return out
 
 

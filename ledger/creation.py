@@ -15,7 +15,8 @@ went in, so what the call wrote is known without reading it back.
   targets are the keys that make a row a repeat (the occurrence ID, the slot's key): a row this
   statement created cannot conflict on the other unique keys (no slot names it as owner yet, and
   it is undispatched), and would be an error, not skipped, if it did.
-- **SQLite**: one set-based insert per table (:func:`ledger.bulk.bulk_insert`).
+- **SQLite**: one set-based insert per table (:func:`ledger.bulk.sqlite_insert_stored`), the
+  rows built once in the stored form.
 
 Both then take released slots by compare-and-set and cancel the planned occurrences whose slot
 another live occurrence holds, with their events (:func:`ledger.transitions.transition`).
@@ -24,7 +25,7 @@ another live occurrence holds, with their events (:func:`ledger.transitions.tran
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -48,7 +49,13 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
-from ledger.bulk import bulk_insert, pg_arrays, utc_instant
+from ledger.bulk import (
+    nominal_local_text,
+    pg_arrays,
+    sqlite_insert_stored,
+    sqlite_instant_text,
+    utc_instant,
+)
 from ledger.events import EVENTS, OCCURRENCES, SLOTS
 from ledger.states import OccurrenceState
 from ledger.transitions import transition
@@ -112,11 +119,34 @@ class Written:
     views: list[OccurrenceView]
 
 
-def occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any, ...]:
-    """The ``occurrences`` row of a record, in :data:`OCCURRENCE_COLUMNS` order (instants UTC)."""
+def _same(value: Any) -> Any:
+    return value
+
+
+def occurrence_values(
+    record: OccurrenceRecord,
+    now_utc: datetime | str,
+    instant: Callable[[datetime], Any] = utc_instant,
+    local: Callable[[datetime], Any] = _same,
+) -> tuple[Any, ...]:
+    """The ``occurrences`` row of a record, in :data:`OCCURRENCE_COLUMNS` order.
+
+    Args:
+        record: the record.
+        now_utc: the creation time, written as given (both ``created_at_utc`` and
+            ``updated_at_utc``).
+        instant: converts the record's instants (default: checked aware, in UTC; SQLite's write
+            passes :func:`ledger.bulk.sqlite_instant_text`, the stored form).
+        local: converts ``nominal_local`` (default: as is; SQLite's write passes
+            :func:`ledger.bulk.nominal_local_text`).
+
+    Raises:
+        ValueError: a naive instant, or a local time ``local`` refuses.
+
+    """
     planned = record.disposition is Disposition.PLANNED
     offset = record.utc_offset
-    instant = record.instant_utc
+    instant_utc = record.instant_utc
     gap_at = record.gap_at_utc
     reason = record.reason.value
     return (
@@ -124,10 +154,10 @@ def occurrence_values(record: OccurrenceRecord, now_utc: datetime) -> tuple[Any,
         record.schedule_id,
         record.revision,
         record.logical_slot_id,
-        record.nominal_local,
+        local(record.nominal_local),
         record.fold,
-        None if instant is None else utc_instant(instant),
-        None if gap_at is None else utc_instant(gap_at),
+        None if instant_utc is None else instant(instant_utc),
+        None if gap_at is None else instant(gap_at),
         None if offset is None else int(offset.total_seconds()),
         record.tzdb_version,
         reason,
@@ -251,10 +281,14 @@ _Inserted = tuple[list[OccurrenceRecord], list[OccurrenceRecord]]
 def _insert_sqlite(
     connection: Connection, owned: Sequence[OccurrenceRecord], now: datetime, by: str
 ) -> _Inserted:
-    """One set-based insert per table."""
-    rows = [occurrence_values(r, now) for r in owned]
+    """One set-based insert per table, the rows built once in SQLite's stored form.
+
+    The slot rows reuse their occurrence's converted instant, so each instant is formatted once.
+    """
+    stamp = sqlite_instant_text(now)
+    rows = [occurrence_values(r, stamp, sqlite_instant_text, nominal_local_text) for r in owned]
     inserted = set(
-        bulk_insert(
+        sqlite_insert_stored(
             connection,
             OCCURRENCES,
             OCCURRENCE_COLUMNS,
@@ -263,12 +297,15 @@ def _insert_sqlite(
             returning="occurrence_id",
         )
     )
-    new = [(r, row) for r, row in zip(owned, rows, strict=True) if row[0] in inserted]
+    if len(inserted) == len(rows):
+        new = list(zip(owned, rows, strict=True))
+    else:
+        new = [(r, row) for r, row in zip(owned, rows, strict=True) if row[0] in inserted]
     slots = [
-        (row[1], row[3], row[6], row[0], row[2], now) for _, row in new if row[_STATE] == _PLANNED
+        (row[1], row[3], row[6], row[0], row[2], stamp) for _, row in new if row[_STATE] == _PLANNED
     ]
     claimed = set(
-        bulk_insert(
+        sqlite_insert_stored(
             connection,
             SLOTS,
             _SLOT_COLUMNS,
@@ -278,11 +315,14 @@ def _insert_sqlite(
         )
     )
     events = [
-        (row[0], None, row[_STATE], now, by, _CREATION_WHY + row[10], _CREATION_SEQUENCE)
+        (row[0], None, row[_STATE], stamp, by, _CREATION_WHY + row[10], _CREATION_SEQUENCE)
         for _, row in new
     ]
-    bulk_insert(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
-    unclaimed = [r for r, row in new if row[_STATE] == _PLANNED and row[0] not in claimed]
+    sqlite_insert_stored(connection, EVENTS, _EVENT_COLUMNS, events, ignore_conflicts=False)
+    if len(claimed) == len(slots):
+        unclaimed = []
+    else:
+        unclaimed = [r for r, row in new if row[_STATE] == _PLANNED and row[0] not in claimed]
     return [r for r, _ in new], unclaimed
 
 

@@ -95,6 +95,8 @@ class Progress(NamedTuple):
     RETRY_WAIT (``planned_overdue`` included)."""
     horizons: int
     """Schedules whose last materialized instant is at least now + 13 days."""
+    succeeded: int = 0
+    """Occurrences whose instant passed that have run (SUCCEEDED): the caught-up ones."""
 
     def materialized(self, schedules: int) -> bool:
         """The seed's milestone: every horizon re-materialized and every overdue one decided."""
@@ -115,10 +117,15 @@ def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> Progress:
         by_state: dict[str, int] = dict(
             c.execute(
                 select(o.state, func.count())
-                .where(o.schedule_id.startswith(ids_prefix), o.instant_utc < now, o.state.in_(OPEN))
+                .where(
+                    o.schedule_id.startswith(ids_prefix),
+                    o.instant_utc < now,
+                    o.state.in_((*OPEN, "SUCCEEDED")),
+                )
                 .group_by(o.state)
             ).all()
         )
+        succeeded = by_state.pop("SUCCEEDED", 0)
         tops = (
             select(func.max(o.instant_utc).label("top"))
             .where(o.schedule_id.startswith(ids_prefix))
@@ -128,7 +135,9 @@ def progress(store: ledger.Ledger, ids_prefix: str, now: datetime) -> Progress:
         reached = c.execute(
             select(func.count()).where(tops.c.top >= now + HORIZON - timedelta(days=1))
         ).scalar_one()
-    return Progress(int(by_state.get("PLANNED", 0)), int(sum(by_state.values())), int(reached))
+    return Progress(
+        int(by_state.get("PLANNED", 0)), int(sum(by_state.values())), int(reached), int(succeeded)
+    )
 
 
 @dataclass(frozen=True)
@@ -140,6 +149,8 @@ class FleetResult:
     """From the worker's launch (the scheduler coming back) until recovered, or the timeout."""
     materialized_seconds: float | None
     """From the worker's launch until materialized (module docstring), None if never."""
+    first_run_seconds: float | None
+    """From the worker's launch until the first caught-up occurrence SUCCEEDED, None if none."""
     recovered: bool
     open_overdue: int
     """Occurrences whose instant passed still undecided when the run stopped (0 if recovered)."""
@@ -276,19 +287,24 @@ async def recover(
                         )
                     last = 0.0
                     materialized: float | None = None
+                    first_run: float | None = None
                     while True:
                         reading = progress(store, prefix, now)
                         elapsed = time.monotonic() - began
                         if materialized is None and reading.materialized(schedules):
                             materialized = elapsed
                             say(f"  {elapsed:.0f} s: materialized (every overdue one decided)")
+                        if first_run is None and reading.succeeded:
+                            first_run = elapsed
+                            say(f"  {elapsed:.0f} s: the first caught-up occurrence SUCCEEDED")
                         done = reading.recovered(schedules)
                         if done or elapsed > timeout or worker.poll() is not None:
                             break
                         if elapsed - last >= 10:
                             say(
                                 f"  {elapsed:.0f} s: {reading.planned_overdue} overdue undecided, "
-                                f"{reading.open_overdue} not final, {reading.horizons} horizons"
+                                f"{reading.open_overdue} not final, {reading.succeeded} succeeded, "
+                                f"{reading.horizons} horizons"
                             )
                             last = elapsed
                         await asyncio.sleep(0.5)
@@ -305,7 +321,15 @@ async def recover(
     finally:
         store.dispose()
     return FleetResult(
-        schedules, elapsed, materialized, done, reading.open_overdue, reading.horizons, cpu, rss
+        schedules,
+        elapsed,
+        materialized,
+        first_run,
+        done,
+        reading.open_overdue,
+        reading.horizons,
+        cpu,
+        rss,
     )
 
 

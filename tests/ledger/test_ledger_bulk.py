@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from ledger_support import T0, make_spec
@@ -17,8 +18,15 @@ from ledger import (
     materialize,
     publish_revision,
 )
-from ledger.bulk import bulk_insert, nominal_local_text, sqlite_instant_text, utc_instant
+from ledger.bulk import (
+    bulk_insert,
+    nominal_local_text,
+    sqlite_insert_stored,
+    sqlite_instant_text,
+    utc_instant,
+)
 from ledger.events import EVENTS, OCCURRENCES, SLOTS
+from ledger.migrate import upgrade
 from ledger.types import NominalLocal, UtcDateTime
 
 pytest_plugins = ["ledger_fixtures"]
@@ -137,3 +145,27 @@ def test_bulk_insert_rejects_a_naive_instant(ledger: Ledger) -> None:
                 ignore_conflicts=False,
             )
         )
+
+
+def test_stored_form_rows_of_the_wrong_width_are_refused_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    """Rows whose total still fills the placeholders must not be bound shifted into columns."""
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    upgrade(url)
+    ledger = Ledger.from_url(url)
+    spec = make_spec()
+    publish_revision(ledger, spec, T0, by="test")
+    columns = ["occurrence_id", "from_state", "to_state", "at_utc", "by", "why", "sequence"]
+    at = sqlite_instant_text(T0)
+    # 8 + 6 values fill the 14 placeholders of two rows: only a width check notices.
+    ragged = [
+        ("a", None, "PLANNED", at, "t", "w", 1, "extra"),
+        ("b", None, "PLANNED", at, "t", "w"),
+    ]
+    with pytest.raises(ValueError, match="7 values wide"):
+        ledger.write(
+            lambda c: sqlite_insert_stored(c, EVENTS, columns, ragged, ignore_conflicts=False)
+        )
+    assert ledger.read(lambda c: c.execute(select(EVENTS.c.id)).all()) == []
+    ledger.dispose()
