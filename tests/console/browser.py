@@ -91,8 +91,16 @@ def serve(app: Any) -> Iterator[str]:
 
 
 def wait_for(condition: Callable[[], object], what: str, seconds: float = 15) -> None:
+    """Poll ``condition`` until it is true; an element the live refresh replaced is read again."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
     deadline = time.monotonic() + seconds
-    while not condition():
+    while True:
+        try:
+            if condition():
+                return
+        except StaleElementReferenceException:
+            pass  # the live region was swapped in mid-read: find it again
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {seconds}s waiting for {what}")
         time.sleep(0.05)

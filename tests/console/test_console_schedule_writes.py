@@ -254,13 +254,22 @@ async def test_an_operator_disables_and_enables_by_keyboard_in_a_browser(
         reason.send_keys("maintenance window")
         shot("11-schedule-disabling")
         reason.send_keys(Keys.ENTER)
+        # The live refresh may swap the region in at any moment: each read finds it again.
         wait_for(lambda: browser.find_elements(By.ID, "verdict"), "the disable verdict", 60)
-        assert "Disabled as console:alice" in browser.find_element(By.ID, "verdict").text
-        assert "disabled" in browser.find_element(By.CSS_SELECTOR, "#live .gate").text
+        wait_for(
+            lambda: "Disabled as console:alice" in browser.find_element(By.ID, "verdict").text
+            and "disabled" in browser.find_element(By.CSS_SELECTOR, "#live .gate").text,
+            "the verdict and the gate to say disabled",
+        )
         shot("12-schedule-disabled")
-        button = browser.find_element(By.CSS_SELECTOR, "form.write button[type=submit]")
-        assert button.text == "Enable as alice"
-        button.send_keys(Keys.ENTER)
+
+        def enable() -> bool:
+            button = browser.find_element(By.CSS_SELECTOR, "form.write button[type=submit]")
+            assert button.text == "Enable as alice"
+            button.send_keys(Keys.ENTER)
+            return True
+
+        wait_for(enable, "the enable button")
         wait_for(
             lambda: "Enabled as" in browser.find_element(By.ID, "verdict").text,
             "the enable verdict",
