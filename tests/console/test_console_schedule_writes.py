@@ -257,8 +257,10 @@ async def test_an_operator_disables_and_enables_by_keyboard_in_a_browser(
         # The live refresh may swap the region in at any moment: each read finds it again.
         wait_for(lambda: browser.find_elements(By.ID, "verdict"), "the disable verdict", 60)
         wait_for(
-            lambda: "Disabled as console:alice" in browser.find_element(By.ID, "verdict").text
-            and "disabled" in browser.find_element(By.CSS_SELECTOR, "#live .gate").text,
+            lambda: (
+                "Disabled as console:alice" in browser.find_element(By.ID, "verdict").text
+                and "disabled" in browser.find_element(By.CSS_SELECTOR, "#live .gate").text
+            ),
             "the verdict and the gate to say disabled",
         )
         shot("12-schedule-disabled")
