@@ -855,20 +855,22 @@ class ScheduleWorkflow:
     def _pacing(
         self, new: list[io.UpcomingOccurrence], spacing_seconds: float
     ) -> dict[str, io.CatchUpPacing]:
-        """Start slots for a release's new occurrences (oldest first) under ``catchUpSpacing``.
+        """Start slots (``catchUpSpacing``) for a release's caught-up occurrences, oldest first.
 
-        The first starts at once; the ``k``-th gets workflow time now + ``k`` × spacing. A
-        release of one occurrence (every on-time one) is never paced: no backlog can build.
-        Lateness was judged by the release from each resolved instant; a slot does not change it.
+        Caught up: resolved more than one spacing before now. The first of them starts at once;
+        the ``k``-th gets workflow time now + ``k`` × spacing. An on-time occurrence (resolved
+        within the last spacing) is never paced, so it never waits behind a backlog, and a
+        release of one occurrence is never paced. Lateness was judged by the release from each
+        resolved instant; a slot does not change it.
         """
         if spacing_seconds <= 0 or len(new) < 2 or not workflow.patched(CATCH_UP_PACING):
             return {}
         now = workflow.now()
+        spacing = timedelta(seconds=spacing_seconds)
+        behind = [o for o in new if o.instant_utc < now - spacing]
         return {
-            o.occurrence_id: io.CatchUpPacing(
-                k, spacing_seconds, now + timedelta(seconds=k * spacing_seconds)
-            )
-            for k, o in enumerate(new)
+            o.occurrence_id: io.CatchUpPacing(k, spacing_seconds, now + k * spacing)
+            for k, o in enumerate(behind)
             if k
         }
 
