@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from almanac.cli.ledger_access import UrlOption, open_ledger
-from almanac.cli.output import EXIT_OPERATIONAL, fail, out
+from almanac.cli.output import EXIT_OPERATIONAL, almanac_settings, fail, out, setting_problem
 
 
 def console(
@@ -35,17 +35,11 @@ def console(
     from pydantic import ValidationError
 
     from almanac.console import ConsoleSettings, create_app
-    from almanac.settings import AlmanacSettings
 
     try:
         settings = ConsoleSettings()
     except ValidationError as exc:
-        problem = exc.errors()[0]
-        message = str(problem["msg"]).removeprefix("Value error, ")
-        if not message.startswith("ALMANAC_"):
-            name = "ALMANAC_CONSOLE_" + "_".join(str(p) for p in problem["loc"]).upper()
-            message = f"{name}={problem.get('input')!r}: {message}"
-        fail(message)
+        fail(setting_problem(exc, "ALMANAC_CONSOLE_"))
     chosen_host = host or settings.host
     try:
         ipaddress.ip_address(chosen_host)
@@ -56,7 +50,7 @@ def console(
         _check_port(chosen_host, chosen_port, "--port" if port else "ALMANAC_CONSOLE_PORT")
         import uvicorn
 
-        app = create_app(handle, AlmanacSettings(), settings)
+        app = create_app(handle, almanac_settings(), settings)
         out().print(f"almanac console: http://{chosen_host}:{chosen_port}/", soft_wrap=True)
         uvicorn.run(app, host=chosen_host, port=chosen_port, log_level="warning")
 

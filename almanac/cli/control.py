@@ -17,6 +17,7 @@ import typer
 from almanac.cli.output import (
     JsonOption,
     ScheduleArg,
+    almanac_settings,
     check_schedule_id,
     check_text,
     escape,
@@ -39,15 +40,12 @@ if TYPE_CHECKING:
 
 async def _connect() -> AlmanacClient:
     from almanac.client import AlmanacClient
-    from almanac.settings import AlmanacSettings
 
-    return await AlmanacClient.connect(AlmanacSettings())
+    return await AlmanacClient.connect(almanac_settings())
 
 
 def _settings() -> AlmanacSettings:
-    from almanac.settings import AlmanacSettings
-
-    return AlmanacSettings()
+    return almanac_settings()
 
 
 def _z(value: datetime | None) -> str:

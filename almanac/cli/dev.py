@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from almanac.cli.output import EXIT_OPERATIONAL, err, exit_now, fail, out, run_async
+from almanac.cli.output import (
+    EXIT_OPERATIONAL,
+    almanac_settings,
+    err,
+    exit_now,
+    fail,
+    out,
+    run_async,
+)
 
 
 def dev(
@@ -72,7 +80,6 @@ def dev(
     import ipaddress
     import signal
 
-    from almanac.settings import AlmanacSettings
     from almanac.stack.dev import DevOptions, run_dev
 
     try:
@@ -82,7 +89,7 @@ def dev(
             f"--host (ALMANAC_DEV_HOST)={host!r}: not an IPv4 address (e.g. 127.0.0.1, or 0.0.0.0 "
             "for every interface)"
         )
-    settings = AlmanacSettings()
+    settings = almanac_settings()
     options = DevOptions(
         data_dir=(data_dir or settings.data_dir).expanduser().absolute(),
         examples=examples,

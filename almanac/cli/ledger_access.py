@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from almanac.cli.output import EXIT_OPERATIONAL, fail
+from almanac.cli.output import EXIT_OPERATIONAL, almanac_settings, fail
 
 if TYPE_CHECKING:
     from ledger import Ledger
@@ -26,9 +26,7 @@ UrlOption = Annotated[
 
 def ledger_url(url: str | None) -> str:
     """The ``--url`` option, else the settings' ledger URL (``ALMANAC_LEDGER_URL`` or SQLite)."""
-    from almanac.settings import AlmanacSettings
-
-    return url or AlmanacSettings().resolved_ledger_url
+    return url or almanac_settings().resolved_ledger_url
 
 
 @contextmanager

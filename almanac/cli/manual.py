@@ -17,6 +17,7 @@ from almanac.cli.output import (
     JsonOption,
     PlainTable,
     ScheduleArg,
+    almanac_settings,
     check_text,
     escape,
     fail,
@@ -60,9 +61,8 @@ def trigger(
 
     async def work() -> None:
         from almanac.client import AlmanacClient
-        from almanac.settings import AlmanacSettings
 
-        client = await AlmanacClient.connect(AlmanacSettings())
+        client = await AlmanacClient.connect(almanac_settings())
         result = await client.trigger(schedule_id, reason=reason, request_id=request_id, wait=wait)
         if as_json:
             print_json(
@@ -156,9 +156,8 @@ def backfill(
 
     async def work() -> None:
         from almanac.client import AlmanacClient
-        from almanac.settings import AlmanacSettings
 
-        client = await AlmanacClient.connect(AlmanacSettings())
+        client = await AlmanacClient.connect(almanac_settings())
         result = await client.backfill(
             schedule_id,
             start,

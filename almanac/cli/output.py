@@ -47,8 +47,11 @@ from almanac.text import terminal_text
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from pydantic import ValidationError
     from rich.console import Console
     from rich.table import Table
+
+    from almanac.settings import AlmanacSettings
 
 EXIT_OK = 0
 EXIT_OPERATIONAL = 1
@@ -424,6 +427,32 @@ def parse_instant(name: str, value: str) -> datetime:
     if parsed.tzinfo is None:
         fail(f"{name}={value!r}: an instant needs a UTC offset (end it in Z)")
     return parsed.astimezone(UTC)
+
+
+def setting_problem(exc: ValidationError, prefix: str) -> str:
+    """One line for a settings model's first problem: ``<VARIABLE>=<value>: <why>``."""
+    problem = exc.errors()[0]
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    if message.startswith("ALMANAC_"):
+        return message
+    name = prefix + "_".join(str(p) for p in problem["loc"]).upper()
+    return f"{name}={problem.get('input')!r}: {message}"
+
+
+def almanac_settings() -> AlmanacSettings:
+    """The settings from the environment (``ALMANAC_*``).
+
+    Raises:
+        typer.Exit: code 2 after one line naming the variable and its value, for a bad value.
+    """
+    from pydantic import ValidationError
+
+    from almanac.settings import AlmanacSettings
+
+    try:
+        return AlmanacSettings()
+    except ValidationError as exc:
+        fail(setting_problem(exc, "ALMANAC_"))
 
 
 def run_async(work: Coroutine[Any, Any, T]) -> T:

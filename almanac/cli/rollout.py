@@ -22,6 +22,7 @@ import typer
 from almanac.cli.ledger_access import UrlOption, open_ledger
 from almanac.cli.output import (
     JsonOption,
+    almanac_settings,
     check_text,
     escape,
     fail,
@@ -113,9 +114,8 @@ def _move(
 
     async def work() -> list[str]:
         from almanac.schedule_reader import connect_temporal
-        from almanac.settings import AlmanacSettings
 
-        settings = AlmanacSettings()
+        settings = almanac_settings()
         temporal = await connect_temporal(settings)
         return await rollout.start_requeued(handle, temporal, settings.temporal.task_queue, results)
 

@@ -25,6 +25,7 @@ from almanac.cli.ledger_access import UrlOption, open_ledger
 from almanac.cli.output import (
     EXIT_OPERATIONAL,
     JsonOption,
+    almanac_settings,
     command_group,
     fail,
     out,
@@ -55,9 +56,8 @@ SinceOption = Annotated[
 
 
 def _alias(alias: str | None) -> str:
-    from almanac.settings import AlmanacSettings
 
-    return alias or AlmanacSettings().implementation_alias
+    return alias or almanac_settings().implementation_alias
 
 
 @shadow_app.command("run")
@@ -90,7 +90,6 @@ def run_shadow(
 
     import ledger
     from almanac.ledger_client import LedgerClient
-    from almanac.settings import AlmanacSettings
     from ledger.shadow import WRITE_BATCH, estimate_records
 
     now = datetime.now(UTC)  # the command line is an edge: it reads the clock
@@ -122,7 +121,7 @@ def run_shadow(
                 low,
                 high,
                 by=getpass.getuser(),
-                tzdb_store=AlmanacSettings().tzdb_store,
+                tzdb_store=almanac_settings().tzdb_store,
                 # Yield the ledger's writer between two transactions: live writers go first.
                 between_batches=lambda: time.sleep(YIELD_SECONDS),
             )
