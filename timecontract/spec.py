@@ -44,6 +44,7 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    StrictBool,
     StrictInt,
     ValidationError,
     ValidationInfo,
@@ -258,7 +259,7 @@ class FailureStreakPolicy(BaseModel):
         description="Consecutive SUCCEEDED occurrences after a notified streak that notify.",
     )
     action: ActionSpec = Field(description="The registered action adapter that notifies.")
-    pause: bool = Field(
+    pause: StrictBool = Field(
         default=False, description="Disable the schedule through the gate when a streak notifies."
     )
 
@@ -422,7 +423,7 @@ class ScheduleSpecV1(BaseModel):
         alias="holidayPolicy",
         description="SKIP (default with a calendar), FOLLOWING, PRECEDING or MODIFIED_FOLLOWING.",
     )
-    business_days_only: bool = Field(
+    business_days_only: StrictBool = Field(
         default=False,
         alias="businessDaysOnly",
         description="Keep only the calendar's business days in the rule's set, before BYSETPOS.",
@@ -438,9 +439,13 @@ class ScheduleSpecV1(BaseModel):
             rule.check_satisfiable(info.data["start"])
         return value
 
-    @field_validator("interval", "phase", "jitter", "deadline", "catch_up_spacing", mode="before")
+    @field_validator(
+        "interval", "phase", "jitter", "deadline", "catch_up_spacing", "lateness", mode="before"
+    )
     @classmethod
     def _fixed_length(cls, value: Any) -> Any:
+        if isinstance(value, int | float):
+            raise ValueError("must be an ISO 8601 duration (e.g. PT30S), not a bare number")
         if isinstance(value, str) and re.match(r"^-?P[^T]*[YM]", value.strip().upper()):
             raise ValueError(
                 "years and months have no fixed length; give days (P30D) or use a rule"

@@ -15,7 +15,10 @@ from typer.testing import Result
     [("dev", "--no-ui"), ("ledger", "list", "some-schedule"), ("status", "some-schedule")],
 )
 def test_a_bad_activity_start_rate_names_its_variable(
-    run: Callable[..., Result], monkeypatch: pytest.MonkeyPatch, value: str, command: tuple[str, ...]
+    run: Callable[..., Result],
+    monkeypatch: pytest.MonkeyPatch,
+    value: str,
+    command: tuple[str, ...],
 ) -> None:
     monkeypatch.setenv("ALMANAC_MAX_ACTIVITY_STARTS_PER_SECOND", value)
     result = run(*command)
