@@ -99,8 +99,8 @@ def egress_warnings(
                     WarningCode.EGRESS_REFUSED,
                     f"action.parameters.{key}",
                     json.dumps(value),
-                    f"a worker with this environment's egress policy refuses it ({why}); every "
-                    "occurrence would fail: allow it on the workers, or aim at another address",
+                    f"a worker with this environment's egress policy refuses it ({why}); each call "
+                    "would fail: allow it on the workers, or aim at another address",
                 )
             )
     return found

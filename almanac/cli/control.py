@@ -448,7 +448,7 @@ def _streak_line(reading: FailureStreakReading) -> str:
     )
     facts = [
         f"{f.kind.value} since {f.streak_start_occurrence_id} at {_z(f.recorded_at_utc)}, "
-        f"notification {f.notify_state.value} ({f.notify_attempts} attempts)"
+        f"notification {f.notify_state.value} ({plural(f.notify_attempts, 'attempt')})"
         for f in reading.latest
     ]
     return line + (f"; last: {'; '.join(facts)}" if facts else "")
