@@ -99,4 +99,7 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     came_due = int(shown.split(" occurrence")[0])
     runs = int(shown.split(" run now")[0].rsplit(" ", 1)[1])
     expires = int(shown.split(" expire")[0].rsplit(" ", 1)[1])
-    assert came_due >= 2 and runs == 1 and expires == came_due - 1
+    # On a busy machine an instant can pass just before the disable with no worker deciding it:
+    # the verdict names it ("and 1 overdue one from before the disable") and counts it in.
+    before = int(shown.split(" overdue one")[0].rsplit(" ", 1)[1]) if "overdue one" in shown else 0
+    assert came_due >= 2 and runs == 1 and expires == came_due + before - 1
