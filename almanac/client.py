@@ -123,6 +123,13 @@ class ApplyResult:
     """The ledger's verdict (cutover, gate, superseded occurrences)."""
 
 
+def refusal_line(field: str | None, value: object, reason: str) -> str:
+    """``<field>=<value>: <reason>``, unless the reason already names the field that way."""
+    if not field or reason.startswith(f"{field}="):
+        return reason
+    return f"{field}={value!r}: {reason}"
+
+
 class AlmanacClient(ScheduleReader):
     """Start and steer schedule workflows; read their status (see the module docstring)."""
 
@@ -183,9 +190,7 @@ class AlmanacClient(ScheduleReader):
             if "already published with digest" in reason:
                 reason += await self._published_differs(spec)
             raise ApplyRefused(
-                f"{verdict.field or 'spec'}={verdict.value!r}: {reason}"
-                if verdict.field
-                else reason,
+                refusal_line(verdict.field, verdict.value, reason),
                 field=verdict.field,
                 value=verdict.value,
                 verdict=verdict,
