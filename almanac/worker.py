@@ -58,11 +58,6 @@ from workflows import ManualRunWorkflow, OccurrenceWorkflow, ScheduleWorkflow
 
 log = logging.getLogger("almanac.worker")
 GRACEFUL_SHUTDOWN = timedelta(seconds=20)
-WORKFLOW_TASK_POLLS = 20
-"""Concurrent workflow-task polls per task queue (the SDK's default is 5). The SDK gives a fifth
-of them to the queue's normal (non-sticky) side, where every new workflow's first task waits —
-each schedule's after a restart, each occurrence's; one poll there fetches one task per round
-trip, so with the default a recovery's first runs queue behind a single poll: 20 make it 4."""
 WORKFLOWS: Sequence[type] = (ScheduleWorkflow, OccurrenceWorkflow, ManualRunWorkflow)
 
 
@@ -205,7 +200,6 @@ def build_worker(
         activities=[*activities.all(), *deadlines.all()],
         activity_executor=executor,
         max_concurrent_activities=options.max_concurrent_activities,
-        max_concurrent_workflow_task_polls=WORKFLOW_TASK_POLLS,
         max_cached_workflows=options.max_cached_workflows,
         identity=options.identity,
         interceptors=interceptors,
