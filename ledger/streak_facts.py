@@ -33,7 +33,7 @@ from ledger.events import OCCURRENCES, REVISIONS, Now, check_now, fact_time, ins
 from ledger.gate import change_gate_in
 from ledger.models import FailureStreakFact
 from ledger.states import OccurrenceState
-from ledger.streaks import FAILURE_STATES
+from ledger.streaks import FAILURE_STATES, extends_streak
 from timecontract import FailureStreakPolicy, parse_spec
 
 FACTS = cast(Table, FailureStreakFact.__table__)
@@ -177,12 +177,7 @@ def _current_streak(connection: Connection, schedule_id: str) -> tuple[int, list
         .where(o.schedule_id == schedule_id, o.state == OccurrenceState.SUCCEEDED.value)
         .scalar_subquery()
     )
-    where = and_(
-        o.schedule_id == schedule_id,
-        o.state.in_(_FAILED),
-        o.instant_utc.is_not(None),
-        (last_success.is_(None)) | (o.instant_utc > last_success),
-    )
+    where = and_(o.schedule_id == schedule_id, extends_streak(last_success))
     count = int(connection.execute(select(func.count()).where(where)).scalar_one())
     ids = connection.execute(
         select(o.occurrence_id)

@@ -10,7 +10,9 @@ neither extend nor break it.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, and_, func, or_, select
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, and_, func, or_, select
 
 from ledger.events import OCCURRENCES
 from ledger.states import OccurrenceState
@@ -21,6 +23,20 @@ FAILURE_STATES = (
     OccurrenceState.MISFIRE_EXPIRED,
 )
 """The ended states that extend a streak."""
+
+
+def extends_streak(last_success_at: ColumnElement[Any]) -> ColumnElement[bool]:
+    """The condition that an ``occurrences`` row is in its schedule's streak.
+
+    It ended in one of :data:`FAILURE_STATES` and its resolved instant is later than
+    ``last_success_at``: the schedule's latest SUCCEEDED instant, NULL when none succeeded.
+    """
+    o = OCCURRENCES.c
+    return and_(
+        o.state.in_([s.value for s in FAILURE_STATES]),
+        o.instant_utc.is_not(None),
+        or_(last_success_at.is_(None), o.instant_utc > last_success_at),
+    )
 
 
 def failure_streaks(connection: Connection) -> dict[str, int]:
@@ -41,13 +57,7 @@ def failure_streaks(connection: Connection) -> dict[str, int]:
         .select_from(
             OCCURRENCES.outerjoin(last_success, last_success.c.schedule_id == o.schedule_id)
         )
-        .where(
-            and_(
-                o.state.in_([s.value for s in FAILURE_STATES]),
-                o.instant_utc.is_not(None),
-                or_(last_success.c.at.is_(None), o.instant_utc > last_success.c.at),
-            )
-        )
+        .where(extends_streak(last_success.c.at))
         .group_by(o.schedule_id)
     ).all()
     return {schedule_id: int(n) for schedule_id, n in rows}
