@@ -86,7 +86,8 @@ class OccurrenceWorkflow:
         pacing = await self._wait_pacing(params.pacing)
         while True:
             workflow.deprecate_patch(CLAIM_IN_ATTEMPT)
-            both = await self._claim_and_execute(params, attempts + 1, pacing)
+            first = attempts == 0  # only the first claim waited for the slot: it alone records it
+            both = await self._claim_and_execute(params, attempts + 1, pacing if first else None)
             if not both.claimed or both.attempt is None:
                 self._set_state(both.state)
                 return OccurrenceOutcome(occurrence_id, both.state, attempts, both.refusal or "")
