@@ -3,10 +3,18 @@
 Public surface; everything else is an implementation detail of this package.
 """
 
+from timecontract.action_spec import ActionSpec, FailureStreakPolicy
 from timecontract.advisories import SpecWarning, WarningCode, spec_warnings
 from timecontract.cutover import Cutover, owned_interval, owning_revision, owns
 from timecontract.density import span_for
-from timecontract.errors import AlmanacError, SpecError, TzdbReleaseNotFound, ZoneNotFound
+from timecontract.errors import (
+    AlmanacError,
+    InvalidSpec,
+    SpecError,
+    SpecFileUnreadable,
+    TzdbReleaseNotFound,
+    ZoneNotFound,
+)
 from timecontract.expand import nominal_period
 from timecontract.ids import (
     LogicalSlotId,
@@ -18,8 +26,10 @@ from timecontract.ids import (
     parse_occurrence_id,
 )
 from timecontract.interval import INTERVAL_EPOCH_UTC, interval_instants
+from timecontract.iso8601 import format_duration, format_instant
 from timecontract.jitter import jitter_delay
 from timecontract.misfire import MisfirePlan, Overdue, plan_misfires
+from timecontract.policies import FoldPolicy, GapPolicy, MisfirePolicy, OverlapPolicy
 from timecontract.records import (
     Disposition,
     OccurrenceRecord,
@@ -31,21 +41,7 @@ from timecontract.recurrence import iter_occurrences, occurrences
 from timecontract.resolve import LAST_WINDOW_END, resolve_local
 from timecontract.rrule import Rule, RuleError, parse_rule
 from timecontract.rscale import RscaleRule, Skip, parse_rscale_rule
-from timecontract.spec import (
-    ActionSpec,
-    FailureStreakPolicy,
-    FoldPolicy,
-    GapPolicy,
-    InvalidSpec,
-    MisfirePolicy,
-    OverlapPolicy,
-    ScheduleSpecV1,
-    SpecFileUnreadable,
-    format_duration,
-    format_instant,
-    load_spec,
-    parse_spec,
-)
+from timecontract.spec import ScheduleSpecV1, load_spec, parse_spec
 
 __all__ = [
     "INTERVAL_EPOCH_UTC",

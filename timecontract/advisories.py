@@ -46,15 +46,11 @@ from typing import TypeVar
 
 from timecontract import zones
 from timecontract.calendars import CalendarYearsNotCovered
+from timecontract.iso8601 import format_duration, format_instant
+from timecontract.policies import FoldPolicy, GapPolicy
 from timecontract.records import Disposition, OccurrenceRecord, Reason
 from timecontract.recurrence import iter_occurrences, occurrences
-from timecontract.spec import (
-    FoldPolicy,
-    GapPolicy,
-    ScheduleSpecV1,
-    format_duration,
-    format_instant,
-)
+from timecontract.spec import ScheduleSpecV1
 from timecontract.transitions import first_change
 
 JITTER_SAMPLE = 200

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from dateutil import rrule as du
 
@@ -111,3 +111,19 @@ def density_problem(rule: Rule) -> str | None:
         f"{MAX_PER_MINUTE} a minute (one every {MIN_INTERVAL.seconds} seconds, e.g. "
         "FREQ=SECONDLY;INTERVAL=2)"
     )
+
+
+def most_per_day(moments: list[datetime]) -> int:
+    """The most of ``moments`` on one calendar date (0 for none)."""
+    return max(Counter(m.date() for m in moments).values(), default=0)
+
+
+def most_within(moments: list[datetime], span: timedelta) -> int:
+    """The most of ``moments`` inside any half-open window ``[t, t + span)`` (0 for none)."""
+    ordered = sorted(moments)
+    most, low = 0, 0
+    for high, moment in enumerate(ordered):
+        while ordered[low] + span <= moment:
+            low += 1
+        most = max(most, high - low + 1)
+    return most

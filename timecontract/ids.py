@@ -58,8 +58,11 @@ REQUEST_ID_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 """A request ID: 1–64 of ``a-z 0-9 -``, not starting or ending with ``-`` (it becomes part of a
 workflow ID and the idempotency key)."""
 
+SCHEDULE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
+"""scheduleId: 1–63 characters of ``a-z``, ``0-9`` and ``-``, not starting or ending with ``-``
+(a DNS label). It becomes part of workflow IDs, metric labels and file names."""
 MAX_SCHEDULE_ID_LENGTH = 63
-"""The longest scheduleId the spec accepts (``timecontract.spec.SCHEDULE_ID_PATTERN``)."""
+"""The longest scheduleId the spec accepts (:data:`SCHEDULE_ID_PATTERN`)."""
 MAX_REVISION_DIGITS = 10
 """Digits of the largest revision the spec accepts (``timecontract.spec.MAX_REVISION``, 2³¹−1)."""
 MAX_REQUEST_ID_LENGTH = 64

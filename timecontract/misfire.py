@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from timecontract.ids import OccurrenceId
-from timecontract.spec import MisfirePolicy
+from timecontract.policies import MisfirePolicy
 
 
 @dataclass(frozen=True, slots=True)

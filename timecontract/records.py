@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from timecontract.ids import LogicalSlotId, OccurrenceId
-from timecontract.spec import format_duration, format_instant
+from timecontract.iso8601 import format_duration, format_instant
 
 
 class Disposition(StrEnum):

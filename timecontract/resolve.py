@@ -41,6 +41,7 @@ from timecontract.countwindow import (
 from timecontract.ids import IdFormatter, interval_occurrence_id, logical_slot_id
 from timecontract.interval import interval_readings
 from timecontract.jitter import jitter_delay
+from timecontract.policies import FoldPolicy, GapPolicy
 from timecontract.records import (
     Disposition,
     OccurrenceRecord,
@@ -52,7 +53,7 @@ from timecontract.records import (
 )
 from timecontract.rrule import Rule
 from timecontract.rscale import RscaleRule
-from timecontract.spec import FoldPolicy, GapPolicy, ScheduleSpecV1
+from timecontract.spec import ScheduleSpecV1
 from timecontract.transitions import ZoneTransitions, first_change
 
 # Slack around the offsets in force when a UTC window becomes a floating local one (see

@@ -10,8 +10,8 @@ Why a module of its own: it imports only pydantic, the standard library and ``ti
 The adapters import httpx, httpcore, anyio, smtplib, ``email`` and asyncio, which the edge's
 check must not pay for at start-up (``bench/cli_startup.py`` measures it). For the same reason the
 models are built here with pydantic's plugins switched off
-(:func:`timecontract.spec.build_without_plugins`): a parameter check is pure and needs no hook,
-and the plugin scan only slows the command line.
+(:func:`timecontract.action_spec.build_without_plugins`): a parameter check is pure and needs no
+hook, and the plugin scan only slows the command line.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from pydantic import (
 )
 
 from activities.actions.base import branch_tag
+from timecontract.action_spec import build_without_plugins
 from timecontract.credentials import credential_shape, is_secret_name
 from timecontract.secrets import REFERENCE_HINT, could_be_secret
-from timecontract.spec import build_without_plugins
 
 SECRET_ENV_PATTERN = r"^ALMANAC_SECRET_[A-Z0-9_]{1,100}$"
 SECRET_FILE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"

@@ -45,8 +45,7 @@ def _instant(name: str, value: str | None) -> datetime | None:
 
 def occurrence_json(row: OccurrenceView) -> dict[str, Any]:
     """An occurrence as JSON (camelCase; instants ISO 8601 UTC with ``Z``)."""
-    from timecontract import format_offset
-    from timecontract.spec import format_duration
+    from timecontract import format_duration, format_offset
 
     return {
         "occurrenceId": row.occurrence_id,

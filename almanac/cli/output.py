@@ -94,14 +94,15 @@ def check_schedule_id(value: str | None) -> str | None:
 
     Raises:
         typer.Exit: code 2 naming the value and what a scheduleId must be
-            (``timecontract.spec.SCHEDULE_ID_PATTERN``), so a typo is an input error even
+            (``timecontract.ids.SCHEDULE_ID_PATTERN``), so a typo is an input error even
             when Temporal is down.
     """
     if value is None:
         return None
     import re
 
-    from timecontract.spec import PATTERN_WORDING, SCHEDULE_ID_PATTERN
+    from timecontract.ids import SCHEDULE_ID_PATTERN
+    from timecontract.spec_problems import PATTERN_WORDING
 
     if re.fullmatch(SCHEDULE_ID_PATTERN, value) is None:
         fail(f"scheduleId={value!r}: {PATTERN_WORDING[SCHEDULE_ID_PATTERN]}")

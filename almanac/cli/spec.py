@@ -87,7 +87,7 @@ def load_checked_spec(path: Path, store: Path) -> ScheduleSpecV1:
             its own fields (a literal secret, a bad rule) still reports its action's problems.
     """
     from timecontract import InvalidSpec, load_spec
-    from timecontract.spec import read_spec_data
+    from timecontract.spec_file import read_spec_data
 
     data = read_spec_data(path)  # SpecFileUnreadable, or InvalidSpec for data that is no spec
     try:
@@ -364,8 +364,7 @@ def preview_table(
     A plain table, not Rich's: ``preview`` is one of the commands whose start-up is measured
     (``bench/cli_startup.py``), and importing Rich would spend much of its budget.
     """
-    from timecontract import Reason, format_instant, format_offset
-    from timecontract.spec import format_duration
+    from timecontract import Reason, format_duration, format_instant, format_offset
 
     recurrence = spec.rule if spec.interval is None else f"every {spec.resolved()['interval']}"
     if recurrence is None:

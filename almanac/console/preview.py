@@ -23,7 +23,7 @@ from timecontract import (
     iter_occurrences,
     load_spec,
 )
-from timecontract.spec import read_spec_data
+from timecontract.spec_file import read_spec_data
 
 MAX_SPEC_BYTES = 64 * 1024
 """The largest spec text accepted (a spec is a few hundred bytes)."""

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from almanac.cli import app
-from timecontract.spec import read_spec_data
+from timecontract.spec_file import read_spec_data
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from timecontract.spec import MAX_SPEC_DEPTH
+from timecontract.spec_file import MAX_SPEC_DEPTH
 
 SPEC_HEAD = "schema: scheduleSpec.v1\nscheduleId: shapes\n"
 

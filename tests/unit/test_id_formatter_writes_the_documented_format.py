@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from timecontract.ids import IdFormatter, logical_slot_id, occurrence_id
-from timecontract.spec import SCHEDULE_ID_PATTERN
+from timecontract.ids import SCHEDULE_ID_PATTERN, IdFormatter, logical_slot_id, occurrence_id
 
 slugs = st.from_regex(SCHEDULE_ID_PATTERN, fullmatch=True)
 moments = st.datetimes(datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59, 59)).map(

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tcsupport import utc
 
 from timecontract import logical_slot_id, occurrence_id, occurrences, parse_occurrence_id
-from timecontract.spec import SCHEDULE_ID_PATTERN
+from timecontract.ids import SCHEDULE_ID_PATTERN
 
 slugs = st.from_regex(SCHEDULE_ID_PATTERN, fullmatch=True)
 revisions = st.integers(1, 2**31 - 1)

@@ -14,7 +14,8 @@ import pytest
 from specdata import SEED_SPEC
 
 from timecontract import InvalidSpec, load_spec
-from timecontract.spec import MAX_REVISION, MAX_SPEC_VALUES
+from timecontract.spec import MAX_REVISION
+from timecontract.spec_file import MAX_SPEC_VALUES
 
 SEED_ID, SEED_REVISION = "daily-ops-summary", 7
 

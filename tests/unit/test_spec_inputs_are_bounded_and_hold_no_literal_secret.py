@@ -15,7 +15,7 @@ import yaml
 from specdata import SEED_SPEC
 
 from timecontract import InvalidSpec, load_spec
-from timecontract.spec import MAX_SPEC_BYTES, MAX_SPEC_VALUES, MAX_YAML_ALIASES
+from timecontract.spec_file import MAX_SPEC_BYTES, MAX_SPEC_VALUES, MAX_YAML_ALIASES
 
 CANARY = "canary-4e1b9c"
 NUMBER = 839201938

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from timecontract import FoldPolicy, GapPolicy, MisfirePolicy, load_spec
-from timecontract.spec import read_spec_data
+from timecontract.spec_file import read_spec_data
 
 SEED_YAML = """\
 schema: scheduleSpec.v1

@@ -1,0 +1,298 @@
+"""Reading a spec file into plain data, within bounds: bytes, nesting, aliases, values and text.
+
+A spec file is JSON (``.json``) or YAML (anything else) holding JSON data only. YAML is read with
+a safe loader that keeps timestamps as text (the spec's own fields parse them), refuses a key
+given twice (YAML and JSON keep the last one silently) and a non-string key, and counts alias
+uses, so a small file cannot expand into a huge document. Every refusal is an
+:class:`~timecontract.errors.InvalidSpec` naming the file, and a value is shown only as the
+secret rule allows at its path (``timecontract.secrets``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from timecontract.errors import InvalidSpec, SpecError, SpecFileUnreadable
+from timecontract.secrets import quiet_parser_message, redact_at
+
+MAX_SPEC_BYTES = 64 * 1024
+"""The largest spec file read (a spec is a page of settings; its ``action.parameters.data`` too)."""
+MAX_SPEC_DEPTH = 32
+"""How deeply a spec file's lists and mappings may nest (a spec needs about 6)."""
+MAX_YAML_ALIASES = 20
+"""The most YAML alias uses (``*name``) in one spec file: enough to share a block, too few to
+build an exponential "billion laughs" document."""
+MAX_SPEC_VALUES = 10_000
+"""The most values (mapping keys and items, list items, scalars) in spec data, counted after
+alias expansion."""
+MAX_SPEC_TEXT = 256 * 1024
+"""The most characters of text (keys and strings) in spec data, counted after alias expansion."""
+
+
+def _unreadable_reason(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "is a directory, not a spec file"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return (exc.strerror or type(exc).__name__).lower()
+
+
+class _NoTimestampLoader(yaml.SafeLoader):
+    """YAML safe loader that keeps timestamps as text and allows few aliases.
+
+    Timestamps stay text so the spec's own parsers see them. Each alias use (``*name``) is
+    counted; more than :data:`MAX_YAML_ALIASES` stops the load at that alias.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.alias_uses = 0
+        self.paths: dict[int, list[str]] = {}
+        """Each node's path of keys from the document's top (by node id): a duplicate key's
+        value is shown only as :func:`~timecontract.secrets.redact_at` allows at its path."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.depth = getattr(self, "depth", 0) + 1
+        try:
+            if self.depth > MAX_SPEC_DEPTH:
+                raise _TooDeep(self.peek_event().start_mark.line + 1)  # type: ignore[no-untyped-call]
+            return self._compose_counted(parent, index)
+        finally:
+            self.depth -= 1
+
+    def _compose_counted(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self.alias_uses += 1
+            if self.alias_uses > MAX_YAML_ALIASES:
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise _TooManyAliases(str(event.anchor), event.start_mark.line + 1)
+        return super().compose_node(parent, index)
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
+            # A tagged scalar that is no such value (``!!int abc``, ``!!bool x``): the library's
+            # own error quotes the value, or is a bare KeyError; say where, never what.
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the value cannot be read as {node.tag}", node.start_mark
+            ) from None
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        # A key given twice is a mistake the reader cannot see (YAML keeps the last one silently).
+        seen: set[Any] = set()
+        path = self.paths.get(id(node), [])
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise _NonStringKey(type(key).__name__, key_node.start_mark.line + 1)
+            self.paths[id(value_node)] = [*path, key]
+            if key in seen:
+                value = self.construct_object(value_node, deep=True)
+                shown = redact_at([*path, str(key)], value)
+                raise _DuplicateKey(str(key), shown, key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+    def construct_sequence(self, node: Any, deep: bool = False) -> Any:
+        path = self.paths.get(id(node), [])
+        for index, item in enumerate(node.value):
+            self.paths[id(item)] = [*path, str(index)]
+        return super().construct_sequence(node, deep)
+
+
+def _not_json(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    # A spec is JSON data: bytes, sets, ordered pairs and timestamps have no JSON form, and an
+    # error about such a value would repeat it (a secret as !!binary).
+    tag = node.tag.rpartition(":")[2]
+    raise yaml.constructor.ConstructorError(
+        None,
+        None,
+        f"a !!{tag} value is not JSON data (a spec holds JSON values only)",
+        node.start_mark,
+    )
+
+
+for _tag in ("binary", "set", "omap", "pairs", "timestamp"):
+    _NoTimestampLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
+
+_NoTimestampLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str, value: Any, line: int | None) -> None:
+        super().__init__(key, value, line)
+        self.key = key
+        self.value = value
+        self.line = line
+
+
+class _Duplicated(dict[str, Any]):
+    """A JSON object in which a key was given twice: the first such key and its later value."""
+
+    duplicate: tuple[str, Any]
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` object hook: mark an object whose key is given twice (JSON keeps the last).
+
+    Objects are built innermost first, so the path above is not known yet: the object is marked
+    here and :func:`_first_duplicate` finds it, with its path, once the document is read.
+    """
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data and not isinstance(data, _Duplicated):
+            data = _Duplicated(data)
+            data.duplicate = (key, value)
+        data[key] = value
+    return data
+
+
+def _first_duplicate(document: Any) -> None:
+    """Raise :class:`_DuplicateKey` for the first marked object, its value redacted at its path."""
+    stack: list[tuple[list[str], Any]] = [([], document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _Duplicated):
+            key, given = value.duplicate
+            raise _DuplicateKey(key, redact_at([*path, key], given), None)
+        if isinstance(value, dict):
+            stack.extend(([*path, str(k)], v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(([*path, str(i)], v) for i, v in enumerate(value))
+
+
+class _NonStringKey(Exception):
+    def __init__(self, kind: str, line: int) -> None:
+        super().__init__(kind, line)
+        self.kind = kind
+        self.line = line
+
+
+class _TooDeep(Exception):
+    def __init__(self, line: int | None) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _depth(data: Any) -> int:
+    """How deeply ``data``'s lists and mappings nest (a scalar: 0), without recursion."""
+    deepest, pending = 0, [(data, 1)]
+    while pending:
+        value, level = pending.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if isinstance(value, dict | list):
+            deepest = max(deepest, level)
+            pending.extend((child, level + 1) for child in children)
+    return deepest
+
+
+class _TooManyAliases(Exception):
+    def __init__(self, anchor: str, line: int) -> None:
+        super().__init__(anchor, line)
+        self.anchor = anchor
+        self.line = line
+
+
+def read_spec_data(path: Path) -> Any:
+    """Read a spec file (``.json``, else YAML) into plain data.
+
+    Raises:
+        SpecFileUnreadable: the file is missing, a directory or not readable (one line).
+        InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not valid YAML/JSON,
+            nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string, or
+            uses more than :data:`MAX_YAML_ALIASES` YAML aliases.
+
+    """
+    try:
+        with path.open("rb") as file:
+            raw = file.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        raise SpecFileUnreadable(path, _unreadable_reason(exc)) from exc
+    try:
+        if len(raw) > MAX_SPEC_BYTES:
+            problem = f"larger than {MAX_SPEC_BYTES} bytes, the most a spec file may hold"
+            raise InvalidSpec([SpecError("file", str(path), problem)], str(path))
+        text = raw.decode("utf-8")
+        if path.suffix.lower() == ".json":
+            try:
+                document = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+            except RecursionError:
+                raise _TooDeep(None) from None
+            if _depth(document) > MAX_SPEC_DEPTH:
+                raise _TooDeep(None)
+            _first_duplicate(document)
+            return document
+        return yaml.load(text, Loader=_NoTimestampLoader)
+    except InvalidSpec:
+        raise
+    except _TooDeep as exc:
+        where = f" (line {exc.line})" if exc.line else ""
+        problem = f"lists and mappings nested more than {MAX_SPEC_DEPTH} deep{where}"
+        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
+    except _NonStringKey as exc:
+        problem = f"a mapping key on line {exc.line} is not a string ({exc.kind}); keys are text"
+        raise InvalidSpec([SpecError("yaml key", f"line {exc.line}", problem)], str(path)) from None
+    except _DuplicateKey as exc:
+        # The value is shown only as the secret rule allows at its path; so is the key.
+        where = f" (again on line {exc.line})" if exc.line else ""
+        problem = f"given more than once{where}; each key may appear once"
+        key = redact_at([], exc.key)
+        raise InvalidSpec([SpecError(key, exc.value, problem)], str(path)) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        said = quiet_parser_message(exc.problem or exc.context or "cannot be parsed")
+        problem = f"not valid YAML: {line}{said}"
+        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
+    except _TooManyAliases as exc:
+        problem = (
+            f"more than {MAX_YAML_ALIASES} YAML alias uses (this one on line {exc.line}); "
+            "write the values out"
+        )
+        raise InvalidSpec([SpecError("yaml alias", f"*{exc.anchor}", problem)], str(path)) from None
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        said = quiet_parser_message(str(exc).splitlines()[0])
+        raise InvalidSpec([SpecError("file", str(path), said)], str(path)) from None
+
+
+def size_problems(data: Any) -> list[SpecError]:
+    """Zero or one problem: ``data`` exceeds :data:`MAX_SPEC_VALUES` or :data:`MAX_SPEC_TEXT`.
+
+    Counted as expanded (a value shared through YAML aliases counts at each use); the walk stops
+    at the limit, so a huge document costs no more than the limit. The problem names the field
+    where the budget ran out.
+    """
+    budget = {"values": MAX_SPEC_VALUES, "text": MAX_SPEC_TEXT}
+    stack: list[tuple[str, Any]] = [("spec", data)]
+    while stack:
+        where, value = stack.pop()
+        budget["values"] -= 1
+        if isinstance(value, str):
+            budget["text"] -= len(value)
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                budget["text"] -= len(str(key))
+                stack.append((f"{where}.{key}" if where != "spec" else str(key), item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}.{i}", item) for i, item in enumerate(value))
+        if budget["values"] < 0 or budget["text"] < 0:
+            limit = (
+                f"{MAX_SPEC_VALUES} values"
+                if budget["values"] < 0
+                else f"{MAX_SPEC_TEXT} characters of text"
+            )
+            return [SpecError(where, "<too large to show>", f"the spec holds more than {limit}")]
+    return []

@@ -1,0 +1,151 @@
+"""Validation problems of ``scheduleSpec.v1``, each a :class:`~timecontract.errors.SpecError`.
+
+Pydantic reports a failed validation as a list of errors in its own words; a spec's reader gets
+one line per problem naming the camelCase field and the value (shown only as the secret rule
+allows at its path, ``timecontract.secrets``): a patterned field's rule in words, an unknown key
+with the closest key its object takes, an RRULE problem as such. Also here: the problems found
+between fields (``rule`` and ``interval``, the calendar fields), carried through pydantic.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from timecontract import zones
+from timecontract.action_spec import ACTION_NAME_PATTERN
+from timecontract.calendar_spec import CALENDAR_PATTERN_WORDING
+from timecontract.errors import SpecError
+from timecontract.ids import SCHEDULE_ID_PATTERN
+from timecontract.rrule import RuleError
+from timecontract.secrets import quiet_credentials, redact_at
+
+PATTERN_WORDING = {
+    SCHEDULE_ID_PATTERN: "must be 1–63 characters of a-z, 0-9 and '-', not starting or ending "
+    "with '-' (it becomes part of workflow IDs)",
+    ACTION_NAME_PATTERN: "must be a registered adapter's name: a-z first, then up to 62 of a-z, "
+    "0-9, '_' and '-'",
+    zones.RELEASE_PATTERN.pattern: "must be an IANA tz database release: a year and a letter, "
+    "e.g. 2026a",
+    **CALENDAR_PATTERN_WORDING,
+}
+"""What a patterned field must be, in words: a problem says this instead of quoting the regex."""
+
+
+class FieldProblem(ValueError):
+    """A problem between fields found after validation; carries the :class:`SpecError`."""
+
+    def __init__(self, problem: SpecError) -> None:
+        super().__init__(problem.problem)
+        self.problem = problem
+
+
+class RuleOrIntervalProblem(ValueError):
+    """``rule``/``interval`` are both given or both missing; carries the :class:`SpecError`."""
+
+    def __init__(self, problem: SpecError) -> None:
+        super().__init__(problem.problem)
+        self.problem = problem
+
+
+def rule_or_interval_problems(
+    data: Mapping[str, Any], present: Callable[[Any], bool] | None = None
+) -> list[SpecError]:
+    """Zero or one problem: spec data gives both ``rule`` and ``interval``, or neither.
+
+    Args:
+        data: spec data (raw, or the model's fields).
+        present: whether a value counts as given (default: the key is present and not null).
+
+    """
+    given = present or (lambda value: value is not None)
+    has_rule, has_interval = given(data.get("rule")), given(data.get("interval"))
+    if has_rule and has_interval:
+        return [
+            SpecError(
+                "interval",
+                data.get("interval"),
+                "rule and interval are mutually exclusive: give one of them (rule for calendar "
+                "times, interval for elapsed-time spacing)",
+            )
+        ]
+    if not has_rule and not has_interval and not data.get("rdates"):
+        return [SpecError("rule", None, "is required (or give interval or rdates instead)")]
+    return []
+
+
+def valid_identity(exc: ValidationError, data: Mapping[str, Any]) -> tuple[str | None, int | None]:
+    """``scheduleId`` and ``revision`` as given, each only if the model found nothing wrong with it.
+
+    The model's own check of the two fields decides (no second copy of their rules): a field is
+    valid when it is given and no error's location starts with it. Both are strict (a string
+    matching :data:`SCHEDULE_ID_PATTERN`; an int, not a bool, in 1..``spec.MAX_REVISION``), so the
+    given value is the validated one.
+    """
+    failed = {error["loc"][0] for error in exc.errors(include_url=False) if error["loc"]}
+    schedule_id, revision = data.get("scheduleId"), data.get("revision")
+    return (
+        schedule_id if isinstance(schedule_id, str) and "scheduleId" not in failed else None,
+        revision if type(revision) is int and "revision" not in failed else None,
+    )
+
+
+ModelsByPath = Mapping[tuple[str, ...], type[BaseModel]]
+"""The spec's models by the path of keys to the object each validates (``()``: the spec)."""
+
+
+def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[SpecError]:
+    """One :class:`SpecError` per error of ``exc``, in its order, naming the dotted field.
+
+    Args:
+        exc: the spec model's validation error.
+        models: the models whose keys an unknown key is compared with (``did you mean``).
+
+    Returns:
+        The problems; a :class:`RuleOrIntervalProblem` is left out (``parse_spec`` reports it
+        from the raw data), a :class:`FieldProblem` is its own :class:`SpecError`.
+    """
+    problems: list[SpecError] = []
+    for error in exc.errors(include_url=False):
+        loc = [str(part) for part in error["loc"]]
+        field = ".".join(loc) or "spec"
+        value = error.get("input")
+        message = re.sub(r"^(Value|Assertion) error, ", "", error["msg"])
+        if error["type"] == "missing":
+            value, message = None, "is required"
+        elif error["type"] == "extra_forbidden":
+            message = "unknown field (scheduleSpec.v1 has no such key)" + _did_you_mean(loc, models)
+        elif error["type"] == "string_pattern_mismatch":
+            pattern = error.get("ctx", {}).get("pattern")
+            if isinstance(pattern, str):
+                message = PATTERN_WORDING.get(pattern, message)
+        elif isinstance(error.get("ctx", {}).get("error"), RuleError):
+            message = f"invalid RRULE: {message}"
+        elif isinstance(error.get("ctx", {}).get("error"), RuleOrIntervalProblem):
+            continue  # reported from the raw data by parse_spec
+        elif isinstance(error.get("ctx", {}).get("error"), FieldProblem):
+            problems.append(error["ctx"]["error"].problem)
+            continue
+        if not loc and isinstance(value, Mapping):
+            value = None
+        problems.append(SpecError(field, redact_at(loc, value), quiet_credentials(message)))
+    return problems
+
+
+def _did_you_mean(loc: list[str], models: ModelsByPath) -> str:
+    """``; did you mean `timeZone`?`` for an unknown key close to one its object takes, else ``""``.
+
+    The closest key by ``difflib`` (ratio at least 0.6, case folded, so ``timezone`` and
+    ``time_zone`` both find ``timeZone``) among the keys of the object holding it, if ``models``
+    has that object's model.
+    """
+    model = models.get(tuple(loc[:-1]))
+    if model is None or not loc:
+        return ""
+    keys = {(f.alias or n).casefold(): f.alias or n for n, f in model.model_fields.items()}
+    close = difflib.get_close_matches(loc[-1].casefold().replace("_", ""), keys, n=1)
+    return f"; did you mean `{keys[close[0]]}`?" if close else ""
