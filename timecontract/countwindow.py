@@ -2,7 +2,7 @@
 
 RFC 5545 §3.3.10's COUNT is counted from DTSTART, so a naive window of ``FREQ=MINUTELY;
 COUNT=100000`` resolves every instance from the start (seconds of work for a 5-minute preview).
-For rules whose every period yields the same instants — ``timecontract.periodic`` — the number
+For rules whose every period yields the same instants — ``fastpath.is_periodic`` — the number
 of nominal times in ``[start, t)`` is arithmetic::
 
     before(t) = k × whole periods + (offsets of one period earlier than t's position in its own)
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from math import lcm
 
-from timecontract import periodic
+from timecontract import fastpath
 from timecontract.calendars import BusinessCalendar
 from timecontract.expand import expand
 from timecontract.rrule import Rule
@@ -36,15 +36,15 @@ _WEEK = timedelta(weeks=1)
 def nominal_count_before(rule: Rule, dtstart: datetime, moment: datetime) -> int:
     """How many nominal times the rule yields in ``[dtstart, moment)`` (floating local).
 
-    Requires ``periodic.applies(rule)``; cost is one period's offsets, whatever the distance.
+    Requires ``fastpath.is_periodic(rule)``; cost is one period's offsets, whatever the distance.
     """
     return _counter(rule, dtstart)(moment)
 
 
 def _counter(rule: Rule, dtstart: datetime) -> Callable[[datetime], int]:
     """``moment`` → the number of the rule's nominal times in ``[dtstart, moment)``."""
-    origin, period = periodic.period_origin(rule, dtstart)
-    offsets = periodic.offsets(rule, dtstart)
+    origin, period = fastpath.period_origin(rule, dtstart)
+    offsets = fastpath.period_offsets(rule, dtstart)
 
     def from_origin(x: datetime) -> int:
         whole, into = divmod(x - origin, period)
@@ -65,7 +65,7 @@ def business_count_before(
     by that much is an instance on the same weekday), so it is one cycle's count times the whole
     cycles plus the remainder, each day's times counted arithmetically. A rule with fewer times
     in the range than a cycle (or the range) has days is simply enumerated. Requires
-    ``periodic.applies(rule)``.
+    ``fastpath.is_periodic(rule)``.
 
     Cost: at most ``min(times, cycle days, days)`` steps and the holidays of the range (at most
     ``sqrt(7 × days)`` steps, since a cycle is at most 7 periods and times × period ≈ days);
@@ -82,7 +82,7 @@ def business_count_before(
         return 0
     calendar.closed(first.date())  # the data's years, as a walk would check them
     last = (moment - timedelta(microseconds=1)).date()
-    _, period = periodic.period_origin(rule, dtstart)
+    _, period = fastpath.period_origin(rule, dtstart)
     cycle = lcm(period // timedelta(seconds=1), _WEEK // timedelta(seconds=1)) // 86_400
     if count(moment) < min(cycle, (last - first.date()).days):
         times = expand(rule, dtstart, first, moment)

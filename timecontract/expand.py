@@ -26,7 +26,7 @@ Choices this module makes (each also stated for users in ``docs/reference/spec.m
   falls before DTSTART is then dropped (see :func:`_from_period`).
 - Where dateutil (2.9 and 4.0 alike) is wrong for a whole kind of rule (BYDAY mixing plain and
   ordinal weekdays; YEARLY with BYWEEKNO), ``timecontract.dayset`` expands it instead; a rule
-  whose periods all hold the same times is expanded by arithmetic (``timecontract.periodic``).
+  whose periods all hold the same times is expanded by arithmetic (``timecontract.fastpath``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any
 
 from dateutil import rrule as du
 
-from timecontract import dayset, periodic
+from timecontract import dayset, fastpath
 from timecontract.rrule import (
     Rule,
     RuleError,
@@ -100,7 +100,7 @@ def period_start_at_or_before(rule: Rule, dtstart: datetime, moment: datetime) -
         months = (moment.year - dtstart.year) * 12 + moment.month - dtstart.month
         index = dtstart.year * 12 + dtstart.month - 1 + months // step * step
         return datetime(index // 12, index % 12 + 1, 1)
-    origin, period = periodic.period_origin(rule, dtstart)
+    origin, period = fastpath.period_origin(rule, dtstart)
     return origin + period * ((moment - origin) // period)
 
 
@@ -153,15 +153,15 @@ def _from_period(
     recurrence instances starts at the beginning of the interval defined by the FREQ rule part."
     Every default DTSTART supplies is made explicit from the true ``dtstart``, so restarting
     yields the same set as walking from DTSTART. A rule whose periods all hold the same
-    date-times is expanded by arithmetic (``timecontract.periodic``), rules dateutil expands
+    date-times is expanded by arithmetic (``timecontract.fastpath``), rules dateutil expands
     wrongly altogether by ``timecontract.dayset``, the others by dateutil. ``end`` bounds only
     that own expansion (dateutil stops by itself in the year 9999); the caller stops reading at
     its own end.
     """
     restart = period_start_at_or_before(rule, dtstart, moment)
     stream: Iterable[datetime]
-    if periodic.applies(rule):
-        stream = periodic.iterate(rule, dtstart, restart)
+    if fastpath.is_periodic(rule):
+        stream = fastpath.iterate_periodic(rule, dtstart, restart)
     elif dayset.applies(rule):
         stream = dayset.iterate(rule, dtstart, restart, end)
     else:

@@ -1,16 +1,28 @@
-"""The resolution fast path: records of the nominal times far from every zone transition.
+"""The time contract's fast paths: arithmetic where the plain path asks dateutil or the zone.
 
-``timecontract.resolve`` decides each nominal local time with :func:`resolve.resolve_local`
-(both PEP 495 offsets, gap and fold policy). Far from a transition the two offsets always agree,
-so the answer is known without asking: one ``UNAMBIGUOUS`` record at ``nominal - offset``. The
-zone's TZif file says where "far" is (``timecontract.transitions``: naive local *bands* outside
-which a time's two offsets agree). :func:`unambiguous_records` builds the records outside the
-bands in one loop and hands the times inside them back for ``resolve_local``; :func:`assemble`
-settles, cuts and orders the two lists as ``records.settle_collisions`` and a sort would.
+Two stages, one shortcut each, and an equivalence test for each against the straightforward path.
 
-Resolving every time through ``resolve_local`` and a sort costs several times the expansion
-itself. The expansion has its own fast path, :mod:`timecontract.periodic`, below the spec; this
-one sits above it (it builds records), so the two cannot be one module.
+**Expansion: rules whose every period holds the same date-times.** A SECONDLY … WEEKLY rule whose
+BYxxx parts only *expand* within a period (BYSECOND, BYMINUTE, BYHOUR finer than FREQ; plain
+BYDAY for WEEKLY) yields, in floating local time, the same offsets from the start of every
+FREQ × INTERVAL period (RFC 5545 §3.3.10: the parts finer than FREQ expand, and a period of these
+frequencies has a fixed length in floating time). Such a rule is expanded by arithmetic, period
+start plus offset (:func:`iterate_periodic`), instead of by dateutil, which builds each period's
+sets anew; ``timecontract.countwindow`` counts its instances the same way. The offsets are the
+RFC's expansion written out: each listed (or DTSTART-supplied) weekday, hour, minute and second
+of one period. ``tests/unit/test_periodic_expansion_equals_dateutil.py`` checks, with random
+rules, starts and windows, that :func:`iterate_periodic` yields exactly what
+``timecontract.expand``'s dateutil path yields.
+
+**Resolution: the nominal times far from every zone transition.** ``timecontract.resolve``
+decides each nominal local time with ``resolve.resolve_local`` (both PEP 495 offsets, gap and
+fold policy). Far from a transition the two offsets always agree, so the answer is known without
+asking: one ``UNAMBIGUOUS`` record at ``nominal - offset``. The zone's TZif file says where "far"
+is (``timecontract.transitions``: naive local *bands* outside which a time's two offsets agree).
+:func:`unambiguous_records` builds the records outside the bands in one loop and hands the times
+inside them back for ``resolve_local``; :func:`assemble` settles, cuts and orders the two lists
+as ``records.settle_collisions`` and a sort would (resolving every time through
+``resolve_local`` and a sort costs several times the expansion itself).
 ``tests/unit/test_fast_resolution_equals_the_straightforward_path.py`` checks, over random zones,
 rules, policies and windows around transitions, that ``occurrences`` built this way equals every
 nominal time resolved through ``resolve_local`` one by one.
@@ -19,8 +31,10 @@ nominal time resolved through ``resolve_local`` one by one.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
+from itertools import product
+from typing import TYPE_CHECKING
 
 from timecontract.ids import IdFormatter, LogicalSlotId
 from timecontract.records import (
@@ -33,7 +47,117 @@ from timecontract.records import (
     placed_order,
 )
 from timecontract.rrule import Rule
-from timecontract.spec import ScheduleSpecV1
+
+if TYPE_CHECKING:
+    from timecontract.spec import ScheduleSpecV1
+
+PERIOD_UNITS = {
+    "SECONDLY": timedelta(seconds=1),
+    "MINUTELY": timedelta(minutes=1),
+    "HOURLY": timedelta(hours=1),
+    "DAILY": timedelta(days=1),
+    "WEEKLY": timedelta(weeks=1),
+}
+"""One FREQ unit of the frequencies whose periods have a fixed length in floating time."""
+_EXPANDING = {
+    "SECONDLY": set(),
+    "MINUTELY": {"by_second"},
+    "HOURLY": {"by_second", "by_minute"},
+    "DAILY": {"by_second", "by_minute", "by_hour"},
+    "WEEKLY": {"by_second", "by_minute", "by_hour", "by_day"},
+}
+"""The BYxxx parts that only expand inside a period of each FREQ (never filter periods out)."""
+_BY_PARTS = (
+    "by_second",
+    "by_minute",
+    "by_hour",
+    "by_day",
+    "by_month_day",
+    "by_year_day",
+    "by_week_no",
+    "by_month",
+    "by_set_pos",
+)
+
+
+def is_periodic(rule: Rule) -> bool:
+    """Whether every FREQ × INTERVAL period of ``rule`` yields the same offsets from its start.
+
+    True for SECONDLY … WEEKLY rules whose BYxxx parts only expand within a period (BYSECOND,
+    BYMINUTE, BYHOUR below the FREQ; BYDAY without ordinals for WEEKLY).
+    """
+    if rule.freq not in PERIOD_UNITS:
+        return False
+    used = {part for part in _BY_PARTS if getattr(rule, part)}
+    if not used <= _EXPANDING[rule.freq]:
+        return False
+    return all(ordinal is None for ordinal, _ in rule.by_day)
+
+
+def period_origin(rule: Rule, dtstart: datetime) -> tuple[datetime, timedelta]:
+    """The start of the period containing ``dtstart`` and the length of one period.
+
+    Weeks begin on WKST; the other periods at their unit's natural boundary (RFC 5545 §3.3.10,
+    BYSETPOS: "A set of recurrence instances starts at the beginning of the interval defined by
+    the FREQ rule part"). ``rule.freq`` must be one of :data:`PERIOD_UNITS`.
+    """
+    day_start = datetime(dtstart.year, dtstart.month, dtstart.day)
+    period = PERIOD_UNITS[rule.freq] * rule.interval
+    if rule.freq == "WEEKLY":
+        return day_start - timedelta(days=(dtstart.weekday() - rule.wkst) % 7), period
+    if rule.freq == "DAILY":
+        return day_start, period
+    if rule.freq == "HOURLY":
+        return dtstart.replace(minute=0, second=0, microsecond=0), period
+    if rule.freq == "MINUTELY":
+        return dtstart.replace(second=0, microsecond=0), period
+    return dtstart.replace(microsecond=0), period
+
+
+def period_offsets(rule: Rule, dtstart: datetime) -> list[timedelta]:
+    """The offsets of one period's date-times from the period's start, ascending.
+
+    Each part finer than FREQ takes its listed values, or DTSTART's one (RFC 5545 §3.3.10:
+    information not in the rule comes from DTSTART); a part at or above FREQ contributes 0.
+    Requires :func:`is_periodic`.
+    """
+    coarser = list(PERIOD_UNITS).index(rule.freq)  # SECONDLY 0 … WEEKLY 4
+    days = [0]
+    if rule.freq == "WEEKLY":
+        weekdays = [day for _, day in rule.by_day] or [dtstart.weekday()]
+        days = [(day - rule.wkst) % 7 for day in weekdays]
+    hours = (rule.by_hour or (dtstart.hour,)) if coarser > 2 else (0,)
+    minutes = (rule.by_minute or (dtstart.minute,)) if coarser > 1 else (0,)
+    seconds = (rule.by_second or (dtstart.second,)) if coarser > 0 else (0,)
+    return sorted(
+        {
+            timedelta(days=d, hours=h, minutes=m, seconds=s)
+            for d, h, m, s in product(days, hours, minutes, seconds)
+        }
+    )
+
+
+def iterate_periodic(rule: Rule, dtstart: datetime, restart: datetime) -> Iterator[datetime]:
+    """Yield the rule's floating date-times from the period starting at ``restart``, in order.
+
+    Args:
+        rule: a rule for which :func:`is_periodic` is true.
+        dtstart: the floating DTSTART; supplies the parts the rule leaves out.
+        restart: the start of one of the rule's periods (``expand.period_start_at_or_before``).
+
+    Values before DTSTART in its own period are yielded too (the caller drops them); the stream
+    ends at the last date-time ``datetime`` can hold, as dateutil's does.
+    """
+    within, (_, period) = period_offsets(rule, dtstart), period_origin(rule, dtstart)
+    start = restart
+    try:
+        while True:
+            for offset in within:
+                yield start + offset
+            start += period
+    except OverflowError:
+        return
+
 
 _EPOCH = datetime(1970, 1, 1)
 _EPOCH_UTC = _EPOCH.replace(tzinfo=UTC)

@@ -182,7 +182,7 @@ def iter_occurrences(
 def walks_count(spec: ScheduleSpecV1) -> bool:
     """Whether the spec's rule has a COUNT whose window is walked from DTSTART.
 
-    A COUNT of a rule whose periods all hold the same times (``timecontract.periodic``; no
+    A COUNT of a rule whose periods all hold the same times (``fastpath.is_periodic``; no
     ``BYSETPOS``, no RFC 7529 move) is counted arithmetically up to the window, also on a
     calendar's business days (``countwindow.business_count_before``); any other is walked,
     at most COUNT instances.

@@ -31,7 +31,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 
-from timecontract import fastpath, periodic, zones
+from timecontract import fastpath, zones
 from timecontract.calendars import BusinessCalendar
 from timecontract.countwindow import (
     business_count_before,
@@ -337,7 +337,7 @@ def _resolved(
 
 def counts_arithmetically(rule: Rule) -> bool:
     """Whether a COUNT rule's window is counted arithmetically (``timecontract.countwindow``)."""
-    return periodic.applies(rule)
+    return fastpath.is_periodic(rule)
 
 
 def counted_before(

@@ -14,7 +14,7 @@ import pytest
 
 import timecontract.resolve as resolve
 from timecontract import occurrences, parse_spec
-from timecontract.periodic import applies as constant_per_period
+from timecontract.fastpath import is_periodic as constant_per_period
 
 BASE = {
     "schema": "scheduleSpec.v1",

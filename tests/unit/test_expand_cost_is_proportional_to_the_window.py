@@ -1,6 +1,6 @@
 """Issue 2: a 14-day window of a MINUTELY rule whose start is 30 years back must not iterate
 30 years. Structural check: every recurrence the expansion builds (dateutil's, or
-``timecontract.periodic``'s arithmetic one) starts near the window (the restart point), and the
+``timecontract.fastpath``'s arithmetic one) starts near the window (the restart point), and the
 result equals that of a spec starting one day back."""
 
 import importlib
@@ -12,7 +12,7 @@ import pytest
 from dateutil import rrule as du
 from tcsupport import row, utc
 
-from timecontract import occurrences, periodic
+from timecontract import fastpath, occurrences
 from timecontract.expand import period_start_at_or_before
 from timecontract.rrule import parse_rule
 
@@ -20,9 +20,9 @@ expand_module = importlib.import_module("timecontract.expand")
 
 
 class RecurrenceSpy(SimpleNamespace):
-    """Stands in for ``dateutil.rrule`` and ``periodic`` inside timecontract.expand.
+    """Stands in for ``dateutil.rrule`` and ``fastpath`` inside timecontract.expand.
 
-    Records each recurrence's start: dateutil's DTSTART, or the period ``periodic.iterate``
+    Records each recurrence's start: dateutil's DTSTART, or the period ``fastpath.iterate_periodic``
     restarts at.
     """
 
@@ -40,23 +40,23 @@ class RecurrenceSpy(SimpleNamespace):
             self.starts.append(kwargs["dtstart"])
         return du.rrule(*args, **kwargs)
 
-    def applies(self, rule: Any) -> bool:
-        return periodic.applies(rule)
+    def is_periodic(self, rule: Any) -> bool:
+        return fastpath.is_periodic(rule)
 
     def period_origin(self, rule: Any, dtstart: datetime) -> Any:
-        return periodic.period_origin(rule, dtstart)
+        return fastpath.period_origin(rule, dtstart)
 
-    def iterate(self, rule: Any, dtstart: datetime, restart: datetime) -> Any:
+    def iterate_periodic(self, rule: Any, dtstart: datetime, restart: datetime) -> Any:
         if restart.year < 9000:
             self.starts.append(restart)
-        return periodic.iterate(rule, dtstart, restart)
+        return fastpath.iterate_periodic(rule, dtstart, restart)
 
 
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> RecurrenceSpy:
     recorder = RecurrenceSpy()
     monkeypatch.setattr(expand_module, "du", recorder)
-    monkeypatch.setattr(expand_module, "periodic", recorder)
+    monkeypatch.setattr(expand_module, "fastpath", recorder)
     return recorder
 
 

@@ -1,9 +1,10 @@
-"""``timecontract.periodic`` (the arithmetic expansion) yields exactly what dateutil yields.
+"""``timecontract.fastpath``'s arithmetic expansion yields exactly what dateutil yields.
 
 The oracle is dateutil's own expansion of the same rule from the same period start, with every
 default DTSTART supplies made explicit (``expand._explicit_defaults``, the path every other rule
-takes). Rules are drawn from the whole class :func:`periodic.applies` accepts: SECONDLY … WEEKLY,
-any INTERVAL, BYSECOND / BYMINUTE / BYHOUR finer than FREQ, plain BYDAY and any WKST for WEEKLY.
+takes). Rules are drawn from the whole class :func:`fastpath.is_periodic` accepts: SECONDLY …
+WEEKLY, any INTERVAL, BYSECOND / BYMINUTE / BYHOUR finer than FREQ, plain BYDAY and any WKST for
+WEEKLY.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dateutil import rrule as du
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from timecontract import expand, periodic
+from timecontract import expand, fastpath
 from timecontract.rrule import WEEKDAYS, Rule, parse_rule
 
 FINER = {
@@ -67,10 +68,10 @@ def dateutil_stream(rule: Rule, dtstart: datetime, restart: datetime) -> list[da
 def test_periodic_expansion_equals_dateutil_from_any_period(
     rule: Rule, dtstart: datetime, ahead: int, unit: int
 ) -> None:
-    assert periodic.applies(rule)
+    assert fastpath.is_periodic(rule)
     moment = dtstart + timedelta(minutes=ahead * unit)
     restart = expand.period_start_at_or_before(rule, dtstart, moment)
-    got = list(islice(periodic.iterate(rule, dtstart, restart), 300))
+    got = list(islice(fastpath.iterate_periodic(rule, dtstart, restart), 300))
     assert got == dateutil_stream(rule, dtstart, restart)
 
 
@@ -78,7 +79,7 @@ def test_the_stream_ends_where_datetime_ends_as_dateutil_does() -> None:
     rule = parse_rule("FREQ=DAILY;BYHOUR=1,23")
     dtstart = datetime(2001, 1, 1)
     restart = datetime(9999, 12, 29)
-    got = list(periodic.iterate(rule, dtstart, restart))
+    got = list(fastpath.iterate_periodic(rule, dtstart, restart))
     assert got == dateutil_stream(rule, dtstart, restart)
     assert got[-1] == datetime(9999, 12, 31, 23)
 
@@ -91,4 +92,4 @@ def test_rules_with_filtering_parts_are_not_periodic() -> None:
         "FREQ=DAILY;BYHOUR=9;BYSETPOS=1",
         "FREQ=MONTHLY;BYMONTHDAY=1",
     ):
-        assert not periodic.applies(parse_rule(text)), text
+        assert not fastpath.is_periodic(parse_rule(text)), text
