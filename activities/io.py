@@ -48,7 +48,7 @@ MAX_RELEASE_HOLD = timedelta(seconds=1)
 """The longest wait ``ReleaseDueInput.not_before_utc`` is honoured for (a duration)."""
 RELEASE_GRACE = timedelta(seconds=1)
 """How late the workflow task a timer woke may start and still decide as of the timer's instant
-(a duration, 1 s; ``workflows.schedule.ON_TIME``). A timer fires late when the task that set it
+(a duration, 1 s; ``workflows.schedule_timing``). A timer fires late when the task that set it
 took longer than :data:`RELEASE_LEAD` (a busy worker); that is
 not downtime (DESIGN §4: the misfire policy applies *after downtime*), so ``lateness`` is not
 counted from it. A task that starts later than this — a worker that was down — decides as of its

@@ -99,7 +99,9 @@ from almanac.settings import AlmanacSettings
 from timecontract import ScheduleSpecV1
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 from workflows.contracts import DeleteInput, DisableInput, EnableInput
-from workflows.schedule import ENDING, NOT_APPLIED, BackfillRequest
+from workflows.schedule import BackfillRequest
+from workflows.schedule_changes import NOT_APPLIED
+from workflows.schedule_validation import ENDING
 
 DEFAULT_UPDATE_TIMEOUT = timedelta(seconds=60)
 DEFAULT_BACKFILL_MAX = 1000

@@ -70,7 +70,7 @@ MAX_WINDOW_OCCURRENCES = 2000
 """The most occurrences one backfill's window may hold (any action): expansion stops past it and
 the window is refused, so neither the work nor the plan (a Temporal payload, ≈ 0.3 KiB per entry,
 well under the 2 MiB limit) grows with a careless window. The schedule workflow's validator caps
-``--max`` at the same number (``workflows.schedule.MAX_BACKFILL_BOUND``)."""
+``--max`` at the same number (``workflows.schedule_validation.MAX_BACKFILL_BOUND``)."""
 MAX_REASON_CHARS = 500
 """Size bound of a backfill's reason."""
 

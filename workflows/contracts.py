@@ -176,7 +176,7 @@ class ScheduleInput:
     """Where occurrence workflows run (default: this workflow's task queue)."""
     max_history_events: int = DEFAULT_MAX_HISTORY_EVENTS
     """Continue as new once a run's history has this many events, or sooner when the server
-    suggests it (``workflows.schedule.SHORT_HISTORY``)."""
+    suggests it (``workflows.schedule_timing.SHORT_HISTORY``)."""
     state: ScheduleState | None = None
     """Carried across continue-as-new; ``None`` on a first start."""
 

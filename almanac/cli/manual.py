@@ -91,7 +91,7 @@ BACKFILL_MAX = 1000
 """``--max``'s default (``almanac.client.DEFAULT_BACKFILL_MAX``)."""
 BACKFILL_MAX_BOUND = 2000
 """``--max``'s largest value (the schedule's update validator refuses more:
-``workflows.schedule.MAX_BACKFILL_BOUND``), checked here before anything connects."""
+``workflows.schedule_validation.MAX_BACKFILL_BOUND``), checked here before anything connects."""
 
 
 def backfill(

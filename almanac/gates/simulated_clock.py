@@ -20,7 +20,7 @@ anchor advanced by the monotonic time since:
   was scheduled (``activity.info().scheduled_time``, the first attempt's; both are read in the
   same workflow task, so they differ by that task's processing time, milliseconds). One input
   stamps a later instant: the materialization of a wake-up whose timer fired early
-  (``workflows.schedule.EARLY_WAKE``) carries the instant it is for, at most
+  (``workflows.schedule_timing.EARLY_WAKE``) carries the instant it is for, at most
   ``activities.io.RELEASE_LEAD`` ahead, so its rows are stamped up to that much later. The
   release itself carries ``workflow.now() + offset`` and waits for the instant on this clock.
 

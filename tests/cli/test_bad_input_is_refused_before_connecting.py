@@ -45,7 +45,7 @@ def test_bad_input_is_exit_2_before_temporal_is_asked(
 
 
 def test_the_backfill_bound_checked_here_is_the_schedules() -> None:
-    from workflows.schedule import MAX_BACKFILL_BOUND
+    from workflows.schedule_validation import MAX_BACKFILL_BOUND
 
     assert BACKFILL_MAX_BOUND == MAX_BACKFILL_BOUND
 
@@ -77,7 +77,8 @@ def test_a_reason_that_is_not_utf8_is_exit_2_and_not_repeated(
 def test_the_schedule_workflow_refuses_such_a_reason_before_history() -> None:
     from temporalio.exceptions import ApplicationError
 
-    from workflows.schedule import DisableInput, _check_reason
+    from workflows.contracts import DisableInput
+    from workflows.schedule_validation import check_reason
 
     with pytest.raises(ApplicationError, match="not valid text at character 5"):
-        _check_reason(DisableInput(NOT_UTF8))
+        check_reason(DisableInput(NOT_UTF8))

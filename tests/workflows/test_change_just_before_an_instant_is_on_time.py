@@ -25,7 +25,7 @@ from temporal_env import start_dev_server
 import ledger
 from almanac.gates.simulation import SimulatedScheduleWorkflow
 from ledger import OccurrenceState
-from workflows.schedule import MIN_DELAY
+from workflows.schedule_timing import MIN_DELAY
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal]
 

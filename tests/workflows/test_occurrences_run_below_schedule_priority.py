@@ -1,10 +1,10 @@
 """On the dev server, occurrence workflows run at a lower task-queue priority than schedules.
 
-``workflows.schedule.OCCURRENCE_PRIORITY``: in a backlog (a catch-up after an outage) Temporal's
-matching service hands out every schedule's own tasks (materialize, decide misfires, apply a
-disable) before the occurrences' (Temporal's Priority: lower key first, default 3; a child and its
-activities inherit the priority it was started with). This checks the part that is Almanac's: the
-priority each workflow is started with, as the server recorded it.
+``workflows.schedule_release.OCCURRENCE_PRIORITY``: in a backlog (a catch-up after an outage)
+Temporal's matching service hands out every schedule's own tasks (materialize, decide misfires,
+apply a disable) before the occurrences' (Temporal's Priority: lower key first, default 3; a child
+and its activities inherit the priority it was started with). This checks the part that is
+Almanac's: the priority each workflow is started with, as the server recorded it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from stack import running_stack
 from temporalio.testing import WorkflowEnvironment
 
-from workflows.schedule import OCCURRENCE_PRIORITY
+from workflows.schedule_release import OCCURRENCE_PRIORITY
 
 pytestmark = [pytest.mark.anyio, pytest.mark.temporal, pytest.mark.slow]
 
