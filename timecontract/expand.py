@@ -239,10 +239,6 @@ def nominal_period(rule: Rule) -> timedelta:
     unit = {
         "YEARLY": timedelta(days=365),
         "MONTHLY": timedelta(days=28),
-        "WEEKLY": timedelta(weeks=1),
-        "DAILY": timedelta(days=1),
-        "HOURLY": timedelta(hours=1),
-        "MINUTELY": timedelta(minutes=1),
-        "SECONDLY": timedelta(seconds=1),
+        **fastpath.PERIOD_UNITS,
     }[rule.freq]
     return unit * rule.interval

@@ -34,7 +34,6 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
 from itertools import product
-from typing import TYPE_CHECKING
 
 from timecontract.ids import IdFormatter, LogicalSlotId
 from timecontract.records import (
@@ -47,9 +46,6 @@ from timecontract.records import (
     placed_order,
 )
 from timecontract.rrule import Rule
-
-if TYPE_CHECKING:
-    from timecontract.spec import ScheduleSpecV1
 
 PERIOD_UNITS = {
     "SECONDLY": timedelta(seconds=1),
@@ -165,7 +161,10 @@ _NO_JITTER = timedelta(0)
 
 
 def unambiguous_records(
-    spec: ScheduleSpecV1,
+    schedule_id: str,
+    revision: int,
+    tzdb_version: str,
+    end: datetime | None,
     rule: Rule,
     zone: tzinfo,
     nominals: Iterable[datetime],
@@ -174,7 +173,10 @@ def unambiguous_records(
     """Split ``nominals`` into the records far from a transition and the times near one.
 
     Args:
-        spec: the spec (its ``end`` stops the stream; its IDs and tz release go on the records).
+        schedule_id: the spec's ``scheduleId`` (on the records and in their IDs).
+        revision: the spec's ``revision`` (on the records and in their IDs).
+        tzdb_version: the spec's tz release (on the records).
+        end: the spec's ``end`` (inclusive): the stream stops after it.
         rule: the spec's rule (its ``UNTIL`` is compared with each instant, inclusively).
         zone: the spec's zone.
         nominals: the rule's floating local date-times, ascending.
@@ -187,8 +189,7 @@ def unambiguous_records(
         ascend (they do unless the zone's offset fell between two of them; see :func:`assemble`).
 
     """
-    end, until = spec.end, rule.until_utc
-    schedule_id, revision, tzdb_version = spec.schedule_id, spec.revision, spec.tzdb_version
+    until = rule.until_utc
     ids = IdFormatter(schedule_id, revision)
     occurrence, slot, offset_of = ids.occurrence, ids.slot, zone.utcoffset
     planned, unambiguous = Disposition.PLANNED, Reason.UNAMBIGUOUS

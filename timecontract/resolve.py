@@ -182,7 +182,14 @@ def rule_occurrences(
         bands = [(datetime.min, datetime.max)] if table is None else table.bands(low, high)
         nominals = rule.expand(spec.start, low, high)
         regular, near, ordered = fastpath.unambiguous_records(
-            spec, rule.rule, zone, nominals, bands
+            spec.schedule_id,
+            spec.revision,
+            spec.tzdb_version,
+            spec.end,
+            rule.rule,
+            zone,
+            nominals,
+            bands,
         )
         irregular = list(_build(spec, rule.rule, _resolved(spec, zone, near)))
         if ordered:

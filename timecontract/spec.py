@@ -557,7 +557,9 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
         raise InvalidSpec(
             exc.problems + problems, name, schedule_id=exc.schedule_id, revision=exc.revision
         ) from exc
-    problems += density_problems(spec) or deadline_problems(spec)
+    problems += density_problems(spec.interval, spec.rule, spec.rdates) or deadline_problems(
+        spec.deadline, spec.interval, spec.rule, spec.start, spec.rdates
+    )
     problems += calendar_coverage_problems(spec.calendar, spec.cutover_at, tzdb_store)
     if problems:
         raise InvalidSpec(problems, name, schedule_id=spec.schedule_id, revision=spec.revision)
