@@ -332,7 +332,7 @@ class ScheduleWorkflow:
             self._wake_on_child_end = held or self._streaks.on()
             if held and not self._releases.watched:
                 wake = min(wake, self._now() + HELD_POLL)
-            delay, timer_for = sleep_for(wake, self._now(), self._status.next_instant_utc, enabled)
+            delay, timer_for = self._sleep_for(wake, enabled)
             self._releases.child_ended = False
             with contextlib.suppress(TimeoutError):
                 await workflow.wait_condition(self._woken, timeout=delay)
@@ -357,6 +357,14 @@ class ScheduleWorkflow:
             )
             if not workflow.all_handlers_finished():
                 await self._changes.apply()
+
+    def _sleep_for(self, wake: datetime, enabled: bool) -> tuple[timedelta, datetime | None]:
+        """How long the loop sleeps for ``wake``, and the instant its timer is for (if any).
+
+        ``schedule_timing.sleep_for`` on this schedule's clock and next instant; a test's seam
+        (``tests/workflows/slow_timer_tasks.py`` makes the task that sets the timer slow).
+        """
+        return sleep_for(wake, self._now(), self._status.next_instant_utc, enabled)
 
     # -- seams a simulated clock overrides (almanac.gates.simulation) ------------------------------
     def _occurrence_input(
