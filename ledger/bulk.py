@@ -10,10 +10,12 @@ gets one statement (PostgreSQL) or one per ~2,000 rows (SQLite):
   array cast (never a length-limited one: ``::varchar(n)`` would truncate silently, whereas the
   column's own type rejects an overlong value).
 - **SQLite**: ``INSERT INTO t (c…) VALUES (?, …), (?, …), … [ON CONFLICT DO NOTHING]
-  [RETURNING k]``, as many rows per statement as SQLite's parameter limit allows, the values
-  bound positionally by the sqlite3 module (SQLite parses such a statement in C; the cost was in
-  SQLAlchemy's per-value processing). Measured against ``executemany`` (no ``RETURNING``) and
-  ``INSERT … SELECT … FROM json_each(?)``, it was the fastest of the three.
+  [RETURNING k]``, as many rows per statement as SQLite's parameter limit allows and the rest
+  in powers of two (:func:`statement_sizes`: few statement shapes, each parsed once per
+  connection), the values bound positionally by the sqlite3 module (SQLite parses such a
+  statement in C; the cost was in SQLAlchemy's per-value processing). Measured against
+  ``executemany`` (no ``RETURNING``) and ``INSERT … SELECT … FROM json_each(?)``, it was the
+  fastest of the three.
 
 :func:`pg_arrays` gives the array parameters of a PostgreSQL ``unnest(…)`` on their own, for a
 statement that does more than insert the rows (materialization's one-statement write,
@@ -110,6 +112,54 @@ def nominal_local_text(value: datetime) -> str:
     # The same text, three times faster, wherever ``strftime``'s ``%Y`` is four digits (it does
     # not pad years before 1000, ``isoformat`` does).
     return value.isoformat() if value.year >= 1000 else value.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+_TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
+
+
+class StoredTimes:
+    """SQLite's stored text of many instants and local times, each day's date formatted once.
+
+    The same text as :func:`sqlite_instant_text` and :func:`nominal_local_text`, with the same
+    errors, for a writer converting a window's values (consecutive values mostly share a day):
+    a UTC instant or a local time after the year 999 is its day's ``YYYY-MM-DD`` prefix, kept
+    from the previous value, followed by its time of day; any other value goes through the
+    one-value function. Why: formatting the whole date-time per value was most of the cost of
+    building a materialized row.
+    """
+
+    __slots__ = ("_local_day", "_local_prefix", "_utc_day", "_utc_prefix")
+
+    def __init__(self) -> None:
+        self._utc_day: tuple[int, int, int] | None = None
+        self._utc_prefix = ""
+        self._local_day: tuple[int, int, int] | None = None
+        self._local_prefix = ""
+
+    def instant(self, value: datetime) -> str:
+        """:func:`sqlite_instant_text` of ``value`` (``YYYY-MM-DD HH:MM:SS.ffffff``, UTC)."""
+        if value.__class__ is not datetime or value.tzinfo is not UTC:
+            return sqlite_instant_text(value)
+        day = (value.year, value.month, value.day)
+        if day != self._utc_day:
+            self._utc_day = day
+            self._utc_prefix = value.isoformat(" ", "microseconds")[:11]
+        two = _TWO_DIGITS
+        return (
+            f"{self._utc_prefix}{two[value.hour]}:{two[value.minute]}:{two[value.second]}"
+            f".{value.microsecond:06d}"
+        )
+
+    def local(self, value: datetime) -> str:
+        """:func:`nominal_local_text` of ``value`` (``YYYY-MM-DDTHH:MM:SS``)."""
+        if value.tzinfo is not None or value.microsecond or value.year < 1000:
+            return nominal_local_text(value)  # raises, or writes a year before 1000 as it does
+        day = (value.year, value.month, value.day)
+        if day != self._local_day:
+            self._local_day = day
+            self._local_prefix = value.isoformat()[:11]
+        two = _TWO_DIGITS
+        return f"{self._local_prefix}{two[value.hour]}:{two[value.minute]}:{two[value.second]}"
 
 
 def _nullable(convert: Converter) -> Converter:
@@ -288,16 +338,33 @@ def sqlite_insert_stored(
     return _sqlite_insert(connection, plan, rows, returning)
 
 
+def statement_sizes(count: int, most: int) -> list[int]:
+    """Rows per statement for ``count`` rows: ``most`` at a time, the rest in powers of two.
+
+    So a table's statements have at most ``1 + log2(most)`` distinct shapes, whatever the counts:
+    each is parsed once per connection and then reused from the driver's statement cache
+    (a statement of 1,000 rows costs SQLite about twice as much to parse as to run). Largest
+    first; the sizes sum to ``count``.
+    """
+    sizes = [most] * (count // most)
+    rest = count % most
+    while rest:
+        piece = 1 << (rest.bit_length() - 1)
+        sizes.append(piece)
+        rest -= piece
+    return sizes
+
+
 def _sqlite_insert(
     connection: Connection, plan: _Plan, rows: Sequence[tuple[Any, ...]], returning: str
 ) -> list[Any]:
-    """``rows`` (stored form) as few statements as SQLite's parameter limit allows."""
+    """``rows`` (stored form), in statements of :func:`statement_sizes` rows."""
     out: list[Any] = []
-    step = SQLITE_MAX_PARAMETERS // len(plan.converters)
-    for start in range(0, len(rows), step):
-        chunk = rows[start : start + step]
-        flat = tuple(chain.from_iterable(chunk))
-        result = connection.exec_driver_sql(plan.sql(len(chunk)), flat)
+    start = 0
+    for size in statement_sizes(len(rows), SQLITE_MAX_PARAMETERS // len(plan.converters)):
+        flat = tuple(chain.from_iterable(rows[start : start + size]))
+        start += size
+        result = connection.exec_driver_sql(plan.sql(size), flat)
         if returning:
             out.extend(result.scalars().all())
     return out

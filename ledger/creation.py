@@ -50,10 +50,9 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
 from ledger.bulk import (
-    nominal_local_text,
+    StoredTimes,
     pg_arrays,
     sqlite_insert_stored,
-    sqlite_instant_text,
     utc_instant,
 )
 from ledger.events import EVENTS, OCCURRENCES, SLOTS
@@ -136,19 +135,21 @@ def occurrence_values(
         now_utc: the creation time, written as given (both ``created_at_utc`` and
             ``updated_at_utc``).
         instant: converts the record's instants (default: checked aware, in UTC; SQLite's write
-            passes :func:`ledger.bulk.sqlite_instant_text`, the stored form).
+            passes :meth:`ledger.bulk.StoredTimes.instant`, the stored form).
         local: converts ``nominal_local`` (default: as is; SQLite's write passes
-            :func:`ledger.bulk.nominal_local_text`).
+            :meth:`ledger.bulk.StoredTimes.local`).
 
     Raises:
         ValueError: a naive instant, or a local time ``local`` refuses.
 
     """
-    planned = record.disposition is Disposition.PLANNED
+    disposition = record.disposition
     offset = record.utc_offset
     instant_utc = record.instant_utc
     gap_at = record.gap_at_utc
-    reason = record.reason.value
+    jitter = record.jitter_delay
+    # ``_value_``: the member's value as an attribute (``.value`` is a property, per row).
+    reason = record.reason._value_
     return (
         record.occurrence_id,
         record.schedule_id,
@@ -161,14 +162,14 @@ def occurrence_values(
         None if offset is None else int(offset.total_seconds()),
         record.tzdb_version,
         reason,
-        record.disposition.value,  # a disposition is the state the record is created in
+        disposition._value_,  # a disposition is the state the record is created in
         reason,
         0,
         None,
         now_utc,
         now_utc,
         ID_FORMAT_VERSION,
-        record.jitter_delay // _MS if planned else None,
+        (jitter // _MS if jitter else 0) if disposition is Disposition.PLANNED else None,
         _CREATION_SEQUENCE,
         record.holiday,
         record.calendar_release,
@@ -285,8 +286,10 @@ def _insert_sqlite(
 
     The slot rows reuse their occurrence's converted instant, so each instant is formatted once.
     """
-    stamp = sqlite_instant_text(now)
-    rows = [occurrence_values(r, stamp, sqlite_instant_text, nominal_local_text) for r in owned]
+    times = StoredTimes()
+    instant, local = times.instant, times.local
+    stamp = instant(now)
+    rows = [occurrence_values(r, stamp, instant, local) for r in owned]
     inserted = set(
         sqlite_insert_stored(
             connection,

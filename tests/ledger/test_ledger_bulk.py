@@ -19,10 +19,12 @@ from ledger import (
     publish_revision,
 )
 from ledger.bulk import (
+    StoredTimes,
     bulk_insert,
     nominal_local_text,
     sqlite_insert_stored,
     sqlite_instant_text,
+    statement_sizes,
     utc_instant,
 )
 from ledger.events import EVENTS, OCCURRENCES, SLOTS
@@ -63,6 +65,57 @@ def test_bulk_converters_reject_what_the_column_types_reject() -> None:
         nominal_local_text(T0)
     with pytest.raises(ValueError, match="fractional"):
         nominal_local_text(datetime(2026, 11, 1, microsecond=1))
+
+
+def test_stored_times_equal_the_column_types_bind_processors_across_days() -> None:
+    """One converter over a sequence: each value's date must be its own, not the previous one's."""
+    dialect = sqlite.dialect()
+    utc_bind = UtcDateTime().dialect_impl(dialect).bind_processor(dialect)
+    assert utc_bind is not None
+    minus_five = timezone(timedelta(hours=-5))
+    instants = [
+        datetime(2026, 11, 1, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(2026, 11, 2, 0, 0, tzinfo=UTC),  # the next day
+        datetime(2026, 12, 2, 0, 0, 1, 5, tzinfo=UTC),  # same day of another month
+        datetime(2027, 12, 2, 7, 8, 9, tzinfo=UTC),  # … and of another year
+        datetime(2027, 12, 2, 20, 0, tzinfo=minus_five),  # UTC's next day
+        datetime(2027, 12, 3, 1, 0, tzinfo=UTC),
+        datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=UTC),
+        *INSTANTS,
+    ]
+    times = StoredTimes()
+    assert [times.instant(v) for v in instants] == [utc_bind(v) for v in instants]
+    locals_ = [v.replace(tzinfo=None, microsecond=0) for v in instants]
+    expected = [NominalLocal().process_bind_param(v, dialect) for v in locals_]
+    assert [times.local(v) for v in locals_] == expected
+    with pytest.raises(ValueError, match="naive"):
+        times.instant(datetime(2026, 11, 1))
+    with pytest.raises(ValueError, match="aware"):
+        times.local(T0)
+    with pytest.raises(ValueError, match="fractional"):
+        times.local(datetime(2026, 11, 1, microsecond=1))
+
+
+@pytest.mark.parametrize(
+    ("count", "most", "sizes"),
+    [
+        (0, 1489, []),
+        (1, 1489, [1]),
+        (643, 1489, [512, 128, 2, 1]),
+        (1489, 1489, [1489]),
+        (3000, 1489, [1489, 1489, 16, 4, 2]),
+        (1024, 1000, [1000, 16, 8]),
+    ],
+)
+def test_statement_sizes_are_the_most_then_powers_of_two(
+    count: int, most: int, sizes: list[int]
+) -> None:
+    assert statement_sizes(count, most) == sizes
+
+
+def test_statement_sizes_have_few_shapes_whatever_the_count() -> None:
+    shapes = {size for count in range(5_000) for size in statement_sizes(count, 1489)}
+    assert shapes == {1489} | {1 << k for k in range(11)}  # 1 … 1024
 
 
 def test_materialize_returns_the_rows_a_fresh_read_returns(ledger: Ledger) -> None:
