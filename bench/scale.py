@@ -36,14 +36,16 @@ Phases timed (wall seconds):
   all completed; ``recovery / floor`` is the end-to-end figure's ratio to it (``--no-floor``
   skips it).
 
-Also: worker RSS (MiB) when idle (a worker of the same tree polling an empty ledger's queue), after
-the recovery and at its peak (``VmHWM``), the growth per schedule, worker CPU seconds since its
-launch (imports included) and server CPU seconds over the recovery (the worker's split by thread:
-the event loop, the SDK core's Rust threads, the synchronous activities' pool), and the one-minute
-load average. ``--workers K`` runs K worker processes on the task queue (CPU and RSS summed; the
-thread split is the first one's); ``--before REF`` first runs the whole scenario with the worker of
-git revision REF (its own database and dev server), then with this tree's. The issue's aims: ≤ 60 s
-for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
+Also: worker RSS (MiB) when idle (a worker of the same tree polling an empty ledger's queue, read
+once it polls and its RSS settles), at the materialized milestone, after the recovery (the steady
+state: no occurrence in flight, the schedules' instances cached up to the cache size) and at its
+peak (``VmHWM``), the growth per schedule (``--keep`` also writes the RSS sampled every second,
+``rss.txt``), worker CPU seconds since its launch (imports included) and server CPU seconds over the
+recovery (the worker's split by thread: the event loop, the SDK core's Rust threads, the synchronous
+activities' pool), and the one-minute load average. ``--workers K`` runs K worker processes on the
+task queue (CPU and RSS summed; the thread split is the first one's); ``--before REF`` first runs
+the whole scenario with the worker of git revision REF (its own database and dev server), then with
+this tree's. The issue's aims: ≤ 60 s for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
 """
 
 from __future__ import annotations
