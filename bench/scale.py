@@ -379,7 +379,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--profile",
         metavar="PREFIX",
-        help="run the worker under cProfile (bench/_profiled_worker.py): PREFIX.*.pstats",
+        help="run the worker profiled (bench/_profiled_worker.py): cProfile, PREFIX.*.pstats; "
+        "with ALMANAC_PROFILE_MODE=sample or memory, stack samples or tracemalloc",
     )
     return parser.parse_args(argv)
 
