@@ -25,6 +25,9 @@ RUN pip install --no-deps --no-build-isolation . \
 RUN useradd --system --uid 10001 --home-dir /var/lib/almanac --create-home almanac
 USER almanac
 ENV ALMANAC_DATA_DIR=/var/lib/almanac
+# At most 2 glibc malloc arenas (default: 8 per core): the worker's threads (the SDK core's, the
+# activity pool's) otherwise each grow their own; docs/operating/cluster.md gives the measured cut.
+ENV MALLOC_ARENA_MAX=2
 
 # 8765: `almanac sink`; 9464: Almanac's metrics; 9465: the Temporal SDK's metrics.
 EXPOSE 8765 9464 9465

@@ -49,6 +49,7 @@ from activities.metrics import (
     start_metrics_server,
 )
 from activities.snapshot import ledger_snapshot
+from almanac import shared_code
 from almanac.catch_up import catch_up
 from almanac.registration import register_search_attributes
 from almanac.settings import AlmanacSettings
@@ -190,6 +191,8 @@ def build_worker(
     edge where production reads the time); ``interceptors``: worker interceptors. A simulation
     passes ``almanac.gates.simulated_clock.SimulatedClock`` as both (``activities.clock`` says why).
     """
+    # Each sandboxed workflow instance re-imports its module: share the compiled code.
+    shared_code.install(w.__module__.partition(".")[0] for w in workflows)
     activities = new_activities(client, settings, ledger_, options, clock)
     deadlines = DeadlineActivities(ledger_, identity=options.identity, clock=clock or SystemClock())
     rate = settings.max_activity_starts_per_second

@@ -5,6 +5,12 @@ one ``cProfile.Profile`` on the event-loop thread (workflow activations, the san
 conversion) and one per activity-executor thread (the synchronous ledger activities). On SIGTERM
 it writes ``$ALMANAC_PROFILE_OUT.loop.pstats`` and ``$ALMANAC_PROFILE_OUT.activities.pstats``
 (read them with ``python -m pstats``) and the thread CPU split to ``$ALMANAC_PROFILE_OUT.json``.
+With ``ALMANAC_PROFILE_MODE=sample`` it samples every thread's stack instead
+(``$ALMANAC_PROFILE_OUT.samples.txt``); with ``ALMANAC_PROFILE_MODE=memory`` it traces Python
+allocations (``tracemalloc``): every 2 s a line of traced and resident MiB to
+``$ALMANAC_PROFILE_OUT.memory.txt``, and the largest allocation sites, by file and by line, each
+time the traced total passes its previous high by 10 % and at the end (what the Python heap holds
+at its peak; the rest of the resident set is the interpreter, the SDK core and the allocator).
 A bench tool (``bench/scale.py --profile``), not a production entry point: cProfile roughly
 doubles the Python time it measures, so read the shares, not the absolute seconds.
 """
@@ -20,11 +26,14 @@ import pstats
 import sys
 import threading
 import time
+import tracemalloc
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from almanac import worker as worker_process
+from almanac.cli import worker as worker_command
 from almanac.settings import AlmanacSettings
 
 _thread_profiles: list[cProfile.Profile] = []
@@ -84,9 +93,55 @@ def _sample(out: str, stop: threading.Event, interval: float = 0.005) -> None:
             file.write(f"{count:8d} {key}\n")
 
 
+def _resident_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _write_sites(path: Path, note: str) -> None:
+    """The 30 largest allocation sites by file and by line, under a heading ``note``."""
+    snapshot = tracemalloc.take_snapshot()
+    lines = [f"== {note}", *(str(s) for s in snapshot.statistics("filename")[:30]), "-- by line"]
+    lines += [str(s) for s in snapshot.statistics("lineno")[:30]]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _trace_memory(out: str, stop: threading.Event, interval: float = 2.0) -> None:
+    """Sample traced and resident memory; snapshot the allocation sites at each new high."""
+    began = time.monotonic()
+    high = 0.0
+    with open(f"{out}.memory.txt", "w") as timeline:
+        while not stop.wait(interval):
+            traced = tracemalloc.get_traced_memory()[0] / 2**20
+            resident = _resident_mib()
+            elapsed = time.monotonic() - began
+            timeline.write(
+                f"{elapsed:7.1f} s traced {traced:7.1f} MiB resident {resident:7.1f} MiB\n"
+            )
+            timeline.flush()
+            if traced > high * 1.1:
+                high = traced
+                _write_sites(Path(f"{out}.memory-peak.txt"), f"{elapsed:.0f} s, {traced:.1f} MiB")
+        _write_sites(Path(f"{out}.memory-end.txt"), f"end, {time.monotonic() - began:.0f} s")
+
+
 def main() -> None:
     """Run the worker until SIGTERM, then write the profiles."""
     out = os.environ["ALMANAC_PROFILE_OUT"]
+    if os.environ.get("ALMANAC_PROFILE_MODE") == "memory":
+        # The worker's own command line (its flags, e.g. --max-cached-workflows, apply).
+        tracemalloc.start()
+        stop = threading.Event()
+        tracer = threading.Thread(target=_trace_memory, args=(out, stop), daemon=True)
+        tracer.start()
+        try:
+            worker_command.main()
+        finally:
+            stop.set()
+            tracer.join()
+            os._exit(0)
     if os.environ.get("ALMANAC_PROFILE_MODE") == "sample":
         logging.basicConfig(level=logging.INFO)
         stop = threading.Event()

@@ -36,14 +36,16 @@ Phases timed (wall seconds):
   all completed; ``recovery / floor`` is the end-to-end figure's ratio to it (``--no-floor``
   skips it).
 
-Also: worker RSS (MiB) when idle (a worker of the same tree polling an empty ledger's queue), after
-the recovery and at its peak (``VmHWM``), the growth per schedule, worker CPU seconds since its
-launch (imports included) and server CPU seconds over the recovery (the worker's split by thread:
-the event loop, the SDK core's Rust threads, the synchronous activities' pool), and the one-minute
-load average. ``--workers K`` runs K worker processes on the task queue (CPU and RSS summed; the
-thread split is the first one's); ``--before REF`` first runs the whole scenario with the worker of
-git revision REF (its own database and dev server), then with this tree's. The issue's aims: ≤ 60 s
-for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
+Also: worker RSS (MiB) when idle (a worker of the same tree polling an empty ledger's queue, read
+once it polls and its RSS settles), at the materialized milestone, after the recovery (the steady
+state: no occurrence in flight, the schedules' instances cached up to the cache size) and at its
+peak (``VmHWM``), the growth per schedule (``--keep`` also writes the RSS sampled every second,
+``rss.txt``), worker CPU seconds since its launch (imports included) and server CPU seconds over the
+recovery (the worker's split by thread: the event loop, the SDK core's Rust threads, the synchronous
+activities' pool), and the one-minute load average. ``--workers K`` runs K worker processes on the
+task queue (CPU and RSS summed; the thread split is the first one's); ``--before REF`` first runs
+the whole scenario with the worker of git revision REF (its own database and dev server), then with
+this tree's. The issue's aims: ≤ 60 s for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
 """
 
 from __future__ import annotations
@@ -120,8 +122,7 @@ async def run(
             log=folder / "idle-worker.log",
             args=args.worker_args,
         )
-        await asyncio.sleep(5)
-        idle_rss = _stack.rss_mib(idle.pid)
+        idle_rss = await settled_rss(idle, folder / "idle-worker.log")
         idle.stop()
         # Timed from the workers' launch, the scheduler coming back (start-up included: a
         # worker decides missed occurrences before it polls, ``almanac.catch_up``).
@@ -159,13 +160,17 @@ async def run(
                 )
             figures["start all s"] = time.monotonic() - began
             last_print = 0.0
+            timeline: list[tuple[float, float]] = []
             while True:
                 reading = progress(store, prefix, now)
                 elapsed = time.monotonic() - began
                 if "first run s" not in figures and reading.succeeded:
                     figures["first run s"] = elapsed
+                rss = sum(_stack.rss_mib(w.pid) for w in workers)
+                timeline.append((elapsed, rss))
                 if "materialized s" not in figures and reading.materialized(n):
                     figures["materialized s"] = elapsed
+                    figures["worker RSS at materialized MiB"] = rss
                     figures["worker CPU s to materialized"] = sum(
                         _stack.cpu_seconds(w.pid) for w in workers
                     )
@@ -177,13 +182,14 @@ async def run(
                     print(
                         f"  {elapsed:.0f} s: {reading.planned_overdue} passed undecided, "
                         f"{reading.open_overdue} not final, {reading.succeeded} succeeded, "
-                        f"{reading.horizons}/{n} horizons"
+                        f"{reading.horizons}/{n} horizons, worker RSS {rss:.0f} MiB"
                     )
                     last_print = elapsed
                 if elapsed > args.timeout or any(w.process.poll() is not None for w in workers):
                     raise SystemExit(f"not done after {elapsed:.0f} s: {reading}")
                 await asyncio.sleep(1.0)
             figures["recovery s"] = time.monotonic() - began
+            (folder / "rss.txt").write_text("".join(f"{t:.1f} {m:.1f}\n" for t, m in timeline))
             figures["worker CPU s"] = sum(_stack.cpu_seconds(w.pid) for w in workers)
             figures["server CPU s"] = _stack.cpu_seconds(server.pid) - cpu_s
             figures["worker CPU ms/schedule"] = 1000 * figures["worker CPU s"] / n
@@ -212,6 +218,26 @@ async def run(
             figures["floor s"] = await bare_floor(server, sink, folder, runs, args.timeout)
             figures["recovery / floor"] = figures["recovery s"] / figures["floor s"]
     return figures
+
+
+async def settled_rss(worker: _stack.WorkerProcess, log: Path, deadline: float = 60.0) -> float:
+    """The RSS (MiB) of a worker once it polls: its start line logged, then two equal readings.
+
+    Equal: within 1 MiB, 2 s apart. A fixed wait reads a worker still importing on a busy machine.
+    """
+    began = time.monotonic()
+    last = float("nan")
+    while time.monotonic() - began < deadline:
+        await asyncio.sleep(2.0)
+        if worker.process.poll() is not None:
+            raise SystemExit(f"the idle worker exited: see {log}")
+        if "task queues" not in log.read_text(errors="replace"):
+            continue
+        now = _stack.rss_mib(worker.pid)
+        if abs(now - last) < 1.0:
+            return now
+        last = now
+    raise SystemExit(f"the idle worker did not settle in {deadline:.0f} s: see {log}")
 
 
 async def bare_floor(
@@ -353,7 +379,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--profile",
         metavar="PREFIX",
-        help="run the worker under cProfile (bench/_profiled_worker.py): PREFIX.*.pstats",
+        help="run the worker profiled (bench/_profiled_worker.py): cProfile, PREFIX.*.pstats; "
+        "with ALMANAC_PROFILE_MODE=sample or memory, stack samples or tracemalloc",
     )
     return parser.parse_args(argv)
 
