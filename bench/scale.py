@@ -40,12 +40,18 @@ Also: worker RSS (MiB) when idle (a worker of the same tree polling an empty led
 once it polls and its RSS settles), at the materialized milestone, after the recovery (the steady
 state: no occurrence in flight, the schedules' instances cached up to the cache size) and at its
 peak (``VmHWM``), the growth per schedule (``--keep`` also writes the RSS sampled every second,
-``rss.txt``), worker CPU seconds since its launch (imports included) and server CPU seconds over the
-recovery (the worker's split by thread: the event loop, the SDK core's Rust threads, the synchronous
-activities' pool), and the one-minute load average. ``--workers K`` runs K worker processes on the
-task queue (CPU and RSS summed; the thread split is the first one's); ``--before REF`` first runs
-the whole scenario with the worker of git revision REF (its own database and dev server), then with
-this tree's. The issue's aims: ≤ 60 s for 1,000 and ≤ 300 s for 10,000 (the seed's gate).
+``rss.txt``), worker CPU seconds since its launch (imports included) and server CPU seconds over
+the recovery (the worker's split by thread: the event loop, the SDK core's Rust threads, the
+synchronous activities' pool), and the one-minute load average; runs per second and the cores the
+workers and the server used over the recovery (CPU seconds ÷ recovery seconds). ``--workers K``
+runs K worker processes on the task queue (CPU and RSS summed, each one's CPU listed; the thread
+split is the first one's). After an end-to-end run the bench checks the work shares
+(``almanac.gates.work_shares``, attempts per worker identity): every worker claimed attempts, every
+caught-up SUCCEEDED occurrence has one successful attempt and one effect at the sink, no key was
+delivered more often than attempted, no logical slot dispatched twice; a violation is printed and
+the bench exits 1. ``--before REF`` first runs the whole scenario with the worker of git revision
+REF (its own database and dev server), then with this tree's. The issue's aims: ≤ 60 s for 1,000
+and ≤ 300 s for 10,000 (the seed's gate).
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ import asyncio
 import json
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -66,7 +73,7 @@ from typing import Any
 from temporalio.client import Client
 
 import ledger
-from almanac.gates import fleet
+from almanac.gates import fleet, work_shares
 from almanac.stack.sink import Sink
 from bench import _stack
 from bench._bare import BareWorkflow, PostInput
@@ -191,6 +198,9 @@ async def run(
             figures["recovery s"] = time.monotonic() - began
             (folder / "rss.txt").write_text("".join(f"{t:.1f} {m:.1f}\n" for t, m in timeline))
             figures["worker CPU s"] = sum(_stack.cpu_seconds(w.pid) for w in workers)
+            if len(workers) > 1:
+                for i, w in enumerate(workers):
+                    figures[f"  worker {i} CPU s"] = _stack.cpu_seconds(w.pid)
             figures["server CPU s"] = _stack.cpu_seconds(server.pid) - cpu_s
             figures["worker CPU ms/schedule"] = 1000 * figures["worker CPU s"] / n
             for kind, seconds in _stack.thread_cpu_seconds(worker.pid).items():
@@ -209,6 +219,11 @@ async def run(
             print("states:", {k: v for k, v in counts.items() if v})
             figures["succeeded"] = float(counts.get("SUCCEEDED", 0))
             figures["expired"] = float(counts.get("MISFIRE_EXPIRED", 0))
+            figures["runs/s"] = figures["succeeded"] / figures["recovery s"]
+            figures["worker cores"] = figures["worker CPU s"] / figures["recovery s"]
+            figures["server cores"] = figures["server CPU s"] / figures["recovery s"]
+            if args.until == "recovered":
+                figures |= shares(store, prefix, now, sink, workers)
         finally:
             for w in workers:
                 w.stop()
@@ -238,6 +253,43 @@ async def settled_rss(worker: _stack.WorkerProcess, log: Path, deadline: float =
             return now
         last = now
     raise SystemExit(f"the idle worker did not settle in {deadline:.0f} s: see {log}")
+
+
+def shares(
+    store: ledger.Ledger,
+    prefix: str,
+    now: datetime,
+    sink: Sink,
+    workers: list[_stack.WorkerProcess],
+) -> dict[str, float]:
+    """Attempts per worker, and the verdict that nothing ran twice (``almanac.gates.work_shares``).
+
+    Every worker must have claimed an attempt; every caught-up SUCCEEDED occurrence has one effect
+    at the sink and one successful attempt. A broken rule is printed and counted in
+    ``violations``, which makes the bench exit 1.
+    """
+    host = socket.gethostname()
+    identities = [f"almanac-worker@{host}:{w.pid}" for w in workers]  # default_identity
+    deliveries = {e.idempotency_key: e.delivery_count for e in sink.effects()}
+    found = work_shares.read_shares(store, prefix, deliveries, identities, before=now)
+    figures: dict[str, float] = {}
+    claimed = found.by_worker()
+    for i, identity in enumerate(identities):
+        figures[f"  attempts by worker {i}"] = float(claimed.pop(identity))
+    figures["  attempts by others"] = float(sum(claimed.values()))
+    figures["retry attempts"] = float(
+        len(found.attempts) - len({a.occurrence_id for a in found.attempts})
+    )
+    problems = found.violations()
+    for line in problems:
+        print(f"VIOLATION: {line}")
+    print(
+        f"shares: {len(found.attempts)} attempts by {len(identities)} workers "
+        f"({[int(v) for k, v in figures.items() if k.startswith('  attempts by worker')]}), "
+        f"{len(found.deliveries)} effects, {len(problems)} violations"
+    )
+    figures["violations"] = float(len(problems))
+    return figures
 
 
 async def bare_floor(
@@ -336,6 +388,9 @@ async def main(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         )
     if args.json:
         print(json.dumps(results, indent=1))
+    broken = [arm for arm, r in results.items() if r.get("violations", 0)]
+    if broken:
+        raise SystemExit(f"work shares violated in {broken}: see the VIOLATION lines above")
     return results
 
 
