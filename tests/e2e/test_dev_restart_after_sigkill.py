@@ -84,6 +84,7 @@ def test_almanac_dev_starts_again_right_after_a_sigkill(tmp_path: Path) -> None:
         ALMANAC_DEV_SINK_PORT=str(free_port()),
         ALMANAC_DEV_METRICS_PORT=str(free_port()),
         ALMANAC_DEV_SERVER_METRICS_PORT=str(free_port()),
+        ALMANAC_DEV_CONSOLE_PORT=str(free_port()),
         PYTHONUNBUFFERED="1",
     )
     first_log, second_log = tmp_path / "first.log", tmp_path / "second.log"

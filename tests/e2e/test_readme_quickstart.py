@@ -147,6 +147,7 @@ def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sessions]:
         "ALMANAC_DEV_SINK_PORT": free_port(),
         "ALMANAC_DEV_METRICS_PORT": free_port(),
         "ALMANAC_DEV_SERVER_METRICS_PORT": free_port(),
+        "ALMANAC_DEV_CONSOLE_PORT": free_port(),
     }
     env = {**os.environ, "ALMANAC_DATA_DIR": str(data_dir), **{k: str(v) for k, v in ports.items()}}
     for name in ("ALMANAC_LEDGER_URL", "ALMANAC_TEMPORAL_ADDRESS", "ALMANAC_TZDB_DIR"):
