@@ -8,6 +8,7 @@ counts the modules whose code is unmarshalled from bytecode or compiled from sou
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from importlib.machinery import SourceFileLoader
@@ -74,7 +75,12 @@ async def test_two_instances_unmarshal_the_schedule_module_once(compiled: Counte
     assert compiled["workflows.schedule"] <= 1
 
 
-async def test_without_the_finder_each_instance_unmarshals_it(compiled: Counter[str]) -> None:
+async def test_without_the_finder_each_instance_unmarshals_it(
+    compiled: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The check's own control: the recording sees the sandbox load the module per instance.
+    # A worker built earlier in this process installed the finder: take it out for this test.
+    kept = [f for f in sys.meta_path if not isinstance(f, shared_code.SharedCodeFinder)]
+    monkeypatch.setattr(sys, "meta_path", kept)
     await _replay_twice()
     assert compiled["workflows.schedule"] >= 2
