@@ -33,7 +33,8 @@ import importlib.util
 import json
 import re
 import sys
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from enum import StrEnum
@@ -204,22 +205,75 @@ def library_document(name: str) -> dict[str, Any]:
         SpecError: on ``calendar.name`` when the library has no such market or country.
 
     """
-    years = range(CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR + 1)
-    country, _, subdivision = name.partition("-")
-    market = _library_entity("financial", name)
-    entity = _library_entity("countries", country) if market is None else None
-    if market is not None:
-        found: Mapping[date, str] = market(years=years)
-    elif entity is not None and (not subdivision or subdivision in entity.subdivisions):
-        found = entity(years=years, subdiv=subdivision or None)
-    else:
-        raise SpecError(
-            "calendar.name",
-            name,
-            "no such market or country in the holidays library (markets such as NYSE, XECB, "
-            "XLON; countries as ISO codes with an optional subdivision, e.g. US, US-NY, DE-BY)",
-        )
-    return _document(name, installed_release(), years[0], years[-1], found)
+    holidays = LibraryHolidays(name)
+    return _document(name, installed_release(), holidays.first_year, holidays.last_year, holidays)
+
+
+class LibraryHolidays(Mapping[date, str]):
+    """The installed library's holidays of calendar ``name``, each year computed on first use.
+
+    Equal to the library's answer for every year of :data:`CALENDAR_FIRST_YEAR`..
+    :data:`CALENDAR_LAST_YEAR` at once: the library populates a year only with dates of that
+    year (``HolidayBase._add_holiday``), so one year's dates need no other year. Why: a spec is
+    checked or previewed over a few years, not 231. Thread-safe (a worker's activities share it).
+
+    Raises:
+        SpecError: on ``calendar.name`` (at construction) when the library has no such market or
+            country.
+
+    """
+
+    first_year, last_year = CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR
+
+    def __init__(self, name: str) -> None:
+        country, _, subdivision = name.partition("-")
+        market = _library_entity("financial", name)
+        entity = _library_entity("countries", country) if market is None else None
+        if market is not None:
+            self._compute: Callable[..., Mapping[date, str]] = market
+        elif entity is not None and (not subdivision or subdivision in entity.subdivisions):
+            self._compute = functools.partial(entity, subdiv=subdivision or None)
+        else:
+            raise SpecError(
+                "calendar.name",
+                name,
+                "no such market or country in the holidays library (markets such as NYSE, XECB, "
+                "XLON; countries as ISO codes with an optional subdivision, e.g. US, US-NY, DE-BY)",
+            )
+        self._years: dict[int, dict[date, str]] = {}
+        self._lock = threading.Lock()
+
+    def _year(self, year: int) -> dict[date, str]:
+        found = self._years.get(year)
+        if found is None:
+            with self._lock:
+                found = self._years.get(year)
+                if found is None:
+                    found = self._years[year] = dict(self._compute(years=year))
+        return found
+
+    def _all_years(self) -> range:
+        years = range(self.first_year, self.last_year + 1)
+        if len(self._years) < len(years):
+            with self._lock:  # one library call for every year: far cheaper than 231 calls
+                everything = self._compute(years=years)
+                by_year: dict[int, dict[date, str]] = {year: {} for year in years}
+                for day, title in everything.items():
+                    by_year[day.year][day] = title
+                self._years = by_year
+        return years
+
+    def __getitem__(self, day: date) -> str:
+        if not self.first_year <= day.year <= self.last_year:
+            raise KeyError(day)
+        return self._year(day.year)[day]
+
+    def __iter__(self) -> Iterator[date]:
+        for year in self._all_years():
+            yield from sorted(self._years[year])
+
+    def __len__(self) -> int:
+        return sum(len(self._years[year]) for year in self._all_years())
 
 
 _PACKAGES = re.compile(r"\bholidays\.(countries|financial)\b")
@@ -383,7 +437,8 @@ def _dates(name: str, release: str, store: str | None) -> tuple[Mapping[date, st
     if path is not None and path.is_file():
         document = json.loads(path.read_text(encoding="utf-8"))
     elif release == installed_release():
-        document = library_document(name)
+        library = LibraryHolidays(name)
+        return library, library.first_year, library.last_year
     else:
         raise CalendarReleaseNotFound(
             name, release, available_releases(name, None if store is None else Path(store))
