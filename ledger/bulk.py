@@ -383,9 +383,11 @@ def _sqlite_insert(
     """
     out: list[Any] = []
     start = 0
-    key = plan.key
-    if returning and key is None:
-        raise ValueError(f"RETURNING {returning}: not one of the inserted columns")
+    key = 0  # the returning column's place in a row (read only with ``returning``)
+    if returning:
+        if plan.key is None:
+            raise ValueError(f"RETURNING {returning}: not one of the inserted columns")
+        key = plan.key
     for size in statement_sizes(len(rows), SQLITE_MAX_PARAMETERS // len(plan.converters)):
         chunk = rows[start : start + size]
         start += size
