@@ -1,8 +1,9 @@
 """Writing materialized records: occurrence rows, their slot claims and creation events.
 
 :func:`insert_created` is materialization's write, in the caller's transaction, idempotent: every
-insert is ``ON CONFLICT DO NOTHING`` on the table's unique keys and ``RETURNING`` says which rows
-went in, so what the call wrote is known without reading it back.
+insert is ``ON CONFLICT DO NOTHING`` on the table's unique keys and ``RETURNING`` (on SQLite, the
+inserted-row count where it suffices) says which rows went in, so what the call wrote is known
+without reading it back.
 
 - **PostgreSQL**: one statement, built from SQLAlchemy's PostgreSQL ``insert … on conflict do
   nothing`` constructs as data-modifying CTEs. Only the occurrence rows are sent (one array per

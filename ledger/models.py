@@ -13,6 +13,11 @@ ones each materialized occurrence writes (occurrence → revision, slot → gate
 occurrence, event → occurrence), are the same rule checked by triggers once per statement, and
 their referenced rows can never be deleted or re-keyed (migration 0011); the schema test accepts
 exactly those four as the difference between the models and a migrated PostgreSQL ledger.
+
+CHECK lists: on SQLite the five state and reason lists of ``occurrences`` and
+``occurrence_events`` are stored as the equivalent chains of comparisons (migration 0017: SQLite
+builds an ``IN`` list's temporary table again for every row a CHECK tests); the rule is the one
+declared here.
 """
 
 from __future__ import annotations
