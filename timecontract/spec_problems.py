@@ -119,6 +119,10 @@ def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[Spec
             value, message = None, "is required"
         elif error["type"] == "extra_forbidden":
             message = "unknown field (scheduleSpec.v1 has no such key)" + _did_you_mean(loc, models)
+        elif error["type"] == "too_long":
+            ctx = error.get("ctx", {})
+            most = ctx.get("max_length")
+            message = f"has {ctx.get('actual_length')} entries; at most {most} are allowed"
         elif error["type"] == "string_pattern_mismatch":
             pattern = error.get("ctx", {}).get("pattern")
             if isinstance(pattern, str):
