@@ -31,7 +31,7 @@ def shown_value(value: Any) -> str | int | float | bool | None:
     A string, number, boolean or ``None`` is itself (a string or number cut by :func:`shorten`); a
     date, date-time, duration or enum member is its spec text (ISO 8601, the member's value); a
     list or mapping is its flow-style text (``[SA, FUNDAY]``), cut after :data:`MAX_SHOWN`
-    characters with its length added (``[2027-01-01T09:00:00, … (1001 items)]``). Anything else
+    characters with its length added (``[2027-01-01T09:00:00, … (1001 entries)``). Anything else
     is its cut ``repr``.
     """
     if value is None or isinstance(value, bool):
@@ -43,7 +43,7 @@ def shown_value(value: Any) -> str | int | float | bool | None:
         for piece in _flow_pieces(value):  # stops once past the limit: a huge value costs little
             text += piece
             if len(text) > MAX_SHOWN:
-                return f"{shorten(text)} ({len(value)} items)"
+                return f"{shorten(text)} ({len(value)} entr{'y' if len(value) == 1 else 'ies'})"
         return text
     return shorten(_scalar_text(value))
 

@@ -48,12 +48,16 @@ class _NoTimestampLoader(yaml.SafeLoader):
     """YAML safe loader that keeps timestamps as text and allows few aliases.
 
     Timestamps stay text so the spec's own parsers see them. Each alias use (``*name``) is
-    counted; more than :data:`MAX_YAML_ALIASES` stops the load at that alias.
+    counted; more than :data:`MAX_YAML_ALIASES` stops the load at that alias, and so does an
+    alias inside the very list or mapping its anchor names (``a: &x [*x]``: a value holding
+    itself, which JSON data cannot be).
     """
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.alias_uses = 0
+        self.open_anchors: list[str] = []
+        """The anchors of the lists and mappings being composed, outermost first."""
         self.paths: dict[int, list[str]] = {}
         """Each node's path of keys from the document's top (by node id): a duplicate key's
         value is shown only as :func:`~timecontract.secrets.redact_at` allows at its path."""
@@ -68,12 +72,20 @@ class _NoTimestampLoader(yaml.SafeLoader):
             self.depth -= 1
 
     def _compose_counted(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if self.check_event(yaml.AliasEvent):
             self.alias_uses += 1
+            if event.anchor in self.open_anchors:
+                raise _SelfReference(str(event.anchor), event.start_mark.line + 1)
             if self.alias_uses > MAX_YAML_ALIASES:
-                event = self.peek_event()  # type: ignore[no-untyped-call]
                 raise _TooManyAliases(str(event.anchor), event.start_mark.line + 1)
-        return super().compose_node(parent, index)
+        if not self.check_event(yaml.CollectionStartEvent) or event.anchor is None:
+            return super().compose_node(parent, index)
+        self.open_anchors.append(event.anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.open_anchors.pop()
 
     def construct_object(self, node: Any, deep: bool = False) -> Any:
         try:
@@ -206,14 +218,19 @@ class _TooManyAliases(Exception):
         self.line = line
 
 
+class _SelfReference(_TooManyAliases):
+    """An alias inside the list or mapping its anchor names: a value that holds itself."""
+
+
 def read_spec_data(path: Path) -> Any:
     """Read a spec file (``.json``, else YAML) into plain data.
 
     Raises:
         SpecFileUnreadable: the file is missing, a directory or not readable (one line).
         InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not valid YAML/JSON,
-            nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string, or
-            uses more than :data:`MAX_YAML_ALIASES` YAML aliases.
+            nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string,
+            uses more than :data:`MAX_YAML_ALIASES` YAML aliases, or an alias inside the list or
+            mapping its anchor names (the value would hold itself).
 
     """
     try:
@@ -257,6 +274,12 @@ def read_spec_data(path: Path) -> Any:
         said = quiet_parser_message(exc.problem or exc.context or "cannot be parsed")
         problem = f"not valid YAML: {line}{said}"
         raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
+    except _SelfReference as exc:
+        problem = (
+            f"refers to the list or mapping it is inside of (line {exc.line}): a value cannot "
+            "hold itself"
+        )
+        raise InvalidSpec([SpecError("yaml alias", f"*{exc.anchor}", problem)], str(path)) from None
     except _TooManyAliases as exc:
         problem = (
             f"more than {MAX_YAML_ALIASES} YAML alias uses (this one on line {exc.line}); "

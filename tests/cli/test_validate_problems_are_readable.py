@@ -44,7 +44,7 @@ def test_too_many_rdates_is_one_short_line_naming_the_count_and_the_bound(  # ty
     assert problem["field"] == "rdates"
     assert problem["problem"] == f"has {MAX_DATES + 1} entries; at most {MAX_DATES} are allowed"
     assert problem["value"].startswith("[2027-01-01T00:00:00, 2027-01-01T00:01:00, ")
-    assert len(problem["value"]) <= MAX_SHOWN + len(f" ({MAX_DATES + 1} items)")
+    assert len(problem["value"]) <= MAX_SHOWN + len(f" ({MAX_DATES + 1} entries)")
     [line] = [line for line in output.splitlines() if "rdates=" in line]
     assert len(line) < 3 * MAX_SHOWN and "datetime" not in output
     assert (report["scheduleId"], report["revision"]) == ("readable", 3)

@@ -33,7 +33,7 @@ def test_too_many_rdates_names_the_field_the_count_and_the_bound_in_one_short_li
     assert problem.field == "rdates"
     assert problem.problem == f"has {MAX_DATES + 1} entries; at most {MAX_DATES} are allowed"
     assert str(problem).startswith("rdates=[2027-01-01T09:00:00, 2027-01-02T09:00:00, ")
-    assert f"… ({MAX_DATES + 1} items): " in str(problem)
+    assert f"… ({MAX_DATES + 1} entries): " in str(problem)
     assert "datetime" not in str(problem) and len(str(problem)) < LINE
 
 
