@@ -58,6 +58,11 @@ class _NoTimestampLoader(yaml.SafeLoader):
         self.alias_uses = 0
         self.open_anchors: list[str] = []
         """The anchors of the lists and mappings being composed, outermost first."""
+        self.duplicate: _DuplicateKey | None = None
+        """The first key found given twice: the load goes on, so the caller still gets the
+        document (to name its schedule), then is refused with this."""
+        self.given_twice: set[str] = set()
+        """The keys given twice at the document's top."""
         self.paths: dict[int, list[str]] = {}
         """Each node's path of keys from the document's top (by node id): a duplicate key's
         value is shown only as :func:`~timecontract.secrets.redact_at` allows at its path."""
@@ -108,10 +113,12 @@ class _NoTimestampLoader(yaml.SafeLoader):
             if not isinstance(key, str):
                 raise _NonStringKey(type(key).__name__, key_node.start_mark.line + 1)
             self.paths[id(value_node)] = [*path, key]
-            if key in seen:
+            if key in seen and not path:
+                self.given_twice.add(key)
+            if key in seen and self.duplicate is None:
                 value = self.construct_object(value_node, deep=True)
                 shown = redact_at([*path, str(key)], value)
-                raise _DuplicateKey(str(key), shown, key_node.start_mark.line + 1)
+                self.duplicate = _DuplicateKey(str(key), shown, key_node.start_mark.line + 1)
             seen.add(key)
         return super().construct_mapping(node, deep)
 
@@ -143,18 +150,54 @@ _NoTimestampLoader.yaml_implicit_resolvers = {
 }
 
 
+def _load_yaml(text: str) -> Any:
+    """``yaml.load`` with :class:`_NoTimestampLoader`, raising its first key given twice last."""
+    loader = _NoTimestampLoader(text)
+    try:
+        document = loader.get_single_data()
+    finally:
+        loader.dispose()
+    if loader.duplicate is not None:
+        loader.duplicate.document = document
+        loader.duplicate.given_twice = frozenset(loader.given_twice)
+        raise loader.duplicate
+    return document
+
+
 class _DuplicateKey(Exception):
     def __init__(self, key: str, value: Any, line: int | None) -> None:
         super().__init__(key, value, line)
         self.key = key
         self.value = value
         self.line = line
+        self.document: Any = None
+        self.given_twice: frozenset[str] = frozenset()
+
+
+class KeyGivenTwice(InvalidSpec):
+    """A spec file refused for a key given twice, though read whole.
+
+    Attributes:
+        data: the document as read (a key given twice holds its last value): a caller that
+            holds the spec's model can still name the schedule (``spec.read_spec_file``).
+        given_twice: the keys given twice at the document's top (such a field has no one value).
+
+    """
+
+    def __init__(
+        self, problems: list[SpecError], source: str, data: Any, given_twice: frozenset[str]
+    ) -> None:
+        super().__init__(problems, source)
+        self.data = data
+        self.given_twice = given_twice
 
 
 class _Duplicated(dict[str, Any]):
     """A JSON object in which a key was given twice: the first such key and its later value."""
 
     duplicate: tuple[str, Any]
+    given_twice: set[str]
+    """Every key given twice in this object."""
 
 
 def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -167,7 +210,9 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     for key, value in pairs:
         if key in data and not isinstance(data, _Duplicated):
             data = _Duplicated(data)
-            data.duplicate = (key, value)
+            data.duplicate, data.given_twice = (key, value), set()
+        if isinstance(data, _Duplicated) and key in data:
+            data.given_twice.add(key)
         data[key] = value
     return data
 
@@ -179,7 +224,11 @@ def _first_duplicate(document: Any) -> None:
         path, value = stack.pop()
         if isinstance(value, _Duplicated):
             key, given = value.duplicate
-            raise _DuplicateKey(key, redact_at([*path, key], given), None)
+            found = _DuplicateKey(key, redact_at([*path, key], given), None)
+            found.document = document
+            if isinstance(document, _Duplicated):
+                found.given_twice = frozenset(document.given_twice)
+            raise found
         if isinstance(value, dict):
             stack.extend(([*path, str(k)], v) for k, v in value.items())
         elif isinstance(value, list):
@@ -227,6 +276,7 @@ def read_spec_data(path: Path) -> Any:
 
     Raises:
         SpecFileUnreadable: the file is missing, a directory or not readable (one line).
+        KeyGivenTwice: a key is given twice (an :class:`InvalidSpec` holding the data read).
         InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not valid YAML/JSON,
             nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string,
             uses more than :data:`MAX_YAML_ALIASES` YAML aliases, or an alias inside the list or
@@ -252,7 +302,7 @@ def read_spec_data(path: Path) -> Any:
                 raise _TooDeep(None)
             _first_duplicate(document)
             return document
-        return yaml.load(text, Loader=_NoTimestampLoader)
+        return _load_yaml(text)
     except InvalidSpec:
         raise
     except _TooDeep as exc:
@@ -267,7 +317,8 @@ def read_spec_data(path: Path) -> Any:
         where = f" (again on line {exc.line})" if exc.line else ""
         problem = f"given more than once{where}; each key may appear once"
         key = redact_at([], exc.key)
-        raise InvalidSpec([SpecError(key, exc.value, problem)], str(path)) from None
+        problems = [SpecError(key, exc.value, problem)]
+        raise KeyGivenTwice(problems, str(path), exc.document, exc.given_twice) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

@@ -87,9 +87,9 @@ def load_checked_spec(path: Path, store: Path) -> ScheduleSpecV1:
             its own fields (a literal secret, a bad rule) still reports its action's problems.
     """
     from timecontract import InvalidSpec, load_spec
-    from timecontract.spec_file import read_spec_data
+    from timecontract.spec import read_spec_file
 
-    data = read_spec_data(path)  # SpecFileUnreadable, or InvalidSpec for data that is no spec
+    data = read_spec_file(path)  # SpecFileUnreadable, or InvalidSpec for data that is no spec
     try:
         spec = load_spec(data, store)
     except InvalidSpec as exc:

@@ -48,3 +48,16 @@ def test_too_many_rdates_is_one_short_line_naming_the_count_and_the_bound(  # ty
     [line] = [line for line in output.splitlines() if "rdates=" in line]
     assert len(line) < 3 * MAX_SHOWN and "datetime" not in output
     assert (report["scheduleId"], report["revision"]) == ("readable", 3)
+
+
+def test_a_key_given_twice_still_names_the_schedule_in_json(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path
+) -> None:
+    # The documented contract: an invalid file names scheduleId and revision when each is valid.
+    path = tmp_path / "twice.yaml"
+    path.write_text(HEAD + "rule: FREQ=DAILY\nrule: FREQ=HOURLY\n")
+    output, report = _validate(run, path)
+    [problem] = report["problems"]  # type: ignore[misc]
+    assert (problem["field"], problem["value"]) == ("rule", "FREQ=HOURLY")
+    assert "rule='FREQ=HOURLY': given more than once (again on line 8)" in output
+    assert (report["scheduleId"], report["revision"]) == ("readable", 3)
