@@ -32,6 +32,8 @@ MAX_SPEC_VALUES = 10_000
 alias expansion."""
 MAX_SPEC_TEXT = 256 * 1024
 """The most characters of text (keys and strings) in spec data, counted after alias expansion."""
+MERGE_TAG = "tag:yaml.org,2002:merge"
+"""The tag of YAML's merge key, ``<<``."""
 
 
 def _unreadable_reason(exc: OSError) -> str:
@@ -47,10 +49,10 @@ def _unreadable_reason(exc: OSError) -> str:
 class _NoTimestampLoader(yaml.SafeLoader):
     """YAML safe loader that keeps timestamps as text and allows few aliases.
 
-    Timestamps stay text so the spec's own parsers see them. Each alias use (``*name``) is
-    counted; more than :data:`MAX_YAML_ALIASES` stops the load at that alias, and so does an
-    alias inside the very list or mapping its anchor names (``a: &x [*x]``: a value holding
-    itself, which JSON data cannot be).
+    Timestamps stay text so the spec's own parsers see them; merge keys (``<<: *base``) merge.
+    Each alias use (``*name``) is counted; more than :data:`MAX_YAML_ALIASES` stops the load at
+    that alias, and so does an alias inside the very list or mapping its anchor names
+    (``a: &x [*x]``: a value holding itself, which JSON data cannot be).
     """
 
     def __init__(self, stream: str) -> None:
@@ -63,9 +65,17 @@ class _NoTimestampLoader(yaml.SafeLoader):
         document (to name its schedule), then is refused with this."""
         self.given_twice: set[str] = set()
         """The keys given twice at the document's top."""
+        self.checked: set[int] = set()
+        """The mappings (by node id) whose own keys are checked (before merging)."""
+        self.top: Any = None
+        """The document's top node."""
         self.paths: dict[int, list[str]] = {}
         """Each node's path of keys from the document's top (by node id): a duplicate key's
         value is shown only as :func:`~timecontract.secrets.redact_at` allows at its path."""
+
+    def construct_document(self, node: Any) -> Any:
+        self.top = node
+        return super().construct_document(node)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self.depth = getattr(self, "depth", 0) + 1
@@ -104,23 +114,63 @@ class _NoTimestampLoader(yaml.SafeLoader):
                 None, None, f"the value cannot be read as {node.tag}", node.start_mark
             ) from None
 
+    def flatten_mapping(self, node: Any) -> None:
+        """Merge the mappings a merge key (``<<``) names into ``node``, as YAML's merge type says.
+
+        The mapping's own keys override merged ones, and of a list of merged mappings the first
+        that has a key gives it (yaml.org/type/merge; PyYAML 6.0.4 lets the last one win, its
+        issue 953, hence this copy). Each mapping's own keys are checked once, before it merges
+        (merged, it holds others' keys, which are not given twice); each key node is merged at
+        most once into one mapping (PyYAML's bound, its issue 897), so a merge costs at most
+        the keys the file writes.
+        """
+        if id(node) in self.checked:
+            return  # merged already: it holds no merge key
+        self.checked.add(id(node))
+        self._check_own_keys(node)
+        merged: list[tuple[Any, Any]] = []
+        taken: set[int] = set()
+        own = [pair for pair in node.value if pair[0].tag != MERGE_TAG]
+        for _, value_node in (pair for pair in node.value if pair[0].tag == MERGE_TAG):
+            listed = isinstance(value_node, yaml.SequenceNode)
+            for source in reversed(value_node.value) if listed else [value_node]:
+                if not isinstance(source, yaml.MappingNode):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"a merge key (<<) takes mappings, not a {source.id}",
+                        source.start_mark,
+                    )
+                self.flatten_mapping(source)
+                # Later pairs win when the dict is built: the first listed mapping comes last.
+                merged += [pair for pair in source.value if id(pair[0]) not in taken]
+                taken.update(id(pair[0]) for pair in source.value)
+        node.value = merged + own
+
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        self.flatten_mapping(node)
+        path = self.paths.get(id(node), [])
+        for key_node, value_node in node.value:
+            self.paths[id(value_node)] = [*path, self.construct_object(key_node, deep=True)]
+        return super().construct_mapping(node, deep)
+
+    def _check_own_keys(self, node: Any) -> None:
         # A key given twice is a mistake the reader cannot see (YAML keeps the last one silently).
         seen: set[Any] = set()
         path = self.paths.get(id(node), [])
         for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=True)
+            merge = key_node.tag == MERGE_TAG
+            key = "<<" if merge else self.construct_object(key_node, deep=True)
             if not isinstance(key, str):
                 raise _NonStringKey(type(key).__name__, key_node.start_mark.line + 1)
             self.paths[id(value_node)] = [*path, key]
-            if key in seen and not path:
+            if key in seen and node is self.top:
                 self.given_twice.add(key)
             if key in seen and self.duplicate is None:
                 value = self.construct_object(value_node, deep=True)
                 shown = redact_at([*path, str(key)], value)
                 self.duplicate = _DuplicateKey(str(key), shown, key_node.start_mark.line + 1)
             seen.add(key)
-        return super().construct_mapping(node, deep)
 
     def construct_sequence(self, node: Any, deep: bool = False) -> Any:
         path = self.paths.get(id(node), [])
