@@ -127,6 +127,8 @@ def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[Spec
             message = "unknown field (scheduleSpec.v1 has no such key)" + _did_you_mean(loc, models)
         elif error["type"] in ("time_delta_parsing", "time_delta_type"):
             message = DURATION_WORDING + _duration_hint(value)
+        elif error["type"] in ("list_type", "tuple_type"):
+            message = "must be a list"
         elif error["type"] == "too_long":
             ctx = error.get("ctx", {})
             most = ctx.get("max_length")
