@@ -317,8 +317,13 @@ class _TooManyAliases(Exception):
         self.line = line
 
 
-class _SelfReference(_TooManyAliases):
+class _SelfReference(Exception):
     """An alias inside the list or mapping its anchor names: a value that holds itself."""
+
+    def __init__(self, anchor: str, line: int) -> None:
+        super().__init__(anchor, line)
+        self.anchor = anchor
+        self.line = line
 
 
 def read_spec_data(path: Path) -> Any:
