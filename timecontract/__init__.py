@@ -14,6 +14,7 @@ from timecontract.errors import (
     SpecFileUnreadable,
     TzdbReleaseNotFound,
     ZoneNotFound,
+    shown_value,
 )
 from timecontract.expand import nominal_period
 from timecontract.ids import (
@@ -96,6 +97,7 @@ __all__ = [
     "parse_spec",
     "plan_misfires",
     "resolve_local",
+    "shown_value",
     "span_for",
     "spec_warnings",
 ]

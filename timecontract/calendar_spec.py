@@ -30,7 +30,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from timecontract.calendars import NAME_PATTERN, RELEASE_PATTERN, WEEKDAYS, load_calendar
 from timecontract.errors import SpecError
@@ -71,14 +71,16 @@ class CalendarSpec(BaseModel):
         default=("SA", "SU"), description="Weekend days as RFC 5545 codes; default SA, SU."
     )
 
-    def model_post_init(self, context: Any) -> None:
-        """Refuse unknown or repeated weekday codes."""
-        unknown = [code for code in self.weekend if code not in WEEKDAYS]
-        if unknown or len(set(self.weekend)) != len(self.weekend) or len(self.weekend) > 6:
+    @field_validator("weekend")
+    @classmethod
+    def _weekday_codes(cls, weekend: tuple[str, ...]) -> tuple[str, ...]:
+        """Refuse unknown or repeated weekday codes (a problem at ``calendar.weekend``)."""
+        unknown = [code for code in weekend if code not in WEEKDAYS]
+        if unknown or len(set(weekend)) != len(weekend) or len(weekend) > 6:
             raise ValueError(
-                f"weekend {list(self.weekend)} must list distinct weekday codes (MO … SU), "
-                "at most six"
+                "must list distinct weekday codes (MO, TU, WE, TH, FR, SA, SU), at most six"
             )
+        return weekend
 
 
 def parse_exdate(value: Any) -> Any:

@@ -7,8 +7,75 @@ without catching programming errors.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from datetime import date, timedelta
+from enum import Enum
 from pathlib import Path
 from typing import Any
+
+from timecontract.iso8601 import format_duration
+
+MAX_SHOWN = 100
+"""The most characters a problem shows of a field's name or of a value; a longer one is cut and
+ends in ``…`` (a 1,001-entry list or a 20,000-character name is no readable line)."""
+
+
+def shorten(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text``, or its first ``limit - 1`` characters and ``…`` when longer than ``limit``."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shown_value(value: Any) -> str | int | float | bool | None:
+    """A problem's value as it is shown: JSON data of at most :data:`MAX_SHOWN` characters.
+
+    A string, number, boolean or ``None`` is itself (a string or number cut by :func:`shorten`); a
+    date, date-time, duration or enum member is its spec text (ISO 8601, the member's value); a
+    list or mapping is its flow-style text (``[SA, FUNDAY]``), cut after :data:`MAX_SHOWN`
+    characters with its length added (``[2027-01-01T09:00:00, … (1001 entries)``). Anything else
+    is its cut ``repr``.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value if len(repr(value)) <= MAX_SHOWN else shorten(repr(value))
+    if isinstance(value, Mapping | list | tuple):
+        text = ""
+        for piece in _flow_pieces(value):  # stops once past the limit: a huge value costs little
+            text += piece
+            if len(text) > MAX_SHOWN:
+                return f"{shorten(text)} ({len(value)} entr{'y' if len(value) == 1 else 'ies'})"
+        return text
+    return shorten(_scalar_text(value))
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, date):  # a datetime too
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return format_duration(value)
+    if isinstance(value, Enum):
+        return str(value.value)
+    return repr(value)
+
+
+def _flow_pieces(value: Any) -> Iterator[str]:
+    """``value`` as YAML flow-style text, piece by piece (lazily: the caller stops at its limit)."""
+    if isinstance(value, Mapping):
+        yield "{"
+        for index, (key, item) in enumerate(value.items()):
+            yield f"{', ' if index else ''}{_scalar_text(key)}: "
+            yield from _flow_pieces(item)
+        yield "}"
+    elif isinstance(value, list | tuple):
+        yield "["
+        for index, item in enumerate(value):
+            yield ", " if index else ""
+            yield from _flow_pieces(item)
+        yield "]"
+    else:
+        yield _scalar_text(value)
 
 
 class AlmanacError(Exception):
@@ -18,19 +85,32 @@ class AlmanacError(Exception):
 class SpecError(AlmanacError, ValueError):
     """A scheduleSpec field holds a value the contract does not accept.
 
+    The message is one line, ``field=value: problem``, bounded: the field's name cut by
+    :func:`shorten`, the value as :func:`shown_value` shows it (a string quoted).
+
     Attributes:
         field: the camelCase field name as written in the spec file (e.g. ``rule``), or a dotted
-            path for nested fields (``action.name``).
+            path for nested fields (``action.name``); at most :data:`MAX_SHOWN` characters.
         value: the offending value, as given.
         problem: what is wrong with it, in words.
 
     """
 
     def __init__(self, field: str, value: Any, problem: str) -> None:
-        self.field = field
+        self.field = shorten(field)
         self.value = value
         self.problem = problem
-        super().__init__(f"{field}={value!r}: {problem}")
+        super().__init__(f"{self.field}={self.shown}: {problem}")
+
+    @property
+    def shown(self) -> str:
+        """The value as the message shows it: :func:`shown_value`, quoted unless a collection."""
+        shown = shown_value(self.value)
+        return (
+            shown
+            if isinstance(shown, str) and isinstance(self.value, Mapping | list | tuple)
+            else repr(shown)
+        )
 
 
 class TzdbReleaseNotFound(SpecError, LookupError):

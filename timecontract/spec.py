@@ -72,7 +72,7 @@ from timecontract.rrule import Rule
 from timecontract.rscale import RscaleRule, parse_rscale_rule
 from timecontract.secrets import secret_problems
 from timecontract.spec_checks import deadline_problems, density_problems, zone_problems
-from timecontract.spec_file import read_spec_data, size_problems
+from timecontract.spec_file import KeyGivenTwice, read_spec_data, size_problems
 from timecontract.spec_problems import (
     FieldProblem,
     ModelsByPath,
@@ -522,6 +522,33 @@ def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:
     return spec
 
 
+def read_spec_file(path: Path) -> Any:
+    """Read a spec file into plain data (``spec_file.read_spec_data``), naming the schedule.
+
+    Raises:
+        InvalidSpec: as ``read_spec_data`` says; a file refused for a key given twice has the
+            ``scheduleId`` and ``revision`` it gives, each when given once and valid by itself
+            (the model decides, as :func:`parse_spec` does).
+
+    """
+    try:
+        return read_spec_data(path)
+    except KeyGivenTwice as exc:
+        given = exc.data if isinstance(exc.data, Mapping) else {}
+        identity = {
+            key: given[key]
+            for key in ("scheduleId", "revision")
+            if key in given and key not in exc.given_twice
+        }
+        try:
+            ScheduleSpecV1.model_validate(identity)
+        except ValidationError as invalid:  # always: a spec has more required fields
+            schedule_id, revision = valid_identity(invalid, identity)
+        raise InvalidSpec(
+            exc.problems, exc.source, schedule_id=schedule_id, revision=revision
+        ) from None
+
+
 def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) -> ScheduleSpecV1:
     """Load a spec from a file or data, validate every field and check its zone and release.
 
@@ -541,7 +568,7 @@ def load_spec(source: Path | Mapping[str, Any], tzdb_store: Path | None = None) 
 
     """
     name = str(source) if isinstance(source, Path) else None
-    data = read_spec_data(source) if isinstance(source, Path) else source
+    data = read_spec_file(source) if isinstance(source, Path) else source
     too_large = size_problems(data)
     if too_large:
         raise InvalidSpec(too_large, name)

@@ -32,6 +32,8 @@ MAX_SPEC_VALUES = 10_000
 alias expansion."""
 MAX_SPEC_TEXT = 256 * 1024
 """The most characters of text (keys and strings) in spec data, counted after alias expansion."""
+MERGE_TAG = "tag:yaml.org,2002:merge"
+"""The tag of YAML's merge key, ``<<``."""
 
 
 def _unreadable_reason(exc: OSError) -> str:
@@ -47,16 +49,33 @@ def _unreadable_reason(exc: OSError) -> str:
 class _NoTimestampLoader(yaml.SafeLoader):
     """YAML safe loader that keeps timestamps as text and allows few aliases.
 
-    Timestamps stay text so the spec's own parsers see them. Each alias use (``*name``) is
-    counted; more than :data:`MAX_YAML_ALIASES` stops the load at that alias.
+    Timestamps stay text so the spec's own parsers see them; merge keys (``<<: *base``) merge.
+    Each alias use (``*name``) is counted; more than :data:`MAX_YAML_ALIASES` stops the load at
+    that alias, and so does an alias inside the very list or mapping its anchor names
+    (``a: &x [*x]``: a value holding itself, which JSON data cannot be).
     """
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.alias_uses = 0
+        self.open_anchors: list[str] = []
+        """The anchors of the lists and mappings being composed, outermost first."""
+        self.duplicate: _DuplicateKey | None = None
+        """The first key found given twice: the load goes on, so the caller still gets the
+        document (to name its schedule), then is refused with this."""
+        self.given_twice: set[str] = set()
+        """The keys given twice at the document's top."""
+        self.checked: set[int] = set()
+        """The mappings (by node id) whose own keys are checked (before merging)."""
+        self.top: Any = None
+        """The document's top node."""
         self.paths: dict[int, list[str]] = {}
         """Each node's path of keys from the document's top (by node id): a duplicate key's
         value is shown only as :func:`~timecontract.secrets.redact_at` allows at its path."""
+
+    def construct_document(self, node: Any) -> Any:
+        self.top = node
+        return super().construct_document(node)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self.depth = getattr(self, "depth", 0) + 1
@@ -68,12 +87,20 @@ class _NoTimestampLoader(yaml.SafeLoader):
             self.depth -= 1
 
     def _compose_counted(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if self.check_event(yaml.AliasEvent):
             self.alias_uses += 1
+            if event.anchor in self.open_anchors:
+                raise _SelfReference(str(event.anchor), event.start_mark.line + 1)
             if self.alias_uses > MAX_YAML_ALIASES:
-                event = self.peek_event()  # type: ignore[no-untyped-call]
                 raise _TooManyAliases(str(event.anchor), event.start_mark.line + 1)
-        return super().compose_node(parent, index)
+        if not self.check_event(yaml.CollectionStartEvent) or event.anchor is None:
+            return super().compose_node(parent, index)
+        self.open_anchors.append(event.anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.open_anchors.pop()
 
     def construct_object(self, node: Any, deep: bool = False) -> Any:
         try:
@@ -87,21 +114,63 @@ class _NoTimestampLoader(yaml.SafeLoader):
                 None, None, f"the value cannot be read as {node.tag}", node.start_mark
             ) from None
 
+    def flatten_mapping(self, node: Any) -> None:
+        """Merge the mappings a merge key (``<<``) names into ``node``, as YAML's merge type says.
+
+        The mapping's own keys override merged ones, and of a list of merged mappings the first
+        that has a key gives it (yaml.org/type/merge; PyYAML 6.0.4 lets the last one win, its
+        issue 953, hence this copy). Each mapping's own keys are checked once, before it merges
+        (merged, it holds others' keys, which are not given twice); each key node is merged at
+        most once into one mapping (PyYAML's bound, its issue 897), so a merge costs at most
+        the keys the file writes.
+        """
+        if id(node) in self.checked:
+            return  # merged already: it holds no merge key
+        self.checked.add(id(node))
+        self._check_own_keys(node)
+        merged: list[tuple[Any, Any]] = []
+        taken: set[int] = set()
+        own = [pair for pair in node.value if pair[0].tag != MERGE_TAG]
+        for _, value_node in (pair for pair in node.value if pair[0].tag == MERGE_TAG):
+            listed = isinstance(value_node, yaml.SequenceNode)
+            for source in reversed(value_node.value) if listed else [value_node]:
+                if not isinstance(source, yaml.MappingNode):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"a merge key (<<) takes mappings, not a {source.id}",
+                        source.start_mark,
+                    )
+                self.flatten_mapping(source)
+                # Later pairs win when the dict is built: the first listed mapping comes last.
+                merged += [pair for pair in source.value if id(pair[0]) not in taken]
+                taken.update(id(pair[0]) for pair in source.value)
+        node.value = merged + own
+
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        self.flatten_mapping(node)
+        path = self.paths.get(id(node), [])
+        for key_node, value_node in node.value:
+            self.paths[id(value_node)] = [*path, self.construct_object(key_node, deep=True)]
+        return super().construct_mapping(node, deep)
+
+    def _check_own_keys(self, node: Any) -> None:
         # A key given twice is a mistake the reader cannot see (YAML keeps the last one silently).
         seen: set[Any] = set()
         path = self.paths.get(id(node), [])
         for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=True)
+            merge = key_node.tag == MERGE_TAG
+            key = "<<" if merge else self.construct_object(key_node, deep=True)
             if not isinstance(key, str):
                 raise _NonStringKey(type(key).__name__, key_node.start_mark.line + 1)
             self.paths[id(value_node)] = [*path, key]
-            if key in seen:
+            if key in seen and node is self.top:
+                self.given_twice.add(key)
+            if key in seen and self.duplicate is None:
                 value = self.construct_object(value_node, deep=True)
                 shown = redact_at([*path, str(key)], value)
-                raise _DuplicateKey(str(key), shown, key_node.start_mark.line + 1)
+                self.duplicate = _DuplicateKey(str(key), shown, key_node.start_mark.line + 1)
             seen.add(key)
-        return super().construct_mapping(node, deep)
 
     def construct_sequence(self, node: Any, deep: bool = False) -> Any:
         path = self.paths.get(id(node), [])
@@ -131,18 +200,54 @@ _NoTimestampLoader.yaml_implicit_resolvers = {
 }
 
 
+def _load_yaml(text: str) -> Any:
+    """``yaml.load`` with :class:`_NoTimestampLoader`, raising its first key given twice last."""
+    loader = _NoTimestampLoader(text)
+    try:
+        document = loader.get_single_data()
+    finally:
+        loader.dispose()
+    if loader.duplicate is not None:
+        loader.duplicate.document = document
+        loader.duplicate.given_twice = frozenset(loader.given_twice)
+        raise loader.duplicate
+    return document
+
+
 class _DuplicateKey(Exception):
     def __init__(self, key: str, value: Any, line: int | None) -> None:
         super().__init__(key, value, line)
         self.key = key
         self.value = value
         self.line = line
+        self.document: Any = None
+        self.given_twice: frozenset[str] = frozenset()
+
+
+class KeyGivenTwice(InvalidSpec):
+    """A spec file refused for a key given twice, though read whole.
+
+    Attributes:
+        data: the document as read (a key given twice holds its last value): a caller that
+            holds the spec's model can still name the schedule (``spec.read_spec_file``).
+        given_twice: the keys given twice at the document's top (such a field has no one value).
+
+    """
+
+    def __init__(
+        self, problems: list[SpecError], source: str, data: Any, given_twice: frozenset[str]
+    ) -> None:
+        super().__init__(problems, source)
+        self.data = data
+        self.given_twice = given_twice
 
 
 class _Duplicated(dict[str, Any]):
     """A JSON object in which a key was given twice: the first such key and its later value."""
 
     duplicate: tuple[str, Any]
+    given_twice: set[str]
+    """Every key given twice in this object."""
 
 
 def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -155,7 +260,9 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     for key, value in pairs:
         if key in data and not isinstance(data, _Duplicated):
             data = _Duplicated(data)
-            data.duplicate = (key, value)
+            data.duplicate, data.given_twice = (key, value), set()
+        if isinstance(data, _Duplicated) and key in data:
+            data.given_twice.add(key)
         data[key] = value
     return data
 
@@ -167,7 +274,11 @@ def _first_duplicate(document: Any) -> None:
         path, value = stack.pop()
         if isinstance(value, _Duplicated):
             key, given = value.duplicate
-            raise _DuplicateKey(key, redact_at([*path, key], given), None)
+            found = _DuplicateKey(key, redact_at([*path, key], given), None)
+            found.document = document
+            if isinstance(document, _Duplicated):
+                found.given_twice = frozenset(document.given_twice)
+            raise found
         if isinstance(value, dict):
             stack.extend(([*path, str(k)], v) for k, v in value.items())
         elif isinstance(value, list):
@@ -206,14 +317,25 @@ class _TooManyAliases(Exception):
         self.line = line
 
 
+class _SelfReference(Exception):
+    """An alias inside the list or mapping its anchor names: a value that holds itself."""
+
+    def __init__(self, anchor: str, line: int) -> None:
+        super().__init__(anchor, line)
+        self.anchor = anchor
+        self.line = line
+
+
 def read_spec_data(path: Path) -> Any:
     """Read a spec file (``.json``, else YAML) into plain data.
 
     Raises:
         SpecFileUnreadable: the file is missing, a directory or not readable (one line).
+        KeyGivenTwice: a key is given twice (an :class:`InvalidSpec` holding the data read).
         InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not valid YAML/JSON,
-            nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string, or
-            uses more than :data:`MAX_YAML_ALIASES` YAML aliases.
+            nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string,
+            uses more than :data:`MAX_YAML_ALIASES` YAML aliases, or an alias inside the list or
+            mapping its anchor names (the value would hold itself).
 
     """
     try:
@@ -235,7 +357,7 @@ def read_spec_data(path: Path) -> Any:
                 raise _TooDeep(None)
             _first_duplicate(document)
             return document
-        return yaml.load(text, Loader=_NoTimestampLoader)
+        return _load_yaml(text)
     except InvalidSpec:
         raise
     except _TooDeep as exc:
@@ -250,13 +372,20 @@ def read_spec_data(path: Path) -> Any:
         where = f" (again on line {exc.line})" if exc.line else ""
         problem = f"given more than once{where}; each key may appear once"
         key = redact_at([], exc.key)
-        raise InvalidSpec([SpecError(key, exc.value, problem)], str(path)) from None
+        problems = [SpecError(key, exc.value, problem)]
+        raise KeyGivenTwice(problems, str(path), exc.document, exc.given_twice) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         said = quiet_parser_message(exc.problem or exc.context or "cannot be parsed")
         problem = f"not valid YAML: {line}{said}"
         raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
+    except _SelfReference as exc:
+        problem = (
+            f"refers to the list or mapping it is inside of (line {exc.line}): a value cannot "
+            "hold itself"
+        )
+        raise InvalidSpec([SpecError("yaml alias", f"*{exc.anchor}", problem)], str(path)) from None
     except _TooManyAliases as exc:
         problem = (
             f"more than {MAX_YAML_ALIASES} YAML alias uses (this one on line {exc.line}); "

@@ -35,6 +35,12 @@ PATTERN_WORDING = {
 }
 """What a patterned field must be, in words: a problem says this instead of quoting the regex."""
 
+DURATION_WORDING = "must be an ISO 8601 duration, e.g. PT30S, PT5M, PT2H or P1D"
+"""What a duration field (``lateness``, ``interval``…) must be, instead of pydantic's words."""
+_SHORTHAND = re.compile(r"\s*(\d+)\s*([smh])\s*", re.IGNORECASE)
+"""A duration in the shorthand other tools take (``5m``, ``30s``, ``2h``; pydantic reads
+``1d`` as a day itself)."""
+
 
 class FieldProblem(ValueError):
     """A problem between fields found after validation; carries the :class:`SpecError`."""
@@ -119,6 +125,14 @@ def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[Spec
             value, message = None, "is required"
         elif error["type"] == "extra_forbidden":
             message = "unknown field (scheduleSpec.v1 has no such key)" + _did_you_mean(loc, models)
+        elif error["type"] in ("time_delta_parsing", "time_delta_type"):
+            message = DURATION_WORDING + _duration_hint(value)
+        elif error["type"] in ("list_type", "tuple_type"):
+            message = "must be a list"
+        elif error["type"] == "too_long":
+            ctx = error.get("ctx", {})
+            most = ctx.get("max_length")
+            message = f"has {ctx.get('actual_length')} entries; at most {most} are allowed"
         elif error["type"] == "string_pattern_mismatch":
             pattern = error.get("ctx", {}).get("pattern")
             if isinstance(pattern, str):
@@ -134,6 +148,14 @@ def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[Spec
             value = None
         problems.append(SpecError(field, redact_at(loc, value), quiet_credentials(message)))
     return problems
+
+
+def _duration_hint(value: Any) -> str:
+    """``; did you mean PT5M?`` for a shorthand duration (``5m``: minutes, as tools read it)."""
+    shorthand = _SHORTHAND.fullmatch(value) if isinstance(value, str) else None
+    if shorthand is None:
+        return ""
+    return f"; did you mean PT{shorthand[1]}{shorthand[2].upper()}?"
 
 
 def _did_you_mean(loc: list[str], models: ModelsByPath) -> str:

@@ -48,6 +48,17 @@ def _settings() -> AlmanacSettings:
     return almanac_settings()
 
 
+def _verdict_json(verdict: Any) -> dict[str, Any]:
+    """A disable, enable or delete verdict as its ``--json`` object; a text it leaves empty is null.
+
+    The verdicts mark an absent text with ``""``: ``rejected`` (a refusal exits 2 before this)
+    and ``misfirePolicy`` (named only by an enable that changed the gate). In JSON an absent
+    value is ``null``, as everywhere else.
+    """
+    data = json_object(verdict)
+    return {key: None if value == "" else value for key, value in data.items()}
+
+
 def _z(value: datetime | None) -> str:
     from timecontract import format_instant
 
@@ -140,7 +151,7 @@ def disable(
         client = await _connect()
         verdict = await client.disable(schedule_id, reason)
         if as_json:
-            print_json(verdict)
+            print_json(_verdict_json(verdict))
             return
         generation = verdict.gate.disable_generation if verdict.gate else "?"
         if not verdict.changed:
@@ -163,7 +174,7 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
         client = await _connect()
         verdict = await client.enable(schedule_id)
         if as_json:
-            print_json(verdict)
+            print_json(_verdict_json(verdict))
             return
         generation = verdict.gate.disable_generation if verdict.gate else "?"
         if not verdict.changed:
@@ -207,7 +218,7 @@ def delete(
         client = await _connect()
         verdict = await client.delete(schedule_id, reason)
         if as_json:
-            print_json(verdict)
+            print_json(_verdict_json(verdict))
             return
         revision = verdict.gate.active_revision if verdict.gate else 0
         if not verdict.deleted:

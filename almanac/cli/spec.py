@@ -87,9 +87,9 @@ def load_checked_spec(path: Path, store: Path) -> ScheduleSpecV1:
             its own fields (a literal secret, a bad rule) still reports its action's problems.
     """
     from timecontract import InvalidSpec, load_spec
-    from timecontract.spec_file import read_spec_data
+    from timecontract.spec import read_spec_file
 
-    data = read_spec_data(path)  # SpecFileUnreadable, or InvalidSpec for data that is no spec
+    data = read_spec_file(path)  # SpecFileUnreadable, or InvalidSpec for data that is no spec
     try:
         spec = load_spec(data, store)
     except InvalidSpec as exc:
@@ -202,7 +202,13 @@ def action_warnings(spec: ScheduleSpecV1) -> list[SpecWarning]:
 
 
 def invalid_spec_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
-    """The ``--json`` object of an invalid spec file (an element of ``validate --json``)."""
+    """The ``--json`` object of an invalid spec file (an element of ``validate --json``).
+
+    Each problem's value is shown as its message shows it (``timecontract.shown_value``: JSON
+    data of at most ``MAX_SHOWN`` characters).
+    """
+    from timecontract import shown_value
+
     return {
         "file": str(path),
         "valid": False,
@@ -210,7 +216,8 @@ def invalid_spec_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
         "revision": exc.revision,
         "applicable": False,
         "problems": [
-            {"field": p.field, "value": _plain(p.value), "problem": p.problem} for p in exc.problems
+            {"field": p.field, "value": shown_value(p.value), "problem": p.problem}
+            for p in exc.problems
         ],
         "warnings": [],
     }
@@ -224,13 +231,6 @@ def print_warnings(source: object, warnings: list[SpecWarning]) -> None:
     """
     for warning in warnings:
         warn(f"{source}: {warning}")
-
-
-def _plain(value: Any) -> Any:
-    """A spec value as JSON: as given when JSON has the type, else its ``repr``."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return repr(value)
 
 
 def schema(

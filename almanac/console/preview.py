@@ -53,7 +53,7 @@ class PreviewResult:
 
 
 def _problem(error: SpecError) -> Problem:
-    return Problem(error.field, repr(error.value), error.problem)
+    return Problem(error.field, error.shown, error.problem)
 
 
 def _text_problem(error: SpecError, path: Path, size: int) -> Problem:

@@ -62,6 +62,8 @@ def test_delete_then_only_a_higher_revision_comes_back(control: Control) -> None
     again = control.run("delete", sid, "--reason", "again")
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith(f"{sid}: already deleted; re-applying it needs revision 2")
+    third = control.json("delete", sid, "--reason", "again")
+    assert (third["deleted"], third["rejected"]) == (False, None)  # null, not ""
     # Every command that needs the running workflow says the schedule was deleted (the trials
     # saw "not running (apply its spec first)", which applying then refuses).
     for command in (["upcoming", sid], ["disable", sid, "--reason", "x"], ["enable", sid]):
@@ -83,6 +85,9 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     assert control.json("apply", str(spec))["action"] == "started"
     off = control.json("disable", sid, "--reason", "window")
     assert off["changed"] is True and off["gate"]["disableGeneration"] == 1
+    # Absent values are null in JSON, not "" (a fresh-user trial): nothing was refused, and a
+    # disable decides no misfire policy.
+    assert (off["rejected"], off["misfirePolicy"]) == (None, None)
     disabled_at = time.monotonic()
     # Every 10 s (start 2001-01-01 00:00 Berlin: instants at UTC seconds ending in 0). Wait until
     # at least two instants have passed while disabled, then enable 2.5-4 s after an instant: an
@@ -95,6 +100,7 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     assert "under CATCH_UP_BOUNDED (maxCatchUp 1), lateness PT1S" in on.stdout
     verdict = control.json("enable", sid)  # already enabled: unchanged, nothing decided
     assert (verdict["changed"], verdict["cameDue"]) == (False, 0)
+    assert (verdict["rejected"], verdict["misfirePolicy"]) == (None, None)
     shown = on.stdout.split("; ", 1)[1]
     came_due = int(shown.split(" occurrence")[0])
     runs = int(shown.split(" run now")[0].rsplit(" ", 1)[1])

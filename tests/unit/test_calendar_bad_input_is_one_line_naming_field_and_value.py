@@ -37,6 +37,33 @@ def test_malformed_calendar_release() -> None:
     assert text.startswith("calendar.release='latest': must be a calendar release")
 
 
+@pytest.mark.parametrize(
+    ("weekend", "shown", "words"),
+    [
+        (["SA", "FUNDAY"], "[SA, FUNDAY]", "must list distinct weekday codes (MO, TU, WE"),
+        (["SA", "SA"], "[SA, SA]", "must list distinct weekday codes"),
+        (["MO", "TU", "WE", "TH", "FR", "SA", "SU"], "[MO, TU, WE, TH, FR, SA, SU]", "at most six"),
+        ("SA", "'SA'", "must be a list"),
+    ],
+)
+def test_a_bad_weekend_names_calendar_weekend_and_its_value(
+    weekend: object, shown: str, words: str
+) -> None:
+    # A trial: the problem named `calendar` and showed the whole calendar mapping.
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec(
+            BASE
+            | {
+                "rule": "FREQ=DAILY",
+                "calendar": {"name": "NYSE", "release": LIBRARY, "weekend": weekend},
+            }
+        )
+    [problem] = caught.value.problems
+    assert (problem.field, problem.value) == ("calendar.weekend", weekend)
+    assert str(problem).startswith(f"calendar.weekend={shown}: ") and words in problem.problem
+    assert "Input should be" not in problem.problem
+
+
 def test_malformed_exdate() -> None:
     assert "not a date (2026-12-24)" in _problem(exdates=["24/12/2026"])
 

@@ -202,3 +202,27 @@ def test_a_patterned_field_says_what_it_must_be_not_its_regex(
     message = str(caught.value)
     assert f"{field}={value!r}" in message and words in message
     assert "should match pattern" not in message
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "hint"),
+    [
+        ("lateness", "5m", "; did you mean PT5M?"),
+        ("lateness", "five minutes", ""),
+        ("interval", "2h", "; did you mean PT2H?"),
+        ("deadline", "30 S", "; did you mean PT30S?"),
+        ("catchUpSpacing", "10s", "; did you mean PT10S?"),
+        ("jitter", ["PT5S"], ""),
+    ],
+)
+def test_a_duration_that_is_no_iso_8601_says_the_form_it_takes(
+    field: str, value: Any, hint: str
+) -> None:
+    # A trial: "lateness='5m': Input should be a valid timedelta, "day" identifier in duration
+    # not correctly formatted". ISO 8601 §4.4.3.2: PnDTnHnMnS, so 5 minutes is PT5M.
+    data = {**SEED_SPEC, field: value} | ({"rule": None} if field == "interval" else {})
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec({k: v for k, v in data.items() if v is not None})
+    [problem] = caught.value.problems
+    assert (problem.field, problem.value) == (field, value)
+    assert problem.problem == f"must be an ISO 8601 duration, e.g. PT30S, PT5M, PT2H or P1D{hint}"

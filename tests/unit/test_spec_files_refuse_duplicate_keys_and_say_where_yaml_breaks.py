@@ -39,6 +39,44 @@ def test_a_json_key_given_twice_is_refused(tmp_path: Path) -> None:
     assert (problem.field, problem.value) == ("maxCatchUp", 7)
 
 
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+@pytest.mark.parametrize(
+    ("twice", "named"),
+    [
+        ("gapPolicy", ("daily-ops-summary", 7)),  # identity valid and given once: named
+        ("revision", ("daily-ops-summary", None)),  # given twice: no one revision
+        ("scheduleId", (None, 7)),
+    ],
+)
+def test_a_file_with_a_key_given_twice_still_names_its_schedule(
+    tmp_path: Path, suffix: str, twice: str, named: tuple[str | None, int | None]
+) -> None:
+    # The InvalidSpec contract: scheduleId and revision as given when each is itself valid.
+    path = tmp_path / f"twice{suffix}"
+    if suffix == ".json":
+        path.write_text(
+            json.dumps(SEED_SPEC)[:-1] + f", {json.dumps(twice)}: {json.dumps(SEED_SPEC[twice])}}}"
+        )
+    else:
+        path.write_text(
+            yaml.safe_dump(SEED_SPEC, sort_keys=False) + yaml.safe_dump({twice: SEED_SPEC[twice]})
+        )
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec(path)
+    [problem] = caught.value.problems
+    assert problem.field == twice and "given more than once" in problem.problem
+    assert (caught.value.schedule_id, caught.value.revision) == named
+
+
+def test_a_file_with_a_key_given_twice_names_no_invalid_identity(tmp_path: Path) -> None:
+    path = tmp_path / "twice.yaml"
+    bad = {**SEED_SPEC, "scheduleId": "Not A Slug", "revision": True}
+    path.write_text(yaml.safe_dump(bad, sort_keys=False) + "gapPolicy: SKIP\n")
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec(path)
+    assert (caught.value.schedule_id, caught.value.revision) == (None, None)
+
+
 def test_nested_mappings_are_checked_too(tmp_path: Path) -> None:
     path = tmp_path / "nested.yaml"
     path.write_text(

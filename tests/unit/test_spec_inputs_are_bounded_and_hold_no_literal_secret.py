@@ -15,6 +15,7 @@ import yaml
 from specdata import SEED_SPEC
 
 from timecontract import InvalidSpec, load_spec
+from timecontract.errors import MAX_SHOWN
 from timecontract.spec_file import MAX_SPEC_BYTES, MAX_SPEC_VALUES, MAX_YAML_ALIASES
 
 CANARY = "canary-4e1b9c"
@@ -51,6 +52,41 @@ def test_a_billion_laughs_document_stops_at_the_alias_limit_quickly(tmp_path: Pa
     assert field == "yaml alias"
     assert value == "*a2"  # the 21st alias use: the third of a2's nine *a1
     assert f"more than {MAX_YAML_ALIASES} YAML alias uses" in problem
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("tags: &x [*x]\n", 1),  # a list holding itself
+        ("tags: &x\n  again: *x\n", 2),  # a mapping holding itself
+        ("tags: &x [1, [2, {deep: [*x]}]]\n", 1),  # itself, further down
+    ],
+)
+def test_an_alias_inside_its_own_anchor_is_refused_as_a_value_holding_itself(
+    tmp_path: Path, text: str, line: int
+) -> None:
+    # Read as is, the value holds itself: the size walk then named a 20,064-character field.
+    [(field, value, problem)] = problems(write(tmp_path, SEED_YAML + text))
+    assert (field, value) == ("yaml alias", "*x")
+    line += len(SEED_YAML.splitlines())
+    assert problem == (
+        f"refers to the list or mapping it is inside of (line {line}): a value cannot hold itself"
+    )
+
+
+def test_an_alias_bomb_within_the_alias_limit_is_one_short_problem(tmp_path: Path) -> None:
+    # 19 alias uses expanding to 27,000 values, each a path longer than the bound on a name.
+    long = "k" * 60
+    text = f"{long}: &a [" + ",".join(["1"] * 300) + "]\n"
+    text += f"{long}b: &b {{{long}: [" + ",".join(["*a"] * 10) + "]}\n"
+    text += f"{long}c: [" + ",".join(["*b"] * 9) + "]\n"
+    with pytest.raises(InvalidSpec) as raised:
+        load_spec(write(tmp_path, SEED_YAML + text))
+    [problem] = raised.value.problems
+    assert problem.field.startswith(f"{long}c.") and problem.field.endswith("…")
+    assert len(problem.field) == MAX_SHOWN
+    assert f"more than {MAX_SPEC_VALUES} values" in problem.problem
+    assert len(str(raised.value)) < 400
 
 
 def test_a_few_aliases_are_fine(tmp_path: Path) -> None:
