@@ -24,15 +24,15 @@ when they differ from their default, so that the digest of every revision publis
 stays the same (a published revision's digest is checked on every materialization).
 
 The model's neighbours: the policy vocabularies (``timecontract.policies``), the nested models
-(``action_spec``, ``calendar_spec``), reading a spec file (``spec_file``), pydantic's errors as
-problems (``spec_problems``) and the checks :func:`load_spec` adds (``spec_checks``).
+(``action_spec``, ``calendar_spec``), each field's own rules (``spec_fields``), reading a spec
+file (``spec_file``), pydantic's errors as problems (``spec_problems``) and the checks
+:func:`load_spec` adds (``spec_checks``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -59,19 +59,27 @@ from timecontract.calendar_spec import (
     calendar_coverage_problems,
     calendar_data_problems,
     calendar_problems,
-    parse_exdate,
 )
 from timecontract.calendars import HolidayPolicy
 from timecontract.density import interval_per_day, most_per_day, per_day_bound
 from timecontract.errors import InvalidSpec, SpecError
 from timecontract.expand import nominal_period
 from timecontract.ids import SCHEDULE_ID_PATTERN
-from timecontract.iso8601 import format_instant, parse_instant, parse_local
+from timecontract.iso8601 import format_instant
 from timecontract.policies import FoldPolicy, GapPolicy, MisfirePolicy, OverlapPolicy
 from timecontract.rrule import Rule
 from timecontract.rscale import RscaleRule, parse_rscale_rule
 from timecontract.secrets import secret_problems
 from timecontract.spec_checks import deadline_problems, density_problems, zone_problems
+from timecontract.spec_fields import (
+    DATE_FIELDS,
+    DURATION_FIELDS,
+    duration_range,
+    fixed_length,
+    local_date_time_range,
+    read_date_text,
+    satisfiable_rule,
+)
 from timecontract.spec_file import KeyGivenTwice, read_spec_data, size_problems
 from timecontract.spec_problems import (
     FieldProblem,
@@ -87,18 +95,8 @@ DEFAULT_START = datetime(2001, 1, 1)
 month, so every BYxxx default the rule takes from DTSTART is the "first" one (00:00:00, Monday,
 day 1, January) and INTERVAL phases are anchored there."""
 DEFAULT_LATENESS = timedelta(minutes=5)
-MAX_LATENESS = timedelta(days=366)
 MAX_CATCH_UP = 1000
 MAX_REVISION = 2**31 - 1
-MIN_YEAR, MAX_YEAR = 1900, 9000
-"""Years accepted in ``start`` and ``end`` (IDs carry four-digit years; the tz database's data
-before 1900 is local mean time guesswork)."""
-MAX_INTERVAL = timedelta(days=3660)
-"""Longest ``interval`` (ten 366-day years)."""
-MAX_JITTER = timedelta(days=1)
-"""Longest ``jitter``."""
-MAX_CATCH_UP_SPACING = timedelta(days=1)
-"""Longest ``catchUpSpacing``."""
 ADDITIVE_FIELDS: dict[str, Any] = {
     "interval": None,
     "phase": "PT0S",
@@ -283,57 +281,17 @@ class ScheduleSpecV1(BaseModel):
     @field_validator("rule")
     @classmethod
     def _check_rule(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None:
-            return None
-        rule = parse_rscale_rule(value)  # raises RuleError (a ValueError) naming the part
-        if "start" in info.data:  # else start itself is invalid and reported
-            rule.check_satisfiable(info.data["start"])
-        return value
+        return satisfiable_rule(value, info.data)
 
-    @field_validator(
-        "interval", "phase", "jitter", "deadline", "catch_up_spacing", "lateness", mode="before"
-    )
+    @field_validator(*DURATION_FIELDS, mode="before")
     @classmethod
     def _fixed_length(cls, value: Any) -> Any:
-        if isinstance(value, int | float):
-            raise ValueError("must be an ISO 8601 duration (e.g. PT30S), not a bare number")
-        if isinstance(value, str) and re.match(r"^-?P[^T]*[YM]", value.strip().upper()):
-            raise ValueError(
-                "years and months have no fixed length; give days (P30D) or use a rule"
-            )
-        return value
+        return fixed_length(value)
 
-    @field_validator("interval")
+    @field_validator(*DURATION_FIELDS)
     @classmethod
-    def _interval_range(cls, value: timedelta | None) -> timedelta | None:
-        if value is None:
-            return None
-        if value.microseconds:
-            raise ValueError("must be whole seconds")
-        if not timedelta(seconds=1) <= value <= MAX_INTERVAL:
-            raise ValueError("must be a duration between PT1S and P3660D")
-        return value
-
-    @field_validator("phase")
-    @classmethod
-    def _phase_range(cls, value: timedelta, info: ValidationInfo) -> timedelta:
-        if value.microseconds:
-            raise ValueError("must be whole seconds")
-        interval = info.data.get("interval")
-        if value and interval is None and "interval" in info.data:
-            raise ValueError("phase needs interval (a rule's phase is its start)")
-        if value < timedelta(0) or (interval is not None and value >= interval):
-            raise ValueError("must be at least PT0S and shorter than interval")
-        return value
-
-    @field_validator("jitter")
-    @classmethod
-    def _jitter_range(cls, value: timedelta) -> timedelta:
-        if value.microseconds % 1000:
-            raise ValueError("must be whole milliseconds")
-        if not timedelta(0) <= value <= MAX_JITTER:
-            raise ValueError("must be a duration between PT0S and P1D")
-        return value
+    def _duration_range(cls, value: timedelta | None, info: ValidationInfo) -> timedelta | None:
+        return duration_range(info.field_name, value, info.data)
 
     @model_validator(mode="after")
     def _rule_or_interval(self) -> ScheduleSpecV1:
@@ -346,20 +304,10 @@ class ScheduleSpecV1(BaseModel):
             raise RuleOrIntervalProblem(problem)
         return self
 
-    @field_validator("start", "end", mode="before")
+    @field_validator(*DATE_FIELDS, mode="before")
     @classmethod
-    def _local_date_time(cls, value: Any) -> Any:
-        return parse_local(value)
-
-    @field_validator("rdates", mode="before")
-    @classmethod
-    def _local_date_times(cls, value: Any) -> Any:
-        return [parse_local(item) for item in value] if isinstance(value, list) else value
-
-    @field_validator("exdates", mode="before")
-    @classmethod
-    def _dates_or_local_date_times(cls, value: Any) -> Any:
-        return [parse_exdate(item) for item in value] if isinstance(value, list) else value
+    def _date_text(cls, value: Any, info: ValidationInfo) -> Any:
+        return read_date_text(info.field_name, value)
 
     @model_validator(mode="after")
     def _calendar_fields(self) -> ScheduleSpecV1:
@@ -370,50 +318,7 @@ class ScheduleSpecV1(BaseModel):
     @field_validator("start", "end")
     @classmethod
     def _whole_seconds(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
-        if value is None:
-            return value
-        if value.microsecond:
-            raise ValueError("fractional seconds are not supported")
-        if not MIN_YEAR <= value.year <= MAX_YEAR:
-            raise ValueError(f"the year must be within {MIN_YEAR}..{MAX_YEAR}")
-        start = info.data.get("start")
-        if info.field_name == "end" and start is not None and value < start:
-            raise ValueError(f"is before start {start.isoformat()}")
-        return value
-
-    @field_validator("cutover_at", mode="before")
-    @classmethod
-    def _instant(cls, value: Any) -> Any:
-        return parse_instant(value)
-
-    @field_validator("deadline")
-    @classmethod
-    def _deadline_range(cls, value: timedelta | None) -> timedelta | None:
-        if value is None:
-            return None
-        if value.microseconds:
-            raise ValueError("must be whole seconds")
-        if value <= timedelta(0):
-            raise ValueError("must be longer than PT0S")
-        return value
-
-    @field_validator("catch_up_spacing")
-    @classmethod
-    def _catch_up_spacing_range(cls, value: timedelta | None) -> timedelta | None:
-        if value is None:
-            return None
-        if value.microseconds:
-            raise ValueError("must be whole seconds")
-        if not timedelta(seconds=1) <= value <= MAX_CATCH_UP_SPACING:
-            raise ValueError("must be a duration between PT1S and P1D")
-        return value
-
-    @field_validator("lateness")
-    @classmethod
-    def _lateness_range(cls, value: timedelta) -> timedelta:
-        if value < timedelta(0) or value > MAX_LATENESS:
-            raise ValueError("must be a duration between PT0S and P366D")
-        return value
+        return local_date_time_range(info.field_name, value, info.data)
 
     @property
     def parsed_rule(self) -> Rule:
