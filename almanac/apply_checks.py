@@ -98,11 +98,13 @@ def check_applicable(spec: ScheduleSpecV1) -> None:
     """Refuse a spec that cannot be applied whatever runs: one without an ``action``.
 
     Raises:
-        ApplyRefused: naming the field (``action``) and the schedule.
+        ApplyRefused: naming the field (``action``), its value as the spec spells it when given
+            (``action=null``), and the schedule.
     """
     if spec.action is None:
+        field = "action=null" if "action" in spec.model_fields_set else "action"
         raise ApplyRefused(
-            f"action=None: {spec.schedule_id} r{spec.revision} has no action; "
+            f"{field}: {spec.schedule_id} r{spec.revision} has no action; "
             "a spec without one can be validated and previewed, not applied"
         )
 

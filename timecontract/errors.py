@@ -51,6 +51,8 @@ def shown_value(value: Any) -> str | int | float | bool | None:
 def _scalar_text(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if value is None or isinstance(value, bool):
+        return yaml_word(value)
     if isinstance(value, date):  # a datetime too
         return value.isoformat()
     if isinstance(value, timedelta):
@@ -58,6 +60,11 @@ def _scalar_text(value: Any) -> str:
     if isinstance(value, Enum):
         return str(value.value)
     return repr(value)
+
+
+def yaml_word(value: bool | None) -> str:
+    """``null``, ``true`` or ``false``: how the spec (YAML or JSON) spells ``None`` and a bool."""
+    return "null" if value is None else "true" if value else "false"
 
 
 def _flow_pieces(value: Any) -> Iterator[str]:
@@ -86,31 +93,42 @@ class SpecError(AlmanacError, ValueError):
     """A scheduleSpec field holds a value the contract does not accept.
 
     The message is one line, ``field=value: problem``, bounded: the field's name cut by
-    :func:`shorten`, the value as :func:`shown_value` shows it (a string quoted).
+    :func:`shorten`, the value as :func:`shown_value` shows it (a string quoted; ``null``,
+    ``true`` and ``false`` as the spec spells them). A field that is not given at all has no
+    value to show: its message is ``field: problem`` (``rule: is required``).
 
     Attributes:
         field: the camelCase field name as written in the spec file (e.g. ``rule``), or a dotted
             path for nested fields (``action.name``); at most :data:`MAX_SHOWN` characters.
         value: the offending value, as given.
         problem: what is wrong with it, in words.
+        given: whether the field is in the spec at all; ``False`` for a missing field, whose
+            ``value`` is ``None``.
 
     """
 
-    def __init__(self, field: str, value: Any, problem: str) -> None:
+    def __init__(self, field: str, value: Any, problem: str, *, given: bool = True) -> None:
         self.field = shorten(field)
         self.value = value
         self.problem = problem
-        super().__init__(f"{self.field}={self.shown}: {problem}")
+        self.given = given
+        where = f"{self.field}={self.shown}" if given else self.field
+        super().__init__(f"{where}: {problem}")
+
+    @classmethod
+    def missing(cls, field: str, problem: str) -> SpecError:
+        """The problem of a field the spec does not give: ``field: problem``, value ``None``."""
+        return cls(field, None, problem, given=False)
 
     @property
     def shown(self) -> str:
-        """The value as the message shows it: :func:`shown_value`, quoted unless a collection."""
+        """The value as the message shows it (:func:`shown_value`, worded as the class says)."""
         shown = shown_value(self.value)
-        return (
-            shown
-            if isinstance(shown, str) and isinstance(self.value, Mapping | list | tuple)
-            else repr(shown)
-        )
+        if shown is None or isinstance(shown, bool):
+            return yaml_word(shown)
+        if isinstance(shown, str) and isinstance(self.value, Mapping | list | tuple):
+            return shown
+        return repr(shown)
 
 
 class TzdbReleaseNotFound(SpecError, LookupError):

@@ -10,6 +10,7 @@ secret rule allows at its path (``timecontract.secrets``).
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -332,7 +333,9 @@ def read_spec_data(path: Path) -> Any:
     Raises:
         SpecFileUnreadable: the file is missing, a directory or not readable (one line).
         KeyGivenTwice: a key is given twice (an :class:`InvalidSpec` holding the data read).
-        InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not valid YAML/JSON,
+        InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not UTF-8 (naming another
+            encoding's byte-order mark, else the first bad byte), empty (in YAML: nothing but
+            comments), not valid YAML/JSON,
             nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string,
             uses more than :data:`MAX_YAML_ALIASES` YAML aliases, or an alias inside the list or
             mapping its anchor names (the value would hold itself).
@@ -348,6 +351,9 @@ def read_spec_data(path: Path) -> Any:
             problem = f"larger than {MAX_SPEC_BYTES} bytes, the most a spec file may hold"
             raise InvalidSpec([SpecError("file", str(path), problem)], str(path))
         text = raw.decode("utf-8")
+        if _is_empty(text, json_file=path.suffix.lower() == ".json"):
+            problem = "is empty: a spec is a mapping of fields (schema, scheduleId, revision, …)"
+            raise InvalidSpec([SpecError("file", str(path), problem)], str(path))
         if path.suffix.lower() == ".json":
             try:
                 document = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
@@ -392,9 +398,36 @@ def read_spec_data(path: Path) -> Any:
             "write the values out"
         )
         raise InvalidSpec([SpecError("yaml alias", f"*{exc.anchor}", problem)], str(path)) from None
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+    except UnicodeDecodeError as exc:
+        problem = f"not UTF-8 ({_undecodable(raw, exc)}); save it as UTF-8"
+        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
+    except (OSError, ValueError, yaml.YAMLError) as exc:
         said = quiet_parser_message(str(exc).splitlines()[0])
         raise InvalidSpec([SpecError("file", str(path), said)], str(path)) from None
+
+
+def _is_empty(text: str, *, json_file: bool) -> bool:
+    """Whether ``text`` holds nothing: only blank lines, in YAML also only ``#`` comments."""
+    return all(
+        not line.strip() or (not json_file and line.lstrip().startswith("#"))
+        for line in text.splitlines()
+    )
+
+
+_BYTE_ORDER_MARKS = [
+    (codecs.BOM_UTF32_LE, "UTF-32"),  # before UTF-16: its little-endian mark starts FF FE too
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+]
+
+
+def _undecodable(raw: bytes, exc: UnicodeDecodeError) -> str:
+    """Why ``raw`` is not UTF-8: another encoding's byte-order mark, else the first bad byte."""
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if raw.startswith(mark):
+            return f"{encoding} byte-order mark found"
+    return f"byte 0x{raw[exc.start]:02x} at offset {exc.start}"
 
 
 def size_problems(data: Any) -> list[SpecError]:

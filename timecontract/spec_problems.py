@@ -9,7 +9,6 @@ between fields (``rule`` and ``interval``, the calendar fields), carried through
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -80,7 +79,10 @@ def rule_or_interval_problems(
             )
         ]
     if not has_rule and not has_interval and not data.get("rdates"):
-        return [SpecError("rule", None, "is required (or give interval or rdates instead)")]
+        problem = "is required (or give interval or rdates instead)"
+        if "rule" in data:
+            return [SpecError("rule", data["rule"], problem)]
+        return [SpecError.missing("rule", problem)]
     return []
 
 
@@ -122,7 +124,10 @@ def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[Spec
         value = error.get("input")
         message = re.sub(r"^(Value|Assertion) error, ", "", error["msg"])
         if error["type"] == "missing":
-            value, message = None, "is required"
+            problems.append(SpecError.missing(field, "is required"))
+            continue
+        if error["type"] in TYPE_WORDING:
+            message = TYPE_WORDING[error["type"]](field, value, error.get("ctx", {}))
         elif error["type"] == "extra_forbidden":
             message = "unknown field (scheduleSpec.v1 has no such key)" + _did_you_mean(loc, models)
         elif error["type"] in ("time_delta_parsing", "time_delta_type"):
@@ -150,6 +155,56 @@ def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[Spec
     return problems
 
 
+def _mapping_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
+    example = MAPPING_EXAMPLES.get(field)
+    return "must be a mapping of fields" + (f", e.g. {field}: {example}" if example else "")
+
+
+def _string_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
+    # YAML reads an unquoted 2026 as a number: the release needs its letter, and quotes.
+    if field == "tzdbVersion" and isinstance(value, int | float) and not isinstance(value, bool):
+        return "must be a string such as '2026a' (quote it in YAML)"
+    return "must be a string"
+
+
+def _choice_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
+    """``must be one of SKIP, SHIFT_FORWARD, NEXT_VALID``, and ``; did you mean SKIP?`` when
+    ``value`` is one of them in other case (or with ``-`` or spaces for ``_``)."""
+    expected = str(ctx.get("expected", ""))
+    choices = re.findall(r"'([^']*)'", expected) or [expected]
+    words = f"must be {choices[0]}" if len(choices) == 1 else f"must be one of {', '.join(choices)}"
+    if isinstance(value, str):
+        folded = {re.sub(r"[-\s]", "_", choice).casefold(): choice for choice in choices}
+        meant = folded.get(re.sub(r"[-\s]", "_", value.strip()).casefold())
+        if meant is not None and meant != value:
+            return f"{words}; did you mean {meant}?"
+    return words
+
+
+MAPPING_EXAMPLES = {"calendar": "{name: NYSE, release: holidays-0.108}"}
+"""An example of a mapping field's shape, for a problem that it is not a mapping."""
+
+TYPE_WORDING: dict[str, Callable[[str, Any, Mapping[str, Any]], str]] = {
+    "dict_type": _mapping_words,
+    "model_type": _mapping_words,
+    "model_attributes_type": _mapping_words,
+    "string_type": _string_words,
+    "int_type": lambda field, value, ctx: "must be a whole number",
+    "int_parsing": lambda field, value, ctx: "must be a whole number",
+    "int_from_float": lambda field, value, ctx: "must be a whole number",
+    "bool_type": lambda field, value, ctx: "must be true or false",
+    "bool_parsing": lambda field, value, ctx: "must be true or false",
+    "greater_than_equal": lambda field, value, ctx: f"must be at least {ctx.get('ge')}",
+    "greater_than": lambda field, value, ctx: f"must be more than {ctx.get('gt')}",
+    "less_than_equal": lambda field, value, ctx: f"must be at most {ctx.get('le')}",
+    "less_than": lambda field, value, ctx: f"must be less than {ctx.get('lt')}",
+    "literal_error": _choice_words,
+    "enum": _choice_words,
+}
+"""Pydantic's error types in the spec's words, by type: each takes the dotted field, the value
+and pydantic's context for the error (its bound, its choices)."""
+
+
 def _duration_hint(value: Any) -> str:
     """``; did you mean PT5M?`` for a shorthand duration (``5m``: minutes, as tools read it)."""
     shorthand = _SHORTHAND.fullmatch(value) if isinstance(value, str) else None
@@ -161,13 +216,31 @@ def _duration_hint(value: Any) -> str:
 def _did_you_mean(loc: list[str], models: ModelsByPath) -> str:
     """``; did you mean `timeZone`?`` for an unknown key close to one its object takes, else ``""``.
 
-    The closest key by ``difflib`` (ratio at least 0.6, case folded, so ``timezone`` and
-    ``time_zone`` both find ``timeZone``) among the keys of the object holding it, if ``models``
-    has that object's model.
+    Close: case folded and without ``_`` (so ``timezone`` and ``time_zone`` both find
+    ``timeZone``), at most one edit (Levenshtein: insert, delete or replace a character) per four
+    characters of the longer word, and at least one; the fewest edits win, the model's order
+    breaks a tie. A ratio such as ``difflib``'s would let two edits to a short word pass
+    (``base`` for ``phase``). Only among the keys of the object holding the unknown key, if
+    ``models`` has that object's model.
     """
     model = models.get(tuple(loc[:-1]))
     if model is None or not loc:
         return ""
-    keys = {(f.alias or n).casefold(): f.alias or n for n, f in model.model_fields.items()}
-    close = difflib.get_close_matches(loc[-1].casefold().replace("_", ""), keys, n=1)
-    return f"; did you mean `{keys[close[0]]}`?" if close else ""
+    typed = loc[-1].casefold().replace("_", "")
+    best: tuple[int, str] | None = None
+    for name, info in model.model_fields.items():
+        key = info.alias or name
+        edits = _edits(typed, key.casefold())
+        if edits <= max(1, max(len(typed), len(key)) // 4) and (best is None or edits < best[0]):
+            best = (edits, key)
+    return f"; did you mean `{best[1]}`?" if best else ""
+
+
+def _edits(a: str, b: str) -> int:
+    """The Levenshtein distance of ``a`` and ``b``: the fewest single-character edits."""
+    row = list(range(len(b) + 1))
+    for i, char in enumerate(a, start=1):
+        diagonal, row[0] = row[0], i
+        for j, other in enumerate(b, start=1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (char != other))
+    return row[-1]

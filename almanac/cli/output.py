@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import fields, is_dataclass
@@ -411,6 +412,10 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
+_DATE_WITH_OFFSET = re.compile(r"(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}:\d{2})", re.IGNORECASE)
+"""A calendar date with a UTC offset: a date is no instant, its midnight is."""
+
+
 def parse_instant(name: str, value: str) -> datetime:
     """Parse an instant option (``--from``, ``--to``, ``--now`` …): ISO 8601 with an offset.
 
@@ -419,12 +424,18 @@ def parse_instant(name: str, value: str) -> datetime:
 
     Raises:
         typer.Exit: code 2, naming the option and the value, when it does not parse or has no
-            offset.
+            offset; a date with an offset (``2037-01-01Z``, no instant in ISO 8601) is told the
+            instant at its midnight.
     """
+    # Checked first: Python 3.11 reads 2037-01-01+01:00 as 01:00 on that date, without an offset.
+    dated = _DATE_WITH_OFFSET.fullmatch(value.strip())
+    hint = f"; did you mean {dated[1]}T00:00:00{dated[2].upper()}?" if dated else ""
     try:
-        parsed = datetime.fromisoformat(value)
+        parsed = None if dated else datetime.fromisoformat(value)
     except ValueError:
-        fail(f"{name}={value!r}: not an ISO 8601 instant like 2026-11-01T00:00:00Z")
+        parsed = None
+    if parsed is None:
+        fail(f"{name}={value!r}: not an ISO 8601 instant like 2026-11-01T00:00:00Z{hint}")
     if parsed.tzinfo is None:
         fail(f"{name}={value!r}: an instant needs a UTC offset (end it in Z)")
     return parsed.astimezone(UTC)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -122,6 +123,24 @@ def test_errors_are_one_line_on_stderr_with_exit_2() -> None:
     assert result.stdout == ""
     assert result.stderr == (
         "error: --to='soon': not an ISO 8601 instant like 2026-11-01T00:00:00Z\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("2037-01-01Z", "2037-01-01T00:00:00Z"),
+        ("2037-01-01+01:00", "2037-01-01T00:00:00+01:00"),
+        ("2037-01-01-05:00", "2037-01-01T00:00:00-05:00"),
+    ],
+)
+def test_a_date_with_an_offset_is_told_the_instant_of_its_midnight(given: str, meant: str) -> None:
+    # ISO 8601 has no date with a UTC offset; an instant is a date, a time and an offset.
+    result = CliRunner().invoke(app, ["preview", str(SEED), "--to", given])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: --to={given!r}: not an ISO 8601 instant like 2026-11-01T00:00:00Z; "
+        f"did you mean {meant}?\n"
     )
 
 

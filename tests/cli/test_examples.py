@@ -1,5 +1,8 @@
 """``examples/``: each validates, previews as its comment says and fits ``almanac schema``.
 
+A command an example's comment quotes (```almanac preview examples/leap-day.yaml …```, naming an
+example file) runs as written from the repository's root.
+
 Expected instants are worked out by hand from the zones' published rules (noted per test), not
 taken from the code.
 """
@@ -8,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -81,6 +85,44 @@ def test_every_example_validates() -> None:
     result = run("validate", *files)
     assert result.exit_code == 0, result.output
     assert result.stdout.count("✓") == len(files) == 1 + len(ADDED)
+
+
+_QUOTED_COMMAND = re.compile(r"`almanac ([^`]+)`")
+
+
+def quoted_commands(text: str) -> list[list[str]]:
+    """The arguments of each ```almanac …``` quoted in a ``#`` comment of ``text`` that names
+    an example file; a quote naming no file (```almanac status```) names a command, not a run."""
+    return [
+        shlex.split(quoted)
+        for line in text.splitlines()
+        if line.lstrip().startswith("#")
+        for quoted in _QUOTED_COMMAND.findall(line)
+        if "examples/" in quoted
+    ]
+
+
+def test_the_command_finder_reads_comments_only() -> None:
+    text = (
+        "# see `almanac preview examples/a.yaml --to 2030-01-01T00:00:00Z` and `almanac status`\n"
+        "rule: x  # `almanac validate examples/b.yaml` is not a comment line\n"
+    )
+    assert quoted_commands(text) == [
+        ["preview", "examples/a.yaml", "--to", "2030-01-01T00:00:00Z"]
+    ]
+
+
+def test_commands_quoted_in_example_comments_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    commands = [
+        command
+        for path in sorted(EXAMPLES.glob("*.yaml"))
+        for command in quoted_commands(path.read_text(encoding="utf-8"))
+    ]
+    assert any("examples/leap-day.yaml" in command for command in commands)
+    monkeypatch.chdir(ROOT)
+    for command in commands:
+        result = run(*command)
+        assert result.exit_code == 0, f"almanac {shlex.join(command)}: {result.output}"
 
 
 @pytest.mark.parametrize("name", ADDED)
