@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from timecontract import zones
 from timecontract.action_spec import ACTION_NAME_PATTERN
@@ -122,37 +123,50 @@ def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[Spec
         loc = [str(part) for part in error["loc"]]
         field = ".".join(loc) or "spec"
         value = error.get("input")
-        message = re.sub(r"^(Value|Assertion) error, ", "", error["msg"])
+        cause = error.get("ctx", {}).get("error")
+        if isinstance(cause, RuleOrIntervalProblem):
+            continue  # reported from the raw data by parse_spec
+        if isinstance(cause, FieldProblem):
+            problems.append(cause.problem)
+            continue
         if error["type"] == "missing":
             problems.append(SpecError.missing(field, "is required"))
             continue
-        if error["type"] in TYPE_WORDING:
-            message = TYPE_WORDING[error["type"]](field, value, error.get("ctx", {}))
-        elif error["type"] == "extra_forbidden":
+        message = problem_words(error, field)
+        if error["type"] == "extra_forbidden":
             message = "unknown field (scheduleSpec.v1 has no such key)" + _did_you_mean(loc, models)
-        elif error["type"] in ("time_delta_parsing", "time_delta_type"):
-            message = DURATION_WORDING + _duration_hint(value)
-        elif error["type"] in ("list_type", "tuple_type"):
-            message = "must be a list"
-        elif error["type"] == "too_long":
-            ctx = error.get("ctx", {})
-            most = ctx.get("max_length")
-            message = f"has {ctx.get('actual_length')} entries; at most {most} are allowed"
-        elif error["type"] == "string_pattern_mismatch":
-            pattern = error.get("ctx", {}).get("pattern")
-            if isinstance(pattern, str):
-                message = PATTERN_WORDING.get(pattern, message)
-        elif isinstance(error.get("ctx", {}).get("error"), RuleError):
-            message = f"invalid RRULE: {message}"
-        elif isinstance(error.get("ctx", {}).get("error"), RuleOrIntervalProblem):
-            continue  # reported from the raw data by parse_spec
-        elif isinstance(error.get("ctx", {}).get("error"), FieldProblem):
-            problems.append(error["ctx"]["error"].problem)
-            continue
         if not loc and isinstance(value, Mapping):
             value = None
         problems.append(SpecError(field, redact_at(loc, value), quiet_credentials(message)))
     return problems
+
+
+def problem_words(error: ErrorDetails, field: str) -> str:
+    """What is wrong, in the spec's words, for one of pydantic's errors at dotted ``field``.
+
+    The one translation of pydantic's error types (the spec's and the action parameters'):
+    a type, bound or choice problem says what the field must be (:data:`TYPE_WORDING`), a
+    duration its ISO 8601 form, a patterned field its rule in words (:data:`PATTERN_WORDING`),
+    an RRULE problem is marked as such; any other keeps pydantic's message.
+    """
+    value, ctx, kind = error.get("input"), error.get("ctx", {}), error["type"]
+    message = re.sub(r"^(Value|Assertion) error, ", "", error["msg"])
+    if kind == "missing":
+        return "is required"
+    if kind in TYPE_WORDING:
+        return TYPE_WORDING[kind](field, value, ctx)
+    if kind in ("time_delta_parsing", "time_delta_type"):
+        return DURATION_WORDING + _duration_hint(value)
+    if kind in ("list_type", "tuple_type"):
+        return "must be a list"
+    if kind == "too_long":
+        most = ctx.get("max_length")
+        return f"has {ctx.get('actual_length')} entries; at most {most} are allowed"
+    if kind == "string_pattern_mismatch" and isinstance(ctx.get("pattern"), str):
+        return PATTERN_WORDING.get(ctx["pattern"], message)
+    if isinstance(ctx.get("error"), RuleError):
+        return f"invalid RRULE: {message}"
+    return message
 
 
 def _mapping_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:

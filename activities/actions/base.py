@@ -23,6 +23,7 @@ from pydantic import BaseModel, Tag, ValidationError
 from lifecycle.outcomes import OutcomeKind as OutcomeKind  # re-exported: what an adapter returns
 from timecontract import AlmanacError, SpecError
 from timecontract.secrets import redact_at
+from timecontract.spec_problems import problem_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +136,7 @@ class InvalidActionParameters(SpecError):
         self.problems = problems
         self.args = (
             f"invalid parameters for action {action!r}: "
-            + "; ".join(f"{f}={v!r}: {p}" for f, v, p in problems),
+            + "; ".join(str(SpecError(f, v, p)) for f, v, p in problems),
         )
 
 
@@ -181,7 +182,7 @@ def validate_parameters(action: str, model: type[M], parameters: Mapping[str, An
             where = f"action.parameters.{loc}" if loc else "action.parameters"
             # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
             value = None if err["type"] == "missing" else redact_at(path, err.get("input"))
-            problems.append((where, value, err["msg"]))
+            problems.append((where, value, problem_words(err, where)))
         # Not chained: pydantic's error holds every input value, a literal secret included, and
         # a chained cause travels in tracebacks and Temporal failures.
         raise InvalidActionParameters(action, problems) from None
@@ -200,7 +201,10 @@ def at_field(field: str, problems: list[SpecError]) -> list[SpecError]:
     One check serves every action a spec holds: ``failureStreak.action.parameters.url`` is the
     spec's ``action.parameters.url`` problem under the field where that action is written.
     """
-    return [SpecError(field + p.field.removeprefix("action"), p.value, p.problem) for p in problems]
+    return [
+        SpecError(field + p.field.removeprefix("action"), p.value, p.problem, given=p.given)
+        for p in problems
+    ]
 
 
 def parameter_problems(check: Callable[[], object]) -> list[SpecError]:

@@ -33,10 +33,13 @@ DEFAULT_WINDOW = timedelta(days=31)
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem of a spec: the field, the value as shown (secrets redacted) and why."""
+    """One problem of a spec: the field, the value as shown (secrets redacted) and why.
+
+    ``value`` is ``None`` for a field the spec does not give (shown as ``field: problem``).
+    """
 
     field: str
-    value: str
+    value: str | None
     problem: str
 
 
@@ -53,7 +56,7 @@ class PreviewResult:
 
 
 def _problem(error: SpecError) -> Problem:
-    return Problem(error.field, error.shown, error.problem)
+    return Problem(error.field, error.shown if error.given else None, error.problem)
 
 
 def _text_problem(error: SpecError, path: Path, size: int) -> Problem:

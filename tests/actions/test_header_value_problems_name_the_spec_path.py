@@ -58,10 +58,10 @@ def test_a_literal_beside_a_reference_is_refused_and_never_repeated() -> None:
 
 def test_a_value_that_is_not_a_mapping_gets_only_the_string_problem() -> None:
     assert problems({"X-Count": 3}) == [
-        (f"{HEADERS}.X-Count", "<redacted>", "Input should be a valid string"),
+        (f"{HEADERS}.X-Count", "<redacted>", "must be a string"),
     ]
     assert problems({"Authorization": [f"Bearer {CANARY}"]}) == [
-        (f"{HEADERS}.Authorization", ["<redacted>"], "Input should be a valid string"),
+        (f"{HEADERS}.Authorization", ["<redacted>"], "must be a string"),
     ]
 
 

@@ -236,7 +236,7 @@ def test_revision_must_increase_and_a_newer_one_is_published(control: Control) -
 
 def test_invalid_input_exits_2_naming_field_and_value(control: Control) -> None:
     no_action = control.run("apply", str(control.spec_file("no-action", action=None)))
-    assert no_action.returncode == 2 and "action=None" in no_action.stderr
+    assert no_action.returncode == 2 and "action: no-action r1 has no action;" in no_action.stderr
     bad = control.run("apply", str(control.spec_file("bad-zone", timeZone="Mars/Base")))
     assert bad.returncode == 2 and "Mars/Base" in bad.stderr
     empty = control.run("disable", "whatever", "--reason", " ")

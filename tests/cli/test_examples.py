@@ -107,9 +107,7 @@ def test_the_command_finder_reads_comments_only() -> None:
         "# see `almanac preview examples/a.yaml --to 2030-01-01T00:00:00Z` and `almanac status`\n"
         "rule: x  # `almanac validate examples/b.yaml` is not a comment line\n"
     )
-    assert quoted_commands(text) == [
-        ["preview", "examples/a.yaml", "--to", "2030-01-01T00:00:00Z"]
-    ]
+    assert quoted_commands(text) == [["preview", "examples/a.yaml", "--to", "2030-01-01T00:00:00Z"]]
 
 
 def test_commands_quoted_in_example_comments_run(monkeypatch: pytest.MonkeyPatch) -> None:

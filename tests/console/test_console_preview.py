@@ -54,6 +54,13 @@ def test_every_problem_is_listed_naming_its_field(client: TestClient) -> None:
     assert "SIDEWAYS" in html
 
 
+def test_a_missing_field_is_listed_without_a_value_and_null_as_null(client: TestClient) -> None:
+    html = post(client, spec=SPEC.replace("cutoverAt: 2026-10-31T00:00:00Z\n", ""))
+    assert "<li><code>cutoverAt</code>: is required</li>" in html
+    html = post(client, spec=SPEC.replace("misfirePolicy: SKIP", "misfirePolicy: null"))
+    assert re.search(r"<li><code>misfirePolicy</code>=null: ", html), html
+
+
 def test_a_literal_secret_is_never_shown(client: TestClient) -> None:
     secret = "sk_live_51HcQ2eLkTqV9xZpA7rW3mN8b"
     spec = SPEC + (

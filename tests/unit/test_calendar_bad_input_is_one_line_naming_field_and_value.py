@@ -23,7 +23,7 @@ def test_holiday_policy_without_a_calendar() -> None:
 
 
 def test_business_days_only_without_a_calendar() -> None:
-    assert _problem(businessDaysOnly=True).startswith("businessDaysOnly=True: needs a calendar")
+    assert _problem(businessDaysOnly=True).startswith("businessDaysOnly=true: needs a calendar")
 
 
 def test_rdate_outside_the_revision_bounds() -> None:
