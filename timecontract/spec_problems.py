@@ -182,8 +182,11 @@ def _string_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
 
 
 def _choice_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
-    """``must be one of SKIP, SHIFT_FORWARD, NEXT_VALID``, and ``; did you mean SKIP?`` when
-    ``value`` is one of them in other case (or with ``-`` or spaces for ``_``)."""
+    """``must be one of SKIP, SHIFT_FORWARD, NEXT_VALID``, naming the choice a value misspells.
+
+    ``; did you mean SKIP?`` follows when ``value`` is one of the choices in other case (or with
+    ``-`` or spaces for ``_``).
+    """
     expected = str(ctx.get("expected", ""))
     choices = re.findall(r"'([^']*)'", expected) or [expected]
     words = f"must be {choices[0]}" if len(choices) == 1 else f"must be one of {', '.join(choices)}"

@@ -126,18 +126,27 @@ class InvalidActionParameters(SpecError):
     """The spec's ``action.parameters`` do not fit the adapter.
 
     ``field``/``value`` name the first problem (``action.parameters.url``); ``problems`` lists
-    every one as ``(field, value, problem)``, and the message names them all.
+    every one as ``(field, value, problem)``, and the message names them all; ``missing`` names
+    the fields not given at all (shown without a value: ``action.parameters.url: is required``).
     """
 
-    def __init__(self, action: str, problems: list[tuple[str, Any, str]]) -> None:
+    def __init__(
+        self,
+        action: str,
+        problems: list[tuple[str, Any, str]],
+        missing: frozenset[str] = frozenset(),
+    ) -> None:
         field_, value, _ = problems[0]
-        super().__init__(field_, value, "")
+        super().__init__(field_, value, "", given=field_ not in missing)
         self.action = action
         self.problems = problems
-        self.args = (
-            f"invalid parameters for action {action!r}: "
-            + "; ".join(str(SpecError(f, v, p)) for f, v, p in problems),
-        )
+        self.missing = missing
+        said = "; ".join(str(problem) for problem in self.spec_errors())
+        self.args = (f"invalid parameters for action {action!r}: {said}",)
+
+    def spec_errors(self) -> list[SpecError]:
+        """Each problem as a :class:`SpecError`, a missing field's without a value."""
+        return [SpecError(f, v, p, given=f not in self.missing) for f, v, p in self.problems]
 
 
 P = TypeVar("P", bound=BaseModel)
@@ -176,6 +185,7 @@ def validate_parameters(action: str, model: type[M], parameters: Mapping[str, An
         return model.model_validate(dict(parameters))
     except ValidationError as exc:
         problems: list[tuple[str, Any, str]] = []
+        missing: set[str] = set()
         for err in exc.errors():
             path = [part for part in err["loc"] if not _is_branch_tag(part)]
             loc = ".".join(str(p) for p in path)
@@ -183,9 +193,11 @@ def validate_parameters(action: str, model: type[M], parameters: Mapping[str, An
             # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
             value = None if err["type"] == "missing" else redact_at(path, err.get("input"))
             problems.append((where, value, problem_words(err, where)))
+            if err["type"] == "missing":
+                missing.add(where)
         # Not chained: pydantic's error holds every input value, a literal secret included, and
         # a chained cause travels in tracebacks and Temporal failures.
-        raise InvalidActionParameters(action, problems) from None
+        raise InvalidActionParameters(action, problems, frozenset(missing)) from None
 
 
 def unknown_action_name(name: str, known: list[str]) -> SpecError:
@@ -216,7 +228,7 @@ def parameter_problems(check: Callable[[], object]) -> list[SpecError]:
     try:
         check()
     except InvalidActionParameters as exc:
-        return [SpecError(f, v, p) for f, v, p in exc.problems]
+        return exc.spec_errors()
     except SpecError as exc:
         return [exc]
     return []

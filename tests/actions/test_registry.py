@@ -76,6 +76,15 @@ def test_invalid_parameters_are_a_spec_error_listing_every_problem() -> None:
     assert "'soon'" in str(error)
 
 
+def test_a_missing_parameter_is_named_without_a_value_and_null_as_null() -> None:
+    with pytest.raises(InvalidActionParameters) as raised:
+        ActionRegistry.default().validate("http", {"timeoutSeconds": None})
+    said = str(raised.value)
+    assert "action.parameters.url: is required" in said
+    assert "action.parameters.timeoutSeconds=null: " in said
+    assert [str(p) for p in raised.value.spec_errors()][0] == "action.parameters.url: is required"
+
+
 @pytest.mark.parametrize(
     "value",
     [

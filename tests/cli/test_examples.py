@@ -91,8 +91,11 @@ _QUOTED_COMMAND = re.compile(r"`almanac ([^`]+)`")
 
 
 def quoted_commands(text: str) -> list[list[str]]:
-    """The arguments of each ```almanac …``` quoted in a ``#`` comment of ``text`` that names
-    an example file; a quote naming no file (```almanac status```) names a command, not a run."""
+    """The arguments of each ```almanac …``` quoted in a ``#`` comment line of ``text``.
+
+    Only a quote naming an example file is a command to run; one naming no file (```almanac
+    status```) names a command in prose.
+    """
     return [
         shlex.split(quoted)
         for line in text.splitlines()
