@@ -96,7 +96,7 @@ from almanac.client_errors import (
 )
 from almanac.schedule_reader import DEFAULT_QUERY_TIMEOUT, ScheduleReader, utc_now
 from almanac.settings import AlmanacSettings
-from timecontract import ScheduleSpecV1
+from timecontract import ScheduleSpecV1, SpecError
 from workflows import ScheduleInput, ScheduleWorkflow, schedule_workflow_id
 from workflows.contracts import DeleteInput, DisableInput, EnableInput
 from workflows.schedule import BackfillRequest
@@ -126,10 +126,14 @@ class ApplyResult:
 
 
 def refusal_line(field: str | None, value: object, reason: str) -> str:
-    """``<field>=<value>: <reason>``, unless the reason already names the field that way."""
+    """``<field>=<value>: <reason>``, unless the reason already names the field that way.
+
+    The value is shown as a spec problem shows it (``timecontract.SpecError``: ``null``,
+    ``true``, a string quoted, at most ``MAX_SHOWN`` characters).
+    """
     if not field or reason.startswith(f"{field}="):
         return reason
-    return f"{field}={value!r}: {reason}"
+    return str(SpecError(field, value, reason))
 
 
 class AlmanacClient(ScheduleReader):

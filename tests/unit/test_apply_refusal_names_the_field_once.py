@@ -15,6 +15,10 @@ def test_a_bare_reason_gets_the_field_and_value() -> None:
     assert refusal_line("cutoverAt", "2026-01-01T00:00:00Z", "before the published cutover") == (
         "cutoverAt='2026-01-01T00:00:00Z': before the published cutover"
     )
+    assert refusal_line("maxCatchUp", True, "must be a whole number") == (
+        "maxCatchUp=true: must be a whole number"
+    )
+    assert refusal_line("action", None, "has no action") == "action=null: has no action"
     assert refusal_line(None, None, "invalid scheduleSpec (2 problems)") == (
         "invalid scheduleSpec (2 problems)"
     )
