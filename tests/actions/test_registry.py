@@ -82,7 +82,7 @@ def test_a_missing_parameter_is_named_without_a_value_and_null_as_null() -> None
     said = str(raised.value)
     assert "action.parameters.url: is required" in said
     assert "action.parameters.timeoutSeconds=null: " in said
-    assert [str(p) for p in raised.value.spec_errors()][0] == "action.parameters.url: is required"
+    assert str(raised.value.spec_errors()[0]) == "action.parameters.url: is required"
 
 
 @pytest.mark.parametrize(
