@@ -126,7 +126,7 @@ class InvalidActionParameters(SpecError):
     """The spec's ``action.parameters`` do not fit the adapter.
 
     ``field``/``value`` name the first problem (``action.parameters.url``); ``problems`` lists
-    every one as ``(field, value, problem)``, and the message names them all; ``missing`` names
+    every one as ``(field, value, problem)``, and the message names them all; ``not_given`` names
     the fields not given at all (shown without a value: ``action.parameters.url: is required``).
     """
 
@@ -134,19 +134,19 @@ class InvalidActionParameters(SpecError):
         self,
         action: str,
         problems: list[tuple[str, Any, str]],
-        missing: frozenset[str] = frozenset(),
+        not_given: frozenset[str] = frozenset(),
     ) -> None:
         field_, value, _ = problems[0]
-        super().__init__(field_, value, "", given=field_ not in missing)
+        super().__init__(field_, value, "", given=field_ not in not_given)
         self.action = action
         self.problems = problems
-        self.missing = missing
+        self.not_given = not_given
         said = "; ".join(str(problem) for problem in self.spec_errors())
         self.args = (f"invalid parameters for action {action!r}: {said}",)
 
     def spec_errors(self) -> list[SpecError]:
         """Each problem as a :class:`SpecError`, a missing field's without a value."""
-        return [SpecError(f, v, p, given=f not in self.missing) for f, v, p in self.problems]
+        return [SpecError(f, v, p, given=f not in self.not_given) for f, v, p in self.problems]
 
 
 P = TypeVar("P", bound=BaseModel)
