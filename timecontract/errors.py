@@ -7,6 +7,7 @@ without catching programming errors.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from datetime import date, timedelta
 from enum import Enum
@@ -31,11 +32,14 @@ def shown_value(value: Any) -> str | int | float | bool | None:
     A string, number, boolean or ``None`` is itself (a string or number cut by :func:`shorten`); a
     date, date-time, duration or enum member is its spec text (ISO 8601, the member's value); a
     list or mapping is its flow-style text (``[SA, FUNDAY]``), cut after :data:`MAX_SHOWN`
-    characters with its length added (``[2027-01-01T09:00:00, … (1001 entries)``). Anything else
-    is its cut ``repr``.
+    characters with its length added (``[2027-01-01T09:00:00, … (1001 entries)``). An infinite or
+    NaN float is YAML's ``.inf``, ``-.inf`` or ``.nan`` as text (JSON has no such number). Anything
+    else is its cut ``repr``.
     """
     if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return _scalar_text(value)  # JSON has no infinity or NaN: YAML's spelling, as text
     if isinstance(value, int | float):
         return value if len(repr(value)) <= MAX_SHOWN else shorten(repr(value))
     if isinstance(value, Mapping | list | tuple):
@@ -53,6 +57,8 @@ def _scalar_text(value: Any) -> str:
         return value
     if value is None or isinstance(value, bool):
         return yaml_word(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else ".inf" if value > 0 else "-.inf"
     if isinstance(value, date):  # a datetime too
         return value.isoformat()
     if isinstance(value, timedelta):
@@ -126,6 +132,8 @@ class SpecError(AlmanacError, ValueError):
         shown = shown_value(self.value)
         if shown is None or isinstance(shown, bool):
             return yaml_word(shown)
+        if isinstance(self.value, float) and isinstance(shown, str):  # .inf, -.inf, .nan
+            return shown
         if isinstance(shown, str) and isinstance(self.value, Mapping | list | tuple):
             return shown
         return repr(shown)

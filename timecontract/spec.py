@@ -398,11 +398,12 @@ class ScheduleSpecV1(BaseModel):
 MODELS_BY_PATH: ModelsByPath = {
     (): ScheduleSpecV1,
     ("action",): ActionSpec,
+    ("calendar",): CalendarSpec,
     ("failureStreak",): FailureStreakPolicy,
     ("failureStreak", "action"): ActionSpec,
 }
-"""The models whose keys an unknown key is compared with: the spec's, its actions' and its
-``failureStreak``'s (``spec_problems``: ``did you mean``)."""
+"""The models whose keys an unknown key is compared with: the spec's, its actions', its
+calendar's and its ``failureStreak``'s (``spec_problems``: ``did you mean``)."""
 
 
 def parse_spec(data: Any, source: str | None = None) -> ScheduleSpecV1:

@@ -134,7 +134,7 @@ def validation_problems(exc: ValidationError, models: ModelsByPath) -> list[Spec
             continue
         message = problem_words(error, field)
         if error["type"] == "extra_forbidden":
-            message = "unknown field (scheduleSpec.v1 has no such key)" + _did_you_mean(loc, models)
+            message += _did_you_mean(loc, models)
         if not loc and isinstance(value, Mapping):
             value = None
         problems.append(SpecError(field, redact_at(loc, value), quiet_credentials(message)))
@@ -181,6 +181,17 @@ def _string_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
     return "must be a string"
 
 
+def _unknown_key_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
+    """``unknown field (calendar has no such key)``: names the object that lacks the key."""
+    holder = field.rpartition(".")[0] or "scheduleSpec.v1"
+    return f"unknown field ({holder} has no such key)"
+
+
+def _bound(value: Any) -> Any:
+    """A bound as the spec writes it: ``600``, not ``600.0``."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _choice_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
     """``must be one of SKIP, SHIFT_FORWARD, NEXT_VALID``, naming the choice a value misspells.
 
@@ -198,6 +209,9 @@ def _choice_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
     return words
 
 
+DATETIME_WORDING = "must be an ISO 8601 date-time such as 2027-01-04T08:00:00"
+URL_WORDING = "must be an absolute URL such as https://example.com/hook"
+
 MAPPING_EXAMPLES = {"calendar": "{name: NYSE, release: holidays-0.108}"}
 """An example of a mapping field's shape, for a problem that it is not a mapping."""
 
@@ -211,10 +225,18 @@ TYPE_WORDING: dict[str, Callable[[str, Any, Mapping[str, Any]], str]] = {
     "int_from_float": lambda field, value, ctx: "must be a whole number",
     "bool_type": lambda field, value, ctx: "must be true or false",
     "bool_parsing": lambda field, value, ctx: "must be true or false",
-    "greater_than_equal": lambda field, value, ctx: f"must be at least {ctx.get('ge')}",
-    "greater_than": lambda field, value, ctx: f"must be more than {ctx.get('gt')}",
-    "less_than_equal": lambda field, value, ctx: f"must be at most {ctx.get('le')}",
-    "less_than": lambda field, value, ctx: f"must be less than {ctx.get('lt')}",
+    "float_type": lambda field, value, ctx: "must be a number",
+    "float_parsing": lambda field, value, ctx: "must be a number",
+    "datetime_type": lambda field, value, ctx: DATETIME_WORDING,
+    "datetime_parsing": lambda field, value, ctx: DATETIME_WORDING,
+    "datetime_from_date_parsing": lambda field, value, ctx: DATETIME_WORDING,
+    "url_type": lambda field, value, ctx: URL_WORDING,
+    "url_parsing": lambda field, value, ctx: URL_WORDING,
+    "extra_forbidden": _unknown_key_words,
+    "greater_than_equal": lambda field, value, ctx: f"must be at least {_bound(ctx.get('ge'))}",
+    "greater_than": lambda field, value, ctx: f"must be more than {_bound(ctx.get('gt'))}",
+    "less_than_equal": lambda field, value, ctx: f"must be at most {_bound(ctx.get('le'))}",
+    "less_than": lambda field, value, ctx: f"must be less than {_bound(ctx.get('lt'))}",
     "literal_error": _choice_words,
     "enum": _choice_words,
 }

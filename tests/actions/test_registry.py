@@ -126,3 +126,34 @@ def test_noop_action_confirms_without_any_downstream() -> None:
     assert outcome.kind is OutcomeKind.CONFIRMED and outcome.result is not None
     assert outcome.result["occurrenceId"] == ctx.occurrence_id
     assert asyncio.run(registry.query_result("noop", ctx)).kind is QueryOutcomeKind.FOUND
+
+
+@pytest.mark.parametrize(
+    ("parameters", "problem"),
+    [
+        ({"url": 5}, "action.parameters.url=5: must be an absolute URL"),
+        ({"url": "nope"}, "action.parameters.url='nope': must be an absolute URL"),
+        (
+            {"url": "https://h.example/x", "timeoutSeconds": "x"},
+            "action.parameters.timeoutSeconds='x': must be a number",
+        ),
+        (
+            {"url": "https://h.example/x", "timeoutSeconds": 1000},
+            "action.parameters.timeoutSeconds=1000: must be at most 600",
+        ),
+        (
+            {"url": "https://h.example/x", "method": "GET"},
+            "action.parameters.method='GET': unknown field (action.parameters has no such key)",
+        ),
+    ],
+)
+def test_a_parameter_problem_is_in_the_specs_words(
+    parameters: dict[str, object], problem: str
+) -> None:
+    # Not pydantic's "Input should be …" or "Extra inputs are not permitted"; a bound as the
+    # spec writes it (600, not 600.0).
+    with pytest.raises(InvalidActionParameters) as raised:
+        ActionRegistry.default().validate("http", parameters)
+    [said] = [str(e) for e in raised.value.spec_errors()]
+    assert said.startswith(problem), said
+    assert "Input should" not in said and "Extra inputs" not in said

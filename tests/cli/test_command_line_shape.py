@@ -132,9 +132,11 @@ def test_errors_are_one_line_on_stderr_with_exit_2() -> None:
         ("2037-01-01Z", "2037-01-01T00:00:00Z"),
         ("2037-01-01+01:00", "2037-01-01T00:00:00+01:00"),
         ("2037-01-01-05:00", "2037-01-01T00:00:00-05:00"),
+        ("2037-01-01", "2037-01-01T00:00:00Z"),
+        ("2037-01-01z", "2037-01-01T00:00:00Z"),
     ],
 )
-def test_a_date_with_an_offset_is_told_the_instant_of_its_midnight(given: str, meant: str) -> None:
+def test_a_date_is_told_the_instant_of_its_midnight(given: str, meant: str) -> None:
     # ISO 8601 has no date with a UTC offset; an instant is a date, a time and an offset.
     result = CliRunner().invoke(app, ["preview", str(SEED), "--to", given])
     assert result.exit_code == 2
@@ -142,6 +144,19 @@ def test_a_date_with_an_offset_is_told_the_instant_of_its_midnight(given: str, m
         f"error: --to={given!r}: not an ISO 8601 instant like 2026-11-01T00:00:00Z; "
         f"did you mean {meant}?\n"
     )
+
+
+def test_rfc_3339_lower_case_t_and_z_are_an_instant() -> None:
+    # RFC 3339 §5.6: "T" and "Z" may alternatively be lower case.
+    upper = CliRunner().invoke(
+        app, ["preview", str(SEED), "--to", "2026-11-02T00:00:00Z", "--json"]
+    )
+    lower = CliRunner().invoke(
+        app, ["preview", str(SEED), "--to", "2026-11-02t00:00:00z", "--json"]
+    )
+    assert upper.exit_code == 0, upper.output
+    assert lower.exit_code == 0, lower.output
+    assert lower.stdout == upper.stdout
 
 
 def test_version_prints_the_project_version() -> None:

@@ -10,6 +10,7 @@ and an unknown key is told a known one only when that is a near miss.
 from __future__ import annotations
 
 import codecs
+import json
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from specdata import SEED_SPEC
 from almanac.apply_checks import check_applicable
 from almanac.client_errors import ApplyRefused
 from timecontract import InvalidSpec, SpecError, load_spec
+from timecontract.errors import shown_value
 from timecontract.spec import parse_spec, read_spec_file
 
 
@@ -155,3 +157,30 @@ def test_a_near_miss_is_told_the_key(typo: str, meant: str) -> None:
     # One edit each (a letter dropped, added or replaced).
     [message] = [m for m in problems(SEED_SPEC | {typo: "x"}) if m.startswith(f"{typo}=")]
     assert message.endswith(f"; did you mean `{meant}`?")
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(float("inf"), ".inf"), (float("-inf"), "-.inf"), (float("nan"), ".nan")]
+)
+def test_a_number_json_cannot_hold_is_shown_in_yamls_spelling(value: float, shown: str) -> None:
+    # RFC 8259 §6: "Numeric values that cannot be represented … (such as Infinity and NaN) are
+    # not permitted"; YAML 1.2 §10.2.1.4 spells them .inf, -.inf, .nan.
+    error = SpecError("maxCatchUp", value, "must be a whole number")
+    assert str(error) == f"maxCatchUp={shown}: must be a whole number"
+    assert json.loads(json.dumps(shown_value(value), allow_nan=False)) == shown
+    assert shown_value([value]) == f"[{shown}]"
+
+
+def test_an_unknown_key_in_the_calendar_is_told_its_holder_and_a_near_miss() -> None:
+    calendar = {"name": "NYSE", "relase": "holidays-0.108"}
+    assert problems(SEED_SPEC | {"calendar": calendar}) == [
+        "calendar.release: is required",
+        "calendar.relase='holidays-0.108': unknown field (calendar has no such key); "
+        "did you mean `release`?",
+    ]
+
+
+def test_a_date_time_of_the_wrong_type_says_what_it_must_be() -> None:
+    assert problems(SEED_SPEC | {"rdates": ["2027-01-04T08:00:00", None]}) == [
+        "rdates.1=null: must be an ISO 8601 date-time such as 2027-01-04T08:00:00"
+    ]
