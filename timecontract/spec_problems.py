@@ -269,8 +269,11 @@ def _did_you_mean(loc: list[str], models: ModelsByPath) -> str:
     best: tuple[int, str] | None = None
     for name, info in model.model_fields.items():
         key = info.alias or name
+        allowed = max(1, max(len(typed), len(key)) // 4)
+        if abs(len(typed) - len(key)) > allowed:
+            continue  # needs more edits than allowed; skipped so a 60,000-letter key costs nothing
         edits = _edits(typed, key.casefold())
-        if edits <= max(1, max(len(typed), len(key)) // 4) and (best is None or edits < best[0]):
+        if edits <= allowed and (best is None or edits < best[0]):
             best = (edits, key)
     return f"; did you mean `{best[1]}`?" if best else ""
 
