@@ -142,8 +142,20 @@ async def connect_temporal(settings: AlmanacSettings) -> Client:
         if (found := re.search(r'message: "([^"]+)"', first)) is not None:
             first = found.group(1)
         raise TemporalUnavailable(
-            f"Temporal unreachable at {temporal.address} (namespace {temporal.namespace}): {first}"
+            f"Temporal unreachable at {temporal.address} (namespace {temporal.namespace}): "
+            f"{first}{_local_hint(temporal.address)}"
         ) from exc
+
+
+def _local_hint(address: str) -> str:
+    """For a loopback ``host:port``, how to start the local stack; else ``""``.
+
+    A loopback address means a server on this machine was expected: the dev stack (``make run``).
+    """
+    host = address.rpartition(":")[0].strip("[]").lower()
+    if host == "localhost" or host.startswith("127.") or host == "::1":
+        return "; is the dev stack running? Start it with `make run`"
+    return ""
 
 
 class ScheduleReader:

@@ -268,6 +268,7 @@ def test_temporal_unreachable_is_one_line_and_exit_1(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("error: Temporal unreachable at " + address)
+    assert lines[0].endswith("is the dev stack running? Start it with `make run`")
     assert result.stdout == ""
 
 
