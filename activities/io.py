@@ -161,7 +161,7 @@ class CatchUpPacing:
 
     The schedule workflow gives the ``slot``-th (from 0, oldest first) of the occurrences one
     release handed out the instant ``until_utc`` = the release's workflow time + ``slot`` ×
-    ``spacing_seconds``; the occurrence waits for it on a durable timer (workflow time) before
+    ``spacing_seconds``; the occurrence waits for it on a durable timer (the workflow's clock) before
     its first claim, which records this as evidence (:meth:`evidence`).
     """
 
@@ -435,6 +435,8 @@ class ScheduleStatus:
     rejected_signals: int = 0
     last_rejected_signal: str = ""
     """The latest malformed signal or rejected revision, and why (also in the worker log)."""
+    last_rejected_at_utc: datetime | None = None
+    """When ``last_rejected_signal`` was refused (the workflow's clock); ``None`` when none was."""
     last_error: str = ""
     """The latest activity failure the loop survived (it retries on the next wake-up)."""
     duplicate_starts: int = 0

@@ -272,6 +272,7 @@ class ScheduleWorkflow:
                     )
             if not self._state.pending:
                 self._status.last_rejected_signal = "started without a revision; none arrived"
+                self._status.last_rejected_at_utc = self._now()
                 return self._status
         timer_for: datetime | None = None  # the instant the loop's timer was set for
         while True:

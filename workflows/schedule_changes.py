@@ -89,6 +89,7 @@ class ScheduleChanges:
         self._state.rejected_signals += 1
         self._status.rejected_signals = self._state.rejected_signals
         self._status.last_rejected_signal = f"{signal}: {problem}"
+        self._status.last_rejected_at_utc = self._now()
 
     async def submit(self, kind: str, **fields: Any) -> Any:
         """Queue the current update's change and wait for its verdict.

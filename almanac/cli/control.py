@@ -307,9 +307,13 @@ def status(
                 "[yellow]as of the schedule's last wake-up[/yellow] (the ledger was not read: "
                 f"{escape(state.ledger_problem)})"
             )
+        rejected_at = state.last_rejected_at_utc
         for label, value in (
             ("last error", state.last_error),
-            ("last rejected change", state.last_rejected_signal),
+            (
+                "last rejected change" + (f" (at {_z(rejected_at)})" if rejected_at else ""),
+                state.last_rejected_signal,
+            ),
         ):
             if value:
                 console.print(f"[yellow]{label}:[/yellow] {escape(value)}")

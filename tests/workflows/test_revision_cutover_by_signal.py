@@ -75,6 +75,9 @@ async def test_revision_by_signal_cuts_over_at_its_instant(tmp_path: Path) -> No
                 timeout=30,  # two activities per signal, in real time (time skipping is locked)
             )
             assert "revision 4 does not increase" in status.last_rejected_signal
+            rejected_at = status.last_rejected_at_utc  # the workflow's time when it refused
+            assert rejected_at is not None
+            assert now <= rejected_at <= await stack.simulated_now(handle)
             assert status.gate.active_revision == 6
             described = await handle.describe()
             assert described.status is WorkflowExecutionStatus.RUNNING
