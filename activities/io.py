@@ -161,7 +161,7 @@ class CatchUpPacing:
 
     The schedule workflow gives the ``slot``-th (from 0, oldest first) of the occurrences one
     release handed out the instant ``until_utc`` = the release's workflow time + ``slot`` ×
-    ``spacing_seconds``; the occurrence waits for it on a durable timer (the workflow's clock) before
+    ``spacing_seconds``; the occurrence waits for it on a durable timer (workflow time) before
     its first claim, which records this as evidence (:meth:`evidence`).
     """
 

@@ -39,7 +39,7 @@ def console(
     try:
         settings = ConsoleSettings()
     except ValidationError as exc:
-        fail(setting_problem(exc, "ALMANAC_CONSOLE_"))
+        fail(setting_problem(exc, ConsoleSettings))
     chosen_host = host or settings.host
     try:
         ipaddress.ip_address(chosen_host)

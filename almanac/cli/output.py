@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pydantic import ValidationError
+    from pydantic_settings import BaseSettings
     from rich.console import Console
     from rich.table import Table
 
@@ -443,13 +444,22 @@ def parse_instant(name: str, value: str) -> datetime:
     return parsed.astimezone(UTC)
 
 
-def setting_problem(exc: ValidationError, prefix: str) -> str:
-    """One line for a settings model's first problem: ``<VARIABLE>=<value>: <why>``."""
+def setting_problem(exc: ValidationError, *models: type[BaseSettings]) -> str:
+    """One line for a settings model's first problem: ``<VARIABLE>=<value>: <why>``.
+
+    ``models``: the settings classes the failed construction may have built (a root and the
+    nested ones its fields default to); the variable is named with the prefix of the one that
+    raised (``exc.title``), so ``ALMANAC_TEMPORAL_TLS`` and not ``ALMANAC_TLS``. The why is in
+    the spec's words (:func:`timecontract.spec_problems.problem_words`).
+    """
+    from timecontract.spec_problems import problem_words
+
     problem = exc.errors()[0]
-    message = str(problem["msg"]).removeprefix("Value error, ")
+    prefix = next(m.model_config.get("env_prefix", "") for m in models if m.__name__ == exc.title)
+    name = prefix + "_".join(str(p) for p in problem["loc"]).upper()
+    message = problem_words(problem, name)
     if message.startswith("ALMANAC_"):
         return message
-    name = prefix + "_".join(str(p) for p in problem["loc"]).upper()
     return f"{name}={problem.get('input')!r}: {message}"
 
 
@@ -461,12 +471,12 @@ def almanac_settings() -> AlmanacSettings:
     """
     from pydantic import ValidationError
 
-    from almanac.settings import AlmanacSettings
+    from almanac.settings import AlmanacSettings, TemporalSettings
 
     try:
         return AlmanacSettings()
     except ValidationError as exc:
-        fail(setting_problem(exc, "ALMANAC_"))
+        fail(setting_problem(exc, AlmanacSettings, TemporalSettings))
 
 
 def run_async(work: Coroutine[Any, Any, T]) -> T:

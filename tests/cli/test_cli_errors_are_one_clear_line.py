@@ -160,3 +160,23 @@ def test_a_preview_to_before_the_default_from_names_the_default(run) -> None:  #
     line = one_error_line(run("preview", str(SEED), "--to", "2026-10-01T00:00:00Z"))
     assert "--to='2026-10-01T00:00:00Z'" in line
     assert "before the default --from, cutoverAt 2026-11-01T06:00:00Z" in line
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        # A nested group's variable is named with its own prefix, as the user set it.
+        ("ALMANAC_TEMPORAL_TLS", "maybe", "ALMANAC_TEMPORAL_TLS='maybe': must be true or false"),
+        ("ALMANAC_MAX_CLOCK_SKEW_SECONDS", "0", "ALMANAC_MAX_CLOCK_SKEW_SECONDS='0': must be more"),
+        ("ALMANAC_MAX_CLOCK_SKEW_SECONDS", "soon", "='soon': must be a number"),
+    ],
+)
+def test_a_bad_setting_is_named_as_set_and_said_in_words(  # type: ignore[no-untyped-def]
+    run, monkeypatch, name: str, value: str, message: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    result = run("status", "some-schedule")
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.output
+    assert "Input should" not in result.output

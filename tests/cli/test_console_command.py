@@ -22,7 +22,7 @@ from typer.testing import Result
             [],
             "entry 'alice=env:HOME': an env token is named ALMANAC_SECRET_*",
         ),
-        ({"ALMANAC_CONSOLE_PORT": "0"}, [], "ALMANAC_CONSOLE_PORT='0': Input should be"),
+        ({"ALMANAC_CONSOLE_PORT": "0"}, [], "ALMANAC_CONSOLE_PORT='0': must be at least 1"),
     ],
 )
 def test_bad_console_settings_are_one_line_exit_2(
