@@ -12,6 +12,7 @@ All specs are in Etc/UTC, so every nominal time exists once and is its own insta
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 import pytest
 
@@ -72,10 +73,51 @@ CASES = [
 ]
 
 
+CASES_WINDOW = ("2024-01-01T00:00:00Z", "2030-01-01T00:00:00Z")
+"""The UTC window, ``[from, to)``, every case of ``CASES`` is expanded in."""
+
+
+class WindowedExample(NamedTuple):
+    """A rule from ``start`` (floating, in Etc/UTC) and its nominal times in the UTC window.
+
+    The window is ``[window_from, window_to)``, as ``timecontract.occurrences`` takes it.
+    """
+
+    rule: str
+    start: str
+    window_from: str
+    window_to: str
+    expected: list[datetime]
+
+
+# Derived in the docstrings of the two tests below.
+BYWEEKNO_INTERVAL = WindowedExample(
+    "FREQ=YEARLY;INTERVAL=2;BYWEEKNO=1;BYDAY=MO,SU",
+    "2024-01-01T00:00:00",
+    "2024-01-01T00:00:00Z",
+    "2029-01-01T00:00:00Z",
+    [
+        datetime(2024, 1, 1),
+        datetime(2024, 1, 7),
+        datetime(2025, 12, 29),
+        datetime(2026, 1, 4),
+        datetime(2028, 1, 3),
+        datetime(2028, 1, 9),
+    ],
+)
+BYWEEKNO_MINUS_53 = WindowedExample(
+    "FREQ=YEARLY;BYWEEKNO=-53",
+    "2019-01-01T00:00:00",
+    "2019-01-01T00:00:00Z",
+    "2022-01-01T00:00:00Z",
+    [datetime(2019, 12, 30) + timedelta(days=i) for i in range(7)],
+)
+
+
 @pytest.mark.parametrize(("rule", "start", "dates"), CASES)
 def test_issue16_example(rule: str, start: str, dates: list[str]) -> None:
     nominal = [datetime.fromisoformat(f"{day}T{start[11:]}") for day in dates]
-    assert _nominal_times(rule, start, "2024-01-01T00:00:00Z", "2030-01-01T00:00:00Z") == nominal
+    assert _nominal_times(rule, start, *CASES_WINDOW) == nominal
 
 
 def test_issue16_byweekno_with_interval_counts_week_numbering_years() -> None:
@@ -86,19 +128,8 @@ def test_issue16_byweekno_with_interval_counts_week_numbering_years() -> None:
     2028-01-03..09 (2028-01-01 is a Saturday, so its week holds only two days of 2028).
     2024-12-30 (week 1 of 2025, an off year) is not an instance.
     """
-    rule = "FREQ=YEARLY;INTERVAL=2;BYWEEKNO=1;BYDAY=MO,SU"
-    expected = [
-        datetime(2024, 1, 1),
-        datetime(2024, 1, 7),
-        datetime(2025, 12, 29),
-        datetime(2026, 1, 4),
-        datetime(2028, 1, 3),
-        datetime(2028, 1, 9),
-    ]
-    actual = _nominal_times(
-        rule, "2024-01-01T00:00:00", "2024-01-01T00:00:00Z", "2029-01-01T00:00:00Z"
-    )
-    assert actual == expected
+    example = BYWEEKNO_INTERVAL
+    assert _nominal_times(*example[:4]) == example.expected
 
 
 def test_negative_week_number_reaches_into_the_previous_calendar_year() -> None:
@@ -108,14 +139,8 @@ def test_negative_week_number_reaches_into_the_previous_calendar_year() -> None:
     has 53 weeks (its last, week 53, is 2020-12-28..2021-01-03, holding four days of 2020), so
     week -53 is week 1. 2019 and 2021 have 52 weeks and no week -53.
     """
-    expected = [datetime(2019, 12, 30) + timedelta(days=i) for i in range(7)]
-    actual = _nominal_times(
-        "FREQ=YEARLY;BYWEEKNO=-53",
-        "2019-01-01T00:00:00",
-        "2019-01-01T00:00:00Z",
-        "2022-01-01T00:00:00Z",
-    )
-    assert actual == expected
+    example = BYWEEKNO_MINUS_53
+    assert _nominal_times(*example[:4]) == example.expected
 
 
 def _nominal_times(rule: str, start: str, window_from: str, window_to: str) -> list[datetime]:
