@@ -16,8 +16,8 @@ queue:
   occurrence workflow per occurrence (claim, POST, record). Measured from the first start until
   the ledger shows all N ``SUCCEEDED``.
 - ``before`` (with ``--before REF``): the same as ``almanac`` with the worker running the code of
-  git revision REF (extracted with ``git archive``), so the old and new code are compared in one
-  run under the same load.
+  git revision REF (extracted with ``git archive``; its ledger migrated by REF's migrations), so
+  the old and new code are compared in one run under the same load.
 
 Rounds alternate the arms (``bench/_pairs.py``); figures per arm: occurrences/s, ledger
 transactions begun and committed per occurrence (almanac arms), worker and server CPU
