@@ -6,7 +6,8 @@
 - :class:`WorkerProcess`: ``python -m worker`` (or any module) as a child process with its own
   task queue and ledger, optionally from another source tree (``--before REF``: the code at a git
   revision, extracted with ``git archive``), so before and after run side by side in one bench;
-  :func:`almanac_arm` starts one arm's production worker that way.
+  :func:`almanac_arm` starts one arm's production worker that way, optionally counting its
+  ledger transactions (``bench/_counted_worker.py``).
 - :func:`cpu_seconds`: user + system CPU of a process so far (``/proc/<pid>/stat``).
 """
 
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
+from bench._counted_worker import new_counts_file
 from ledger.migrate import upgrade
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,7 +167,8 @@ def source_tree(ref: str | None) -> Iterator[Path]:
 
 
 class WorkerProcess:
-    """A worker as a child process: ``python -m <module>`` from ``tree`` with ``env`` added."""
+    """A worker as a child process: ``python -m <module>`` (or ``python <script>``) from ``tree``
+    with ``env`` added."""
 
     def __init__(
         self,
@@ -173,14 +176,20 @@ class WorkerProcess:
         env: dict[str, str],
         *,
         module: str = "worker",
+        script: Path | None = None,
         log: Path,
         args: Sequence[str] = (),
     ) -> None:
-        """Start it (``args``: its command-line arguments); ``log`` receives its output."""
+        """Start it (``args``: its command-line arguments); ``log`` receives its output.
+
+        ``script``: run this file instead of ``module`` (a wrapper of this checkout around the
+        worker of ``tree``, which stays first on ``PYTHONPATH``).
+        """
         full = {**os.environ, **env, "PYTHONPATH": str(tree), "PYTHONUNBUFFERED": "1"}
         self._log = open(log, "ab")  # noqa: SIM115 - closed in stop()
+        launch = ["-m", module] if script is None else [str(script)]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", module, *args],
+            [sys.executable, *launch, *args],
             cwd=tree,
             env=full,
             stdout=self._log,
@@ -217,6 +226,23 @@ def almanac_worker_env(
     }
 
 
+def migrate(tree: Path, url: str) -> None:
+    """Migrate the ledger at ``url`` to the newest migration of ``tree``.
+
+    Another tree's migrations run in a child process of that tree: its worker migrates an embedded
+    ledger on start and refuses one at a revision it does not know.
+    """
+    if tree == ROOT:
+        upgrade(url)
+        return
+    subprocess.run(
+        [sys.executable, "-c", "import sys, ledger.migrate as m; m.upgrade(sys.argv[1])", url],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        check=True,
+    )
+
+
 @dataclass
 class ArmWorker:
     """One Almanac arm's production worker: its process, ledger URL and task queue."""
@@ -224,22 +250,38 @@ class ArmWorker:
     process: WorkerProcess
     ledger_url: str
     task_queue: str
+    transactions: Path | None
+    """The worker's transaction counts (``bench._counted_worker.read_counts``), if counted."""
 
 
 def almanac_arm(
-    stack: contextlib.ExitStack, folder: Path, address: str, name: str, ref: str | None
+    stack: contextlib.ExitStack,
+    folder: Path,
+    address: str,
+    name: str,
+    ref: str | None,
+    *,
+    count_transactions: bool = False,
 ) -> ArmWorker:
     """Start the worker of git revision ``ref`` (``None``: this checkout) as arm ``name``.
 
-    The arm gets a task queue and a fresh SQLite ledger of its own in ``folder`` (migrated by this
-    checkout: ``ref`` must have the same migrations). ``stack`` stops the worker before it removes
-    the revision's source tree.
+    The arm gets a task queue and a fresh SQLite ledger of its own in ``folder``, migrated by the
+    tree's own migrations (:func:`migrate`; the bench seeds it with this checkout's
+    ``publish_revision`` and ``materialize``, which must fit the revision's schema). ``stack``
+    stops the worker before it removes the revision's source tree. ``count_transactions``: run
+    the worker under this checkout's ``bench/_counted_worker.py``, its counts in
+    ``folder/<name>.transactions``.
     """
     tree = stack.enter_context(source_tree(ref))
     url = f"sqlite:///{folder / f'{name}.sqlite3'}"
-    upgrade(url)
+    migrate(tree, url)
     queue = f"{name}-{uuid.uuid4().hex[:6]}"
     env = almanac_worker_env(address, queue, url, folder / name)
-    proc = WorkerProcess(tree, env, log=folder / f"{name}.log")
+    counts, script = None, None
+    if count_transactions:
+        counts = new_counts_file(folder / f"{name}.transactions")
+        env["BENCH_TXN_COUNTS"] = str(counts)
+        script = ROOT / "bench" / "_counted_worker.py"
+    proc = WorkerProcess(tree, env, script=script, log=folder / f"{name}.log")
     stack.callback(proc.stop)
-    return ArmWorker(proc, url, queue)
+    return ArmWorker(proc, url, queue, counts)

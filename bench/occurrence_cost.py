@@ -19,9 +19,16 @@ queue:
   git revision REF (extracted with ``git archive``), so the old and new code are compared in one
   run under the same load.
 
-Rounds alternate the arms (``bench/_pairs.py``); figures per arm: occurrences/s, worker and
-server CPU milliseconds per occurrence. The ratio is occurrences/s ÷ the bare arm's, per round;
-the median is quoted. A warm-up round (N/5) runs first and is not counted.
+Rounds alternate the arms (``bench/_pairs.py``); figures per arm: occurrences/s, ledger
+transactions begun and committed per occurrence (almanac arms), worker and server CPU
+milliseconds per occurrence. The ratio is occurrences/s ÷ the bare arm's, per round; the median
+is quoted. A warm-up round (N/5) runs first and is not counted.
+
+Transactions are counted inside the worker process (``bench/_counted_worker.py``: SQLAlchemy
+listeners on every ``Engine``, the same counter around either arm's code) from the first start
+to the last ``SUCCEEDED``, divided by N: the occurrence workflows' activities and the schedule
+workflows' own (materialize, release), reads included. After the workers stop, the whole run's
+counts (warm-up and start-up included) are printed per occurrence run.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ import ledger
 from almanac.stack.sink import Sink
 from bench import _pairs, _stack
 from bench._bare import BareWorkflow, PostInput
+from bench._counted_worker import Counts, read_counts
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
 
@@ -87,12 +95,16 @@ class AlmanacArm:
         worker: _stack.WorkerProcess,
         task_queue: str,
         ledger_: ledger.Ledger,
+        transactions: Path,
         sink: Sink,
         args: argparse.Namespace,
     ):
-        """Remember what a round needs."""
+        """Remember what a round needs (``transactions``: the worker's counts file)."""
         self.name, self.client, self.server_pid, self.worker = name, client, server_pid, worker
         self.task_queue, self.ledger, self.sink, self.args = task_queue, ledger_, sink, args
+        self.transactions = transactions
+        self.occurrences = 0
+        """Occurrences run so far, warm-up included."""
 
     async def run(self, index: int, *, scale: float = 1.0) -> dict[str, float]:
         """One round: seed, start the schedules, wait for every occurrence to succeed."""
@@ -110,6 +122,7 @@ class AlmanacArm:
             datas.append(data)
         total = schedules * per
         cpu_w, cpu_s = _stack.cpu_seconds(self.worker.pid), _stack.cpu_seconds(self.server_pid)
+        counts = read_counts(self.transactions)
         started = time.monotonic()
         for schedule_id, data in zip(ids, datas, strict=True):
             await self.client.start_workflow(
@@ -132,7 +145,9 @@ class AlmanacArm:
                 )
             await asyncio.sleep(0.1)
         elapsed = time.monotonic() - started
-        figures = _figures(total, elapsed, self.worker.pid, cpu_w, self.server_pid, cpu_s)
+        counts = read_counts(self.transactions) - counts
+        self.occurrences += total
+        figures = _figures(total, elapsed, counts, self.worker.pid, cpu_w, self.server_pid, cpu_s)
         for schedule_id in ids:
             await self.client.get_workflow_handle(schedule_workflow_id(schedule_id)).terminate()
         return figures
@@ -179,14 +194,24 @@ class BareArm:
             await asyncio.wait([results], timeout=0.2)
         results.result()
         elapsed = time.monotonic() - started
-        return _figures(total, elapsed, self.worker.pid, cpu_w, self.server_pid, cpu_s)
+        return _figures(total, elapsed, None, self.worker.pid, cpu_w, self.server_pid, cpu_s)
 
 
 def _figures(
-    total: int, elapsed: float, worker_pid: int, cpu_w: float, server_pid: int, cpu_s: float
+    total: int,
+    elapsed: float,
+    transactions: Counts | None,
+    worker_pid: int,
+    cpu_w: float,
+    server_pid: int,
+    cpu_s: float,
 ) -> dict[str, float]:
+    """One round's figures; ``transactions`` None (no ledger) shows as "—"."""
+    nan = float("nan")
     return {
         "occurrences/s": total / elapsed,
+        "transactions/occ": nan if transactions is None else transactions.begins / total,
+        "commits/occ": nan if transactions is None else transactions.commits / total,
         "worker CPU ms/occ": 1000 * (_stack.cpu_seconds(worker_pid) - cpu_w) / total,
         "server CPU ms/occ": 1000 * (_stack.cpu_seconds(server_pid) - cpu_s) / total,
     }
@@ -211,12 +236,17 @@ async def main(args: argparse.Namespace) -> _pairs.Result:
         try:
             with contextlib.ExitStack() as stack:
                 for name, ref in trees.items():
-                    worker = _stack.almanac_arm(stack, folder, server.address, name, ref)
-                    proc, queue = worker.process, worker.task_queue
+                    worker = _stack.almanac_arm(
+                        stack, folder, server.address, name, ref, count_transactions=True
+                    )
+                    proc, queue, counts = worker.process, worker.task_queue, worker.transactions
+                    assert counts is not None
                     workers.append(proc)
                     ledger_ = ledger.Ledger.from_url(worker.ledger_url)
                     arms.append(
-                        AlmanacArm(name, client, server.pid, proc, queue, ledger_, sink, args)
+                        AlmanacArm(
+                            name, client, server.pid, proc, queue, ledger_, counts, sink, args
+                        )
                     )
                 print(f"warm-up (not counted); load {_pairs.loadavg()[0]:.1f}", flush=True)
                 for arm in arms:
@@ -233,14 +263,27 @@ async def main(args: argparse.Namespace) -> _pairs.Result:
         finally:
             for proc in workers:
                 proc.stop()
+            whole_run = [_whole_run(a) for a in arms if isinstance(a, AlmanacArm)]
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
     print()
     print(f"N = {args.schedules} schedules × {args.per_schedule} overdue occurrences per round")
     print(result.table())
+    print("\n".join(whole_run))
     if args.json:
         print(json.dumps(result.as_dict(), indent=1))
     return result
+
+
+def _whole_run(arm: AlmanacArm) -> str:
+    """The counts the arm's stopped worker left, per occurrence it ran (warm-up, start-up in)."""
+    counts = read_counts(arm.transactions)
+    per = max(1, arm.occurrences)
+    return (
+        f"{arm.name}, whole run ({arm.occurrences} occurrences, read after the worker stopped): "
+        f"{counts.begins / per:.2f} transactions/occ, {counts.commits / per:.2f} commits/occ, "
+        f"{counts.rollbacks / per:.2f} rollbacks/occ"
+    )
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
