@@ -66,6 +66,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -75,8 +76,9 @@ from temporalio.client import Client
 import ledger
 from almanac.gates import fleet, work_shares
 from almanac.stack.sink import Sink
-from bench import _stack
+from bench import _stack, history_anatomy
 from bench._bare import BareWorkflow, PostInput
+from bench._counted_worker import Counts, new_counts_file, read_counts
 from ledger.migrate import upgrade
 from timecontract import load_spec
 from workflows import ScheduleInput, schedule_workflow_id
@@ -118,6 +120,13 @@ async def run(
         if args.profile:
             env["ALMANAC_PROFILE_OUT"] = str(Path(args.profile).resolve())
             module = "bench._profiled_worker"
+        # --anatomy: each worker counts its ledger transactions, in all and by activity
+        # (bench/_counted_worker.py, bench/_anatomy_worker.py).
+        script = _stack.ROOT / "bench" / "_anatomy_worker.py" if args.anatomy else None
+        by_activity = [folder / f"worker{i}.by-activity.json" for i in range(args.workers)]
+        txn_files = [
+            new_counts_file(folder / f"worker{i}.transactions") for i in range(args.workers)
+        ]
         # Idle RSS: a worker of the same tree on an empty ledger and queue, once it polls.
         idle_folder = folder / "idle"
         idle_folder.mkdir()
@@ -138,7 +147,16 @@ async def run(
         now = datetime.now(UTC)
         workers = [
             _stack.WorkerProcess(
-                tree, env, module=module, log=folder / f"worker{i}.log", args=args.worker_args
+                tree,
+                {
+                    **env,
+                    "BENCH_TXN_COUNTS": str(txn_files[i]),
+                    "BENCH_TXN_BY_ACTIVITY": str(by_activity[i]),
+                },
+                module=module,
+                script=script,
+                log=folder / f"worker{i}.log",
+                args=args.worker_args,
             )
             for i in range(args.workers)
         ]
@@ -182,6 +200,8 @@ async def run(
                         _stack.cpu_seconds(w.pid) for w in workers
                     )
                     figures["server CPU s to materialized"] = _stack.cpu_seconds(server.pid) - cpu_s
+                    if args.anatomy:
+                        figures["ledger txns to materialized"] = transactions(txn_files).begins
                 stop = reading.materialized(n) if args.until == "materialized" else False
                 if stop or reading.recovered(n):
                     break
@@ -198,6 +218,11 @@ async def run(
             figures["recovery s"] = time.monotonic() - began
             (folder / "rss.txt").write_text("".join(f"{t:.1f} {m:.1f}\n" for t, m in timeline))
             figures["worker CPU s"] = sum(_stack.cpu_seconds(w.pid) for w in workers)
+            if args.anatomy:
+                counted = transactions(txn_files)
+                figures["ledger txns begun"] = counted.begins
+                figures["ledger txns committed"] = counted.commits
+                figures["ledger txns rolled back"] = counted.rollbacks
             if len(workers) > 1:
                 for i, w in enumerate(workers):
                     figures[f"  worker {i} CPU s"] = _stack.cpu_seconds(w.pid)
@@ -229,11 +254,91 @@ async def run(
             for w in workers:
                 w.stop()
             store.dispose()
+        bare_queue = f"bare-{uuid.uuid4().hex[:6]}"
         if args.until == "recovered" and args.floor:
             runs = int(figures["succeeded"])
-            figures["floor s"] = await bare_floor(server, sink, folder, runs, args.timeout)
+            figures |= await bare_floor(server, sink, folder, runs, args.timeout, bare_queue)
+            figures["worker CPU ms/run"] = 1000 * figures["worker CPU s"] / runs
+            figures["server CPU ms/run"] = 1000 * figures["server CPU s"] / runs
             figures["recovery / floor"] = figures["recovery s"] / figures["floor s"]
+        if args.anatomy:
+            await anatomy(server, (queue, bare_queue), figures, folder, by_activity)
     return figures
+
+
+def transactions(files: list[Path]) -> Counts:
+    """The ledger transactions the workers counted so far, summed."""
+    total = Counts(0, 0, 0)
+    for path in files:
+        counted = read_counts(path)
+        total = Counts(
+            total.begins + counted.begins,
+            total.commits + counted.commits,
+            total.rollbacks + counted.rollbacks,
+        )
+    return total
+
+
+async def anatomy(
+    server: _stack.DevServer,
+    queues: tuple[str, str],
+    figures: dict[str, float],
+    folder: Path,
+    by_activity: list[Path],
+) -> None:
+    """Count the run's histories (``bench/history_anatomy.py``) and print them per caught-up run.
+
+    ``queues``: the workers' task queue and the floor's. Almanac: every workflow on the workers'
+    queue (the schedules and their occurrence children), divided by the caught-up runs
+    (SUCCEEDED); the floor: the bare workflows, one each. Ledger transactions: the workers'
+    counts over the whole run (start-up catch-up, every wake-up, every occurrence), then by what
+    began them (``bench/_anatomy_worker.py``) against the executions the histories record.
+    Writes ``anatomy.json`` in ``folder``.
+    """
+    client = await Client.connect(server.address)
+    found = await history_anatomy.count(client, f"TaskQueue = '{queues[0]}'")
+    floor = await history_anatomy.count(client, f"TaskQueue = '{queues[1]}'")
+    history_anatomy.print_table(found | floor)
+    runs = figures["succeeded"]
+    columns: dict[str, dict[str, float]] = {k: a.per(runs) for k, a in found.items()}
+    columns["almanac"] = {
+        name: sum(c[name] for c in columns.values()) for name in next(iter(columns.values()))
+    } | {"ledger transactions": figures.get("ledger txns begun", float("nan")) / runs}
+    for kind, a in floor.items():
+        columns[f"floor {kind}"] = a.per(a.workflows) | {"ledger transactions": 0.0}
+    print(f"\n{'per caught-up run':>36}" + "".join(f"{k:>22}" for k in columns))
+    for name in columns["almanac"]:
+        print(f"{name:>36}" + "".join(f"{c.get(name, 0.0):>22,.2f}" for c in columns.values()))
+    begun: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
+    for path in by_activity:
+        if path.exists():
+            counted = json.loads(path.read_text())
+            begun.update(counted["activity"])
+            calls.update(counted["call"])
+    executed: Counter[str] = Counter()
+    for a in found.values():
+        executed.update(a.activities)
+        executed["local activities"] += a.markers["core_local_activity"]
+    print(
+        f"\n{'ledger transactions begun in':>60}{'total':>8}{'runs of it':>12}{'per run of it':>15}"
+        f"{'per caught-up run':>19}"
+    )
+    for where, n in begun.most_common():
+        of = executed[where] or executed["local activities"] * where.startswith("local ")
+        print(
+            f"{where:>60}{n:>8,}{of:>12,}{n / of if of else float('nan'):>15.2f}{n / runs:>19.2f}"
+        )
+        for call, k in calls.most_common():
+            if call.startswith(f"{where} > "):
+                print(
+                    f"{call.split(' > ')[1]:>60}{k:>8,}{'':>12}"
+                    f"{k / of if of else float('nan'):>15.2f}{k / runs:>19.2f}"
+                )
+    every: dict[str, Any] = {"runs": runs, "per caught-up run": columns, "begun": begun}
+    every["begun by call"] = calls
+    every["histories"] = {k: a.as_json() for k, a in (found | floor).items()}
+    (folder / "anatomy.json").write_text(json.dumps(every, indent=1))
 
 
 async def settled_rss(worker: _stack.WorkerProcess, log: Path, deadline: float = 60.0) -> float:
@@ -294,14 +399,16 @@ def shares(
 
 
 async def bare_floor(
-    server: _stack.DevServer, sink: Sink, folder: Path, runs: int, timeout: float
-) -> float:
-    """Seconds for ``runs`` bare workflows + one activity each on the same server and sink.
+    server: _stack.DevServer, sink: Sink, folder: Path, runs: int, timeout: float, queue: str
+) -> dict[str, float]:
+    """``runs`` bare workflows + one activity each on the same server and sink: the floor.
 
-    The floor of the end-to-end figure (``bench/_bare.py``): a worker process of its own, timed
-    from its launch (start-up included, as the recovery is) until every workflow completed.
+    The floor of the end-to-end figure (``bench/_bare.py``): a worker process of its own on task
+    queue ``queue``, timed from its launch (start-up included, as the recovery is) until every
+    workflow completed. Returns its seconds (``floor s``) and its worker's and the server's CPU
+    per run (ms), as the recovery's are read.
     """
-    queue = f"bare-{uuid.uuid4().hex[:6]}"
+    cpu_s = _stack.cpu_seconds(server.pid)
     began = time.monotonic()
     worker = _stack.WorkerProcess(
         _stack.ROOT,
@@ -336,7 +443,11 @@ async def bare_floor(
                 raise SystemExit(f"bare floor: not done after {timeout:.0f} s or worker died")
             await asyncio.wait([results], timeout=0.2)
         results.result()
-        return time.monotonic() - began
+        return {
+            "floor s": time.monotonic() - began,
+            "floor worker CPU ms/run": 1000 * _stack.cpu_seconds(worker.pid) / runs,
+            "floor server CPU ms/run": 1000 * (_stack.cpu_seconds(server.pid) - cpu_s) / runs,
+        }
     finally:
         worker.stop()
 
@@ -433,12 +544,21 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (worker log)")
     parser.add_argument(
+        "--anatomy",
+        action="store_true",
+        help="count the workers' ledger transactions and, before the dev server stops, every "
+        "history of the run and the floor (bench/history_anatomy.py), per caught-up run",
+    )
+    parser.add_argument(
         "--profile",
         metavar="PREFIX",
         help="run the worker profiled (bench/_profiled_worker.py): cProfile, PREFIX.*.pstats; "
         "with ALMANAC_PROFILE_MODE=sample or memory, stack samples or tracemalloc",
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.anatomy and args.profile:
+        parser.error("--anatomy and --profile each wrap the worker: choose one")
+    return args
 
 
 if __name__ == "__main__":
