@@ -142,6 +142,11 @@ def test_noop_action_confirms_without_any_downstream() -> None:
             "action.parameters.timeoutSeconds=1000: must be at most 600",
         ),
         (
+            {"url": "https://h.example/x", "resultUrl": False},  # YAML's resultUrl: off
+            "action.parameters.resultUrl=false: must be a string; YAML reads an unquoted no or "
+            "off as false: quote the word if you meant it",
+        ),
+        (
             {"url": "https://h.example/x", "method": "GET"},
             "action.parameters.method='GET': unknown field (action.parameters has no such key)",
         ),
