@@ -205,7 +205,8 @@ def invalid_spec_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
     """The ``--json`` object of an invalid spec file (an element of ``validate --json``).
 
     Each problem's value is shown as its message shows it (``timecontract.shown_value``: JSON
-    data of at most ``MAX_SHOWN`` characters).
+    data of at most ``MAX_SHOWN`` characters); a problem of a field not given at all has no
+    ``value`` key (an explicit ``null`` is ``"value": null``), as its message has no value.
     """
     from timecontract import shown_value
 
@@ -216,7 +217,9 @@ def invalid_spec_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
         "revision": exc.revision,
         "applicable": False,
         "problems": [
-            {"field": p.field, "value": shown_value(p.value), "problem": p.problem}
+            {"field": p.field}
+            | ({"value": shown_value(p.value)} if p.given else {})
+            | {"problem": p.problem}
             for p in exc.problems
         ],
         "warnings": [],
