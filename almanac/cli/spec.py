@@ -289,18 +289,22 @@ def preview(
     except InvalidSpec as exc:
         fail(str(exc))
     print_warnings(spec_file, spec_warnings(spec, tzdb_store=store))
-    start = parse_instant("--from", from_) if from_ else spec.cutover_at
+    start = parse_instant("--from", from_) if from_ is not None else spec.cutover_at
     last = LAST_WINDOW_END
     if start >= last:
         fail(f"--from={from_!r}: not before {last:%Y-%m-%dT%H:%M:%SZ}, the last instant resolved")
     # The default window stops at the last instant resolved; a --to after it is refused below.
     end = (
         parse_instant("--to", to)
-        if to
+        if to is not None
         else min(start + min(default_window(spec), last - start), last)
     )
     if end < start:
-        since = "--from" if from_ else f"the default --from, cutoverAt {start:%Y-%m-%dT%H:%M:%SZ}"
+        since = (
+            "--from"
+            if from_ is not None
+            else f"the default --from, cutoverAt {start:%Y-%m-%dT%H:%M:%SZ}"
+        )
         fail(f"--to={to!r}: before {since}")
     if end > last:
         fail(f"--to={to!r}: after {last:%Y-%m-%dT%H:%M:%SZ}, the last instant resolved")
