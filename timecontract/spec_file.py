@@ -289,20 +289,21 @@ def _depth(data: Any) -> int:
     return deepest
 
 
-class _TooManyAliases(Exception):
+class _AliasProblem(Exception):
+    """A YAML alias (``*anchor``) on ``line`` that stops the load."""
+
     def __init__(self, anchor: str, line: int) -> None:
         super().__init__(anchor, line)
         self.anchor = anchor
         self.line = line
 
 
-class _SelfReference(Exception):
+class _TooManyAliases(_AliasProblem):
+    """The alias use beyond :data:`MAX_YAML_ALIASES`."""
+
+
+class _SelfReference(_AliasProblem):
     """An alias inside the list or mapping its anchor names: a value that holds itself."""
-
-    def __init__(self, anchor: str, line: int) -> None:
-        super().__init__(anchor, line)
-        self.anchor = anchor
-        self.line = line
 
 
 def read_spec_data(path: Path) -> Any:
