@@ -33,7 +33,7 @@ def test_a_boolean_number_parameter_is_refused(
 ) -> None:
     with pytest.raises(InvalidActionParameters) as refused:
         check_action(name, parameters)
-    assert [str(p) for p in refused.value.spec_errors()] == [f"action.parameters.{said}"]
+    assert [str(p) for p in refused.value.problems] == [f"action.parameters.{said}"]
 
 
 def test_numbers_as_documented_still_pass() -> None:
