@@ -30,7 +30,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from timecontract.calendars import NAME_PATTERN, RELEASE_PATTERN, WEEKDAYS, load_calendar
 from timecontract.errors import SpecError
@@ -56,6 +56,21 @@ CALENDAR_PATTERN_WORDING = {
 }
 
 
+def _weekday_text(value: Any) -> Any:
+    """A ``weekend`` entry before pydantic reads it: text, or a problem naming the codes.
+
+    A number is no code (ISO 8601 and cron number the days differently), so none is guessed.
+    """
+    if not isinstance(value, str):
+        raise ValueError("must be a weekday code: MO, TU, WE, TH, FR, SA or SU")
+    return value
+
+
+WeekdayCode = Annotated[str, BeforeValidator(_weekday_text)]
+"""One ``weekend`` entry: an RFC 5545 weekday code (checked against :data:`WEEKDAYS` by the
+list's own validator, which also refuses a repeat)."""
+
+
 class CalendarSpec(BaseModel):
     """``calendar``: which holiday calendar, at which pinned data release, with which weekend."""
 
@@ -67,18 +82,25 @@ class CalendarSpec(BaseModel):
     release: Annotated[str, Field(pattern=RELEASE_PATTERN.pattern)] = Field(
         description="Pinned data: holidays-<version> of the library, or a file's sha256-<hex>."
     )
-    weekend: tuple[str, ...] = Field(
+    weekend: tuple[WeekdayCode, ...] = Field(
         default=("SA", "SU"), description="Weekend days as RFC 5545 codes; default SA, SU."
     )
 
     @field_validator("weekend")
     @classmethod
     def _weekday_codes(cls, weekend: tuple[str, ...]) -> tuple[str, ...]:
-        """Refuse unknown or repeated weekday codes (a problem at ``calendar.weekend``)."""
+        """Refuse unknown or repeated weekday codes (a problem at ``calendar.weekend``).
+
+        Codes in other case are told the list they spell (``[sa]``: ``did you mean [SA]?``).
+        """
         unknown = [code for code in weekend if code not in WEEKDAYS]
         if unknown or len(set(weekend)) != len(weekend) or len(weekend) > 6:
+            meant = [code.strip().upper() for code in weekend]
+            hint = ""
+            if unknown and set(meant) <= set(WEEKDAYS) and len(set(meant)) == len(meant) <= 6:
+                hint = f"; did you mean [{', '.join(meant)}]?"
             raise ValueError(
-                "must list distinct weekday codes (MO, TU, WE, TH, FR, SA, SU), at most six"
+                "must list distinct weekday codes (MO, TU, WE, TH, FR, SA, SU), at most six" + hint
             )
         return weekend
 

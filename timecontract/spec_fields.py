@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from timecontract.calendar_spec import parse_exdate
-from timecontract.iso8601 import parse_instant, parse_local
+from timecontract.iso8601 import format_duration, parse_instant, parse_local
 from timecontract.rscale import parse_rscale_rule
 
 MAX_LATENESS = timedelta(days=366)
@@ -125,12 +125,17 @@ def duration_range(
     return _RANGES[field](value)
 
 
-def _interval_range(value: timedelta) -> timedelta:
-    if value.microseconds:
-        raise ValueError("must be whole seconds")
-    if not timedelta(seconds=1) <= value <= MAX_INTERVAL:
-        raise ValueError("must be a duration between PT1S and P3660D")
-    return value
+def _whole_seconds_up_to(most: timedelta) -> Callable[[timedelta], timedelta]:
+    """The range check of a duration of whole seconds from ``PT1S`` to ``most``, inclusive."""
+
+    def check(value: timedelta) -> timedelta:
+        if value.microseconds:
+            raise ValueError("must be whole seconds")
+        if not timedelta(seconds=1) <= value <= most:
+            raise ValueError(f"must be a duration between PT1S and {format_duration(most)}")
+        return value
+
+    return check
 
 
 def _phase_range(value: timedelta, data: Mapping[str, Any]) -> timedelta:
@@ -160,14 +165,6 @@ def _deadline_range(value: timedelta) -> timedelta:
     return value
 
 
-def _catch_up_spacing_range(value: timedelta) -> timedelta:
-    if value.microseconds:
-        raise ValueError("must be whole seconds")
-    if not timedelta(seconds=1) <= value <= MAX_CATCH_UP_SPACING:
-        raise ValueError("must be a duration between PT1S and P1D")
-    return value
-
-
 def _lateness_range(value: timedelta) -> timedelta:
     if value < timedelta(0) or value > MAX_LATENESS:
         raise ValueError("must be a duration between PT0S and P366D")
@@ -175,10 +172,10 @@ def _lateness_range(value: timedelta) -> timedelta:
 
 
 _RANGES: dict[str | None, Callable[[timedelta], timedelta]] = {
-    "interval": _interval_range,
+    "interval": _whole_seconds_up_to(MAX_INTERVAL),
     "jitter": _jitter_range,
     "deadline": _deadline_range,
-    "catch_up_spacing": _catch_up_spacing_range,
+    "catch_up_spacing": _whole_seconds_up_to(MAX_CATCH_UP_SPACING),
     "lateness": _lateness_range,
 }
 """The range of each duration field but ``phase`` (which also reads ``interval``)."""

@@ -1,9 +1,9 @@
 """Reading a spec file into plain data, within bounds: bytes, nesting, aliases, values and text.
 
-A spec file is JSON (``.json``) or YAML (anything else) holding JSON data only. YAML is read with
-a safe loader that keeps timestamps as text (the spec's own fields parse them), refuses a key
-given twice (YAML and JSON keep the last one silently) and a non-string key, and counts alias
-uses, so a small file cannot expand into a huge document. Every refusal is an
+A spec file is JSON (``.json``, read by ``spec_json``) or YAML (anything else) holding JSON data
+only. YAML is read with a safe loader that keeps timestamps as text (the spec's own fields parse
+them), refuses a key given twice (YAML and JSON keep the last one silently) and a non-string key,
+and counts alias uses, so a small file cannot expand into a huge document. Every refusal is an
 :class:`~timecontract.errors.InvalidSpec` naming the file, and a value is shown only as the
 secret rule allows at its path (``timecontract.secrets``).
 """
@@ -20,6 +20,7 @@ import yaml
 
 from timecontract.errors import InvalidSpec, SpecError, SpecFileUnreadable
 from timecontract.secrets import quiet_parser_message, redact_at
+from timecontract.spec_json import NotJsonNumber, load_json
 
 MAX_SPEC_BYTES = 64 * 1024
 """The largest spec file read (a spec is a page of settings; its ``action.parameters.data`` too)."""
@@ -243,47 +244,24 @@ class KeyGivenTwice(InvalidSpec):
         self.given_twice = given_twice
 
 
-class _Duplicated(dict[str, Any]):
-    """A JSON object in which a key was given twice: the first such key and its later value."""
+def _load_json(text: str) -> Any:
+    """:func:`~timecontract.spec_json.load_json`, within :data:`MAX_SPEC_DEPTH`.
 
-    duplicate: tuple[str, Any]
-    given_twice: set[str]
-    """Every key given twice in this object."""
+    Raises:
+        _TooDeep, _DuplicateKey; and as ``load_json`` says.
 
-
-def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads`` object hook: mark an object whose key is given twice (JSON keeps the last).
-
-    Objects are built innermost first, so the path above is not known yet: the object is marked
-    here and :func:`_first_duplicate` finds it, with its path, once the document is read.
     """
-    data: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in data and not isinstance(data, _Duplicated):
-            data = _Duplicated(data)
-            data.duplicate, data.given_twice = (key, value), set()
-        if isinstance(data, _Duplicated) and key in data:
-            data.given_twice.add(key)
-        data[key] = value
-    return data
-
-
-def _first_duplicate(document: Any) -> None:
-    """Raise :class:`_DuplicateKey` for the first marked object, its value redacted at its path."""
-    stack: list[tuple[list[str], Any]] = [([], document)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, _Duplicated):
-            key, given = value.duplicate
-            found = _DuplicateKey(key, redact_at([*path, key], given), None)
-            found.document = document
-            if isinstance(document, _Duplicated):
-                found.given_twice = frozenset(document.given_twice)
-            raise found
-        if isinstance(value, dict):
-            stack.extend(([*path, str(k)], v) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend(([*path, str(i)], v) for i, v in enumerate(value))
+    try:
+        document, twice = load_json(text)
+    except RecursionError:
+        raise _TooDeep(None) from None
+    if _depth(document) > MAX_SPEC_DEPTH:
+        raise _TooDeep(None)
+    if twice is not None:
+        found = _DuplicateKey(twice.key, twice.value, twice.line)
+        found.document, found.given_twice = document, twice.given_twice
+        raise found
+    return document
 
 
 class _NonStringKey(Exception):
@@ -311,20 +289,21 @@ def _depth(data: Any) -> int:
     return deepest
 
 
-class _TooManyAliases(Exception):
+class _AliasProblem(Exception):
+    """A YAML alias (``*anchor``) on ``line`` that stops the load."""
+
     def __init__(self, anchor: str, line: int) -> None:
         super().__init__(anchor, line)
         self.anchor = anchor
         self.line = line
 
 
-class _SelfReference(Exception):
+class _TooManyAliases(_AliasProblem):
+    """The alias use beyond :data:`MAX_YAML_ALIASES`."""
+
+
+class _SelfReference(_AliasProblem):
     """An alias inside the list or mapping its anchor names: a value that holds itself."""
-
-    def __init__(self, anchor: str, line: int) -> None:
-        super().__init__(anchor, line)
-        self.anchor = anchor
-        self.line = line
 
 
 def read_spec_data(path: Path) -> Any:
@@ -335,7 +314,8 @@ def read_spec_data(path: Path) -> Any:
         KeyGivenTwice: a key is given twice (an :class:`InvalidSpec` holding the data read).
         InvalidSpec: the file is larger than :data:`MAX_SPEC_BYTES`, not UTF-8 (naming another
             encoding's byte-order mark, else the first bad byte), empty (in YAML: nothing but
-            comments), not valid YAML/JSON,
+            comments), not valid YAML/JSON (JSON: also a ``NaN`` or ``Infinity`` literal,
+            ``spec_json``),
             nested deeper than :data:`MAX_SPEC_DEPTH`, has a YAML key that is not a string,
             uses more than :data:`MAX_YAML_ALIASES` YAML aliases, or an alias inside the list or
             mapping its anchor names (the value would hold itself).
@@ -354,16 +334,7 @@ def read_spec_data(path: Path) -> Any:
         if _is_empty(text, json_file=path.suffix.lower() == ".json"):
             problem = "is empty: a spec is a mapping of fields (schema, scheduleId, revision, …)"
             raise InvalidSpec([SpecError("file", str(path), problem)], str(path))
-        if path.suffix.lower() == ".json":
-            try:
-                document = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
-            except RecursionError:
-                raise _TooDeep(None) from None
-            if _depth(document) > MAX_SPEC_DEPTH:
-                raise _TooDeep(None)
-            _first_duplicate(document)
-            return document
-        return _load_yaml(text)
+        return _load_json(text) if path.suffix.lower() == ".json" else _load_yaml(text)
     except InvalidSpec:
         raise
     except _TooDeep as exc:
@@ -385,6 +356,16 @@ def read_spec_data(path: Path) -> Any:
         line = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         said = quiet_parser_message(exc.problem or exc.context or "cannot be parsed")
         problem = f"not valid YAML: {line}{said}"
+        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
+    except json.JSONDecodeError as exc:
+        said = quiet_parser_message(exc.msg)
+        problem = f"not valid JSON: line {exc.lineno}, column {exc.colno}: {said}"
+        raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
+    except NotJsonNumber as exc:
+        problem = (
+            f"not valid JSON: line {exc.line}, column {exc.column}: {exc.word} is no JSON number "
+            "(RFC 8259 §6); write a number or null"
+        )
         raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
     except _SelfReference as exc:
         problem = (

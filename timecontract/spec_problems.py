@@ -19,7 +19,7 @@ from pydantic_core import ErrorDetails
 from timecontract import zones
 from timecontract.action_spec import ACTION_NAME_PATTERN
 from timecontract.calendar_spec import CALENDAR_PATTERN_WORDING
-from timecontract.errors import SpecError
+from timecontract.errors import SpecError, yaml_word
 from timecontract.ids import SCHEDULE_ID_PATTERN
 from timecontract.rrule import RuleError
 from timecontract.secrets import quiet_credentials, redact_at
@@ -178,7 +178,20 @@ def _string_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
     # YAML reads an unquoted 2026 as a number: the release needs its letter, and quotes.
     if field == "tzdbVersion" and isinstance(value, int | float) and not isinstance(value, bool):
         return "must be a string such as '2026a' (quote it in YAML)"
-    return "must be a string"
+    return "must be a string" + _bool_word_hint(value)
+
+
+def _bool_word_hint(value: Any) -> str:
+    """``; YAML reads an unquoted no or off as false: quote the word if you meant it``.
+
+    For a boolean where text is due: YAML 1.1, which PyYAML reads, takes an unquoted ``NO``,
+    ``yes``, ``on`` or ``off`` as a boolean, so a word a reader meant arrives as ``false`` or
+    ``true`` (yaml.org/type/bool). Else ``""``.
+    """
+    if not isinstance(value, bool):
+        return ""
+    words = "yes or on" if value else "no or off"
+    return f"; YAML reads an unquoted {words} as {yaml_word(value)}: quote the word if you meant it"
 
 
 def _unknown_key_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
@@ -196,7 +209,7 @@ def _choice_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
     """``must be one of SKIP, SHIFT_FORWARD, NEXT_VALID``, naming the choice a value misspells.
 
     ``; did you mean SKIP?`` follows when ``value`` is one of the choices in other case (or with
-    ``-`` or spaces for ``_``).
+    ``-`` or spaces for ``_``); a boolean gets :func:`_bool_word_hint` (``foldPolicy: NO``).
     """
     expected = str(ctx.get("expected", ""))
     choices = re.findall(r"'([^']*)'", expected) or [expected]
@@ -206,7 +219,7 @@ def _choice_words(field: str, value: Any, ctx: Mapping[str, Any]) -> str:
         meant = folded.get(re.sub(r"[-\s]", "_", value.strip()).casefold())
         if meant is not None and meant != value:
             return f"{words}; did you mean {meant}?"
-    return words
+    return words + _bool_word_hint(value)
 
 
 DATETIME_WORDING = "must be an ISO 8601 date-time such as 2027-01-04T08:00:00"

@@ -125,28 +125,18 @@ class ActionNotConfigured(ActionError):
 class InvalidActionParameters(SpecError):
     """The spec's ``action.parameters`` do not fit the adapter.
 
-    ``field``/``value`` name the first problem (``action.parameters.url``); ``problems`` lists
-    every one as ``(field, value, problem)``, and the message names them all; ``not_given`` names
-    the fields not given at all (shown without a value: ``action.parameters.url: is required``).
+    ``field``/``value``/``problem`` are the first problem's (``action.parameters.url``);
+    ``problems`` lists every one as a :class:`SpecError` (a missing field's not ``given``: shown
+    without a value, ``action.parameters.url: is required``), and the message names them all.
     """
 
-    def __init__(
-        self,
-        action: str,
-        problems: list[tuple[str, Any, str]],
-        not_given: frozenset[str] = frozenset(),
-    ) -> None:
-        field_, value, _ = problems[0]
-        super().__init__(field_, value, "", given=field_ not in not_given)
+    def __init__(self, action: str, problems: list[SpecError]) -> None:
+        first = problems[0]
+        super().__init__(first.field, first.value, first.problem, given=first.given)
         self.action = action
         self.problems = problems
-        self.not_given = not_given
-        said = "; ".join(str(problem) for problem in self.spec_errors())
+        said = "; ".join(str(problem) for problem in problems)
         self.args = (f"invalid parameters for action {action!r}: {said}",)
-
-    def spec_errors(self) -> list[SpecError]:
-        """Each problem as a :class:`SpecError`, a missing field's without a value."""
-        return [SpecError(f, v, p, given=f not in self.not_given) for f, v, p in self.problems]
 
 
 P = TypeVar("P", bound=BaseModel)
@@ -184,20 +174,20 @@ def validate_parameters(action: str, model: type[M], parameters: Mapping[str, An
     try:
         return model.model_validate(dict(parameters))
     except ValidationError as exc:
-        problems: list[tuple[str, Any, str]] = []
-        missing: set[str] = set()
+        problems: list[SpecError] = []
         for err in exc.errors():
             path = [part for part in err["loc"] if not _is_branch_tag(part)]
             loc = ".".join(str(p) for p in path)
             where = f"action.parameters.{loc}" if loc else "action.parameters"
-            # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
-            value = None if err["type"] == "missing" else redact_at(path, err.get("input"))
-            problems.append((where, value, problem_words(err, where)))
             if err["type"] == "missing":
-                missing.add(where)
+                problems.append(SpecError.missing(where, problem_words(err, where)))
+                continue
+            # A problem's value may be a whole mapping: literal secrets in it stay unsaid.
+            value = redact_at(path, err.get("input"))
+            problems.append(SpecError(where, value, problem_words(err, where)))
         # Not chained: pydantic's error holds every input value, a literal secret included, and
         # a chained cause travels in tracebacks and Temporal failures.
-        raise InvalidActionParameters(action, problems, frozenset(missing)) from None
+        raise InvalidActionParameters(action, problems) from None
 
 
 def unknown_action_name(name: str, known: list[str]) -> SpecError:
@@ -228,7 +218,7 @@ def parameter_problems(check: Callable[[], object]) -> list[SpecError]:
     try:
         check()
     except InvalidActionParameters as exc:
-        return exc.spec_errors()
+        return exc.problems
     except SpecError as exc:
         return [exc]
     return []

@@ -89,6 +89,7 @@ from activities.actions.secrets import (
     SecretResolver,
     SecretUnavailable,
 )
+from timecontract import SpecError
 
 RETRYABLE_STATUSES = frozenset({408, 429})
 KEY_USED_STATUSES = frozenset({409, 422})
@@ -243,14 +244,14 @@ class HttpAction(ActionAdapter[HttpParameters]):
                 the network (the policy is then never consulted).
         """
         params = self.validate(parameters)
-        refused: list[tuple[str, Any, str]] = []
+        refused: list[SpecError] = []
         for key in ("url", "resultUrl") if self._transport is None else ():
             value = parameters.get(key)
             refusal = self._egress.refusal_of_url(value) if isinstance(value, str) else None
             if refusal is not None:
                 why = str(refusal).removeprefix("egress refused: ")
                 refused.append(
-                    (
+                    SpecError(
                         f"action.parameters.{key}",
                         value,
                         f"the worker's egress policy refuses it: {why}",

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 from pydantic import (
     AnyHttpUrl,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -30,6 +31,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from activities.actions.base import branch_tag
 from timecontract.action_spec import build_without_plugins
@@ -45,6 +47,28 @@ RESULT_URL_PLACEHOLDER = "{idempotencyKey}"
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
 ADDRESS_PATTERN = r"^[^@\s<>]+@[^@\s<>]+$"
 Address = Annotated[str, Field(pattern=ADDRESS_PATTERN)]
+
+
+def _no_bool(kind: str) -> BeforeValidator:
+    """Refuse a boolean where a number is due, as pydantic's own ``kind`` error.
+
+    Pydantic reads ``true`` as 1 in a number field (lax mode); a spec's ``timeoutSeconds: true``
+    is a mistake, not one second. Only the boolean is refused: a parameter a published revision
+    gave as ``"10"`` still validates before each call.
+    """
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool):
+            raise PydanticCustomError(kind, "a boolean is not a number")
+        return value
+
+    return BeforeValidator(check)
+
+
+Number = Annotated[float, _no_bool("float_type")]
+"""A number parameter (an int is one): ``true``/``false`` are refused ("must be a number")."""
+WholeNumber = Annotated[int, _no_bool("int_type")]
+"""A whole-number parameter: ``true``/``false`` are refused ("must be a whole number")."""
 
 
 class SecretLocation(BaseModel):
@@ -125,7 +149,7 @@ class HttpParameters(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     url: AnyHttpUrl = Field(description="Where to POST.")
-    timeout_seconds: Annotated[float, Field(gt=0, le=600)] = Field(
+    timeout_seconds: Annotated[Number, Field(gt=0, le=600)] = Field(
         default=10.0, alias="timeoutSeconds", description="Connect/write/read timeout, each."
     )
     result_url: str | None = Field(
@@ -192,12 +216,12 @@ class SmtpParameters(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     host: str = Field(min_length=1, description="SMTP server host.")
-    port: int = Field(default=25, ge=1, le=65535, description="SMTP server port.")
+    port: WholeNumber = Field(default=25, ge=1, le=65535, description="SMTP server port.")
     from_address: Address = Field(alias="from", description="Sender address.")
     to: list[Address] = Field(min_length=1, description="Recipient address(es).")
     subject: str = Field(min_length=1, max_length=998, description="Subject line.")
     body: str | None = Field(default=None, description="Plain-text body.")
-    timeout_seconds: float = Field(
+    timeout_seconds: Number = Field(
         default=30.0, gt=0, le=600, alias="timeoutSeconds", description="Socket timeout."
     )
     starttls: bool = Field(default=False, description="Use STARTTLS before sending.")
@@ -244,7 +268,7 @@ class TemporalParameters(BaseModel):
     workflow_type: str = Field(alias="workflowType", min_length=1, description="Workflow type.")
     task_queue: str = Field(alias="taskQueue", min_length=1, description="Task queue.")
     input: JsonValue = Field(default=None, description="One JSON argument, if not null.")
-    execution_timeout_seconds: int = Field(
+    execution_timeout_seconds: WholeNumber = Field(
         default=DEFAULT_EFFECT_EXECUTION_TIMEOUT_SECONDS,
         alias="executionTimeoutSeconds",
         ge=1,

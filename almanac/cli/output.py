@@ -428,8 +428,11 @@ def parse_instant(name: str, value: str) -> datetime:
     Raises:
         typer.Exit: code 2, naming the option and the value, when it does not parse or has no
             offset; a date (``2037-01-01`` or ``2037-01-01Z``, no instant in ISO 8601) is told
-            the instant at its midnight. RFC 3339's lower-case ``t`` and ``z`` are accepted.
+            the instant at its midnight. RFC 3339's lower-case ``t`` and ``z`` are accepted. An
+            empty value (``--to ''``) is refused as such, never read as the option left out.
     """
+    if not value.strip():
+        fail(f"{name}={value!r}: is empty; give an instant like 2026-11-01T00:00:00Z")
     # Checked first: Python 3.11 reads 2037-01-01+01:00 as 01:00 on that date, without an offset.
     dated = _DATE_ONLY.fullmatch(value.strip())
     if dated:

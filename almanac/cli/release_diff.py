@@ -42,8 +42,8 @@ def load_window(
         spec = load_spec(spec_file, store)
     except InvalidSpec as exc:
         fail(str(exc))
-    start = parse_instant("--from", from_) if from_ else spec.cutover_at
-    end = parse_instant("--until", until) if until else start + DEFAULT_WINDOW
+    start = parse_instant("--from", from_) if from_ is not None else spec.cutover_at
+    end = parse_instant("--until", until) if until is not None else start + DEFAULT_WINDOW
     if end < start:
         fail(f"--until={until!r}: before --from")
     return spec, start, end

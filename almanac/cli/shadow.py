@@ -93,8 +93,8 @@ def run_shadow(
     from ledger.shadow import WRITE_BATCH, estimate_records
 
     now = datetime.now(UTC)  # the command line is an edge: it reads the clock
-    high = parse_instant("--until", until) if until else now
-    low = parse_instant("--since", since) if since else high - timedelta(weeks=4)
+    high = parse_instant("--until", until) if until is not None else now
+    low = parse_instant("--since", since) if since is not None else high - timedelta(weeks=4)
     name = _alias(alias)
     with open_ledger(url) as handle:
         ids = schedule or [g.schedule_id for g in ledger.list_gates(handle)]
@@ -154,7 +154,7 @@ def report(
     """Matched / only-live / only-shadow / differing for --alias; exit 1 on any mismatch."""
     from ledger.shadow import shadow_report
 
-    low = parse_instant("--since", since) if since else None
+    low = parse_instant("--since", since) if since is not None else None
     with open_ledger(url) as handle:
         result = shadow_report(handle, _alias(alias), schedule_id=schedule, since=low)
     if not result.schedules:

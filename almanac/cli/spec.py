@@ -205,7 +205,8 @@ def invalid_spec_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
     """The ``--json`` object of an invalid spec file (an element of ``validate --json``).
 
     Each problem's value is shown as its message shows it (``timecontract.shown_value``: JSON
-    data of at most ``MAX_SHOWN`` characters).
+    data of at most ``MAX_SHOWN`` characters); a problem of a field not given at all has no
+    ``value`` key (an explicit ``null`` is ``"value": null``), as its message has no value.
     """
     from timecontract import shown_value
 
@@ -216,7 +217,9 @@ def invalid_spec_json(path: Path, exc: InvalidSpec) -> dict[str, Any]:
         "revision": exc.revision,
         "applicable": False,
         "problems": [
-            {"field": p.field, "value": shown_value(p.value), "problem": p.problem}
+            {"field": p.field}
+            | ({"value": shown_value(p.value)} if p.given else {})
+            | {"problem": p.problem}
             for p in exc.problems
         ],
         "warnings": [],
@@ -286,18 +289,22 @@ def preview(
     except InvalidSpec as exc:
         fail(str(exc))
     print_warnings(spec_file, spec_warnings(spec, tzdb_store=store))
-    start = parse_instant("--from", from_) if from_ else spec.cutover_at
+    start = parse_instant("--from", from_) if from_ is not None else spec.cutover_at
     last = LAST_WINDOW_END
     if start >= last:
         fail(f"--from={from_!r}: not before {last:%Y-%m-%dT%H:%M:%SZ}, the last instant resolved")
     # The default window stops at the last instant resolved; a --to after it is refused below.
     end = (
         parse_instant("--to", to)
-        if to
+        if to is not None
         else min(start + min(default_window(spec), last - start), last)
     )
     if end < start:
-        since = "--from" if from_ else f"the default --from, cutoverAt {start:%Y-%m-%dT%H:%M:%SZ}"
+        since = (
+            "--from"
+            if from_ is not None
+            else f"the default --from, cutoverAt {start:%Y-%m-%dT%H:%M:%SZ}"
+        )
         fail(f"--to={to!r}: before {since}")
     if end > last:
         fail(f"--to={to!r}: after {last:%Y-%m-%dT%H:%M:%SZ}, the last instant resolved")

@@ -65,7 +65,7 @@ def test_invalid_parameters_are_a_spec_error_listing_every_problem() -> None:
         ActionRegistry.default().validate("http", {"timeoutSeconds": "soon", "extra": 1})
     error = raised.value
     assert isinstance(error, SpecError) and isinstance(error, AlmanacError)
-    fields = [f for f, _, _ in error.problems]
+    fields = [p.field for p in error.problems]
     assert fields == [
         "action.parameters.url",
         "action.parameters.timeoutSeconds",
@@ -82,7 +82,7 @@ def test_a_missing_parameter_is_named_without_a_value_and_null_as_null() -> None
     said = str(raised.value)
     assert "action.parameters.url: is required" in said
     assert "action.parameters.timeoutSeconds=null: " in said
-    assert str(raised.value.spec_errors()[0]) == "action.parameters.url: is required"
+    assert str(raised.value.problems[0]) == "action.parameters.url: is required"
 
 
 @pytest.mark.parametrize(
@@ -142,6 +142,11 @@ def test_noop_action_confirms_without_any_downstream() -> None:
             "action.parameters.timeoutSeconds=1000: must be at most 600",
         ),
         (
+            {"url": "https://h.example/x", "resultUrl": False},  # YAML's resultUrl: off
+            "action.parameters.resultUrl=false: must be a string; YAML reads an unquoted no or "
+            "off as false: quote the word if you meant it",
+        ),
+        (
             {"url": "https://h.example/x", "method": "GET"},
             "action.parameters.method='GET': unknown field (action.parameters has no such key)",
         ),
@@ -154,6 +159,6 @@ def test_a_parameter_problem_is_in_the_specs_words(
     # spec writes it (600, not 600.0).
     with pytest.raises(InvalidActionParameters) as raised:
         ActionRegistry.default().validate("http", parameters)
-    [said] = [str(e) for e in raised.value.spec_errors()]
+    [said] = [str(e) for e in raised.value.problems]
     assert said.startswith(problem), said
     assert "Input should" not in said and "Extra inputs" not in said

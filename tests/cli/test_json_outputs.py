@@ -29,6 +29,20 @@ def test_validate_json_lists_each_file_with_its_problems_and_exits_2(run, tmp_pa
     assert [(p["field"], p["value"]) for p in wrong["problems"]] == [("gapPolicy", "SOMETIMES")]
 
 
+def test_validate_json_tells_a_missing_field_from_an_explicit_null(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # A field not given has no value, as its text line has none (cutoverAt: is required); a
+    # null the file writes is "value": null (cutoverAt=null: ...).
+    cutover = next(line for line in SEED.read_text().splitlines() if line.startswith("cutoverAt:"))
+    missing, null = tmp_path / "missing.yaml", tmp_path / "null.yaml"
+    missing.write_text(SEED.read_text().replace(cutover + "\n", ""))
+    null.write_text(SEED.read_text().replace(cutover, "cutoverAt: null"))
+    result = run("validate", "--json", str(missing), str(null))
+    assert result.exit_code == 2
+    absent, given = (report["problems"] for report in json.loads(result.stdout))
+    assert absent == [{"field": "cutoverAt", "problem": "is required"}]
+    assert [(p["field"], p["value"]) for p in given] == [("cutoverAt", None)]
+
+
 BAD_REFERENCE = """\
 action:
   name: http

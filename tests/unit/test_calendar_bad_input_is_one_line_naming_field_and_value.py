@@ -44,6 +44,9 @@ def test_malformed_calendar_release() -> None:
         (["SA", "SA"], "[SA, SA]", "must list distinct weekday codes"),
         (["MO", "TU", "WE", "TH", "FR", "SA", "SU"], "[MO, TU, WE, TH, FR, SA, SU]", "at most six"),
         ("SA", "'SA'", "must be a list"),
+        # RFC 5545's codes are upper case.
+        (["sa"], "[sa]", "at most six; did you mean [SA]?"),
+        (["Sa", "su"], "[Sa, su]", "at most six; did you mean [SA, SU]?"),
     ],
 )
 def test_a_bad_weekend_names_calendar_weekend_and_its_value(

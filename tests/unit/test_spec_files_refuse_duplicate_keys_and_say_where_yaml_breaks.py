@@ -1,8 +1,9 @@
 """A spec file that YAML or JSON would read "successfully" but not as written is refused.
 
 YAML and ``json.loads`` both keep the last of two equal keys without a word; a spec whose
-``revision`` appears twice then publishes a revision its author did not see. And a YAML syntax
-error names its line and column, so the author can find it.
+``revision`` appears twice then publishes a revision its author did not see. A YAML or JSON syntax
+error names its line and column, so the author can find it, and a JSON file holds JSON only:
+``json.loads`` also reads ``NaN`` and ``Infinity``, which RFC 8259 §6 has not.
 """
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ import pytest
 import yaml
 from specdata import SEED_SPEC
 
-from timecontract import InvalidSpec, load_spec
+from timecontract import InvalidSpec, SpecError, load_spec
+
+
+def only_problem(path: Path, text: str) -> SpecError:
+    """The one problem of the spec file ``path`` holding ``text``."""
+    path.write_text(text)
+    with pytest.raises(InvalidSpec) as caught:
+        load_spec(path)
+    [problem] = caught.value.problems
+    return problem
 
 
 def test_a_yaml_key_given_twice_is_refused_naming_the_key_value_and_line(tmp_path: Path) -> None:
@@ -29,14 +39,40 @@ def test_a_yaml_key_given_twice_is_refused_naming_the_key_value_and_line(tmp_pat
     assert f"given more than once (again on line {line})" in str(problem)
 
 
-def test_a_json_key_given_twice_is_refused(tmp_path: Path) -> None:
-    body = json.dumps(SEED_SPEC)[:-1] + ', "maxCatchUp": 7}'
-    path = tmp_path / "twice.json"
-    path.write_text(body)
-    with pytest.raises(InvalidSpec) as caught:
-        load_spec(path)
-    [problem] = caught.value.problems
+def test_a_json_key_given_twice_is_refused_naming_its_line(tmp_path: Path) -> None:
+    body = json.dumps(SEED_SPEC, indent=2)[:-2] + ',\n  "maxCatchUp": 7\n}'
+    problem = only_problem(tmp_path / "twice.json", body)
+    line = len(body.splitlines()) - 1  # the repeated key is the line before the closing brace
     assert (problem.field, problem.value) == ("maxCatchUp", 7)
+    assert f"given more than once (again on line {line})" in str(problem)
+
+
+def test_a_nested_json_key_given_twice_names_its_own_line(tmp_path: Path) -> None:
+    action = '{\n  "name": "noop",\n  "parameters": {"note": "a",\n  "note": "b"}}'
+    problem = only_problem(
+        tmp_path / "nested.json", json.dumps(SEED_SPEC)[:-1] + ', "action": ' + action + "}"
+    )
+    assert (problem.field, problem.value) == ("note", "b")
+    assert "given more than once (again on line 4)" in str(problem)
+
+
+def test_a_json_syntax_error_names_its_line_and_column(tmp_path: Path) -> None:
+    problem = only_problem(
+        tmp_path / "broken.json", '{"schema": "scheduleSpec.v1",\n "revision": 1,,\n}'
+    )
+    assert problem.field == "file"
+    assert problem.problem.startswith("not valid JSON: line 2, column 16: ")
+
+
+@pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
+def test_a_number_json_has_not_is_refused_as_not_json(tmp_path: Path, word: str) -> None:
+    # RFC 8259 §6: "Numeric values that cannot be represented ... (such as Infinity and NaN)
+    # are not permitted"; Python's json reads them unless told not to.
+    problem = only_problem(
+        tmp_path / "nan.json", '{"note": "NaN, Infinity",\n "maxCatchUp": ' + word + "}"
+    )
+    assert problem.field == "file"
+    assert problem.problem.startswith(f"not valid JSON: line 2, column 16: {word} is no JSON")
 
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
@@ -89,10 +125,8 @@ def test_nested_mappings_are_checked_too(tmp_path: Path) -> None:
 
 
 def test_a_yaml_syntax_error_names_its_line_and_column(tmp_path: Path) -> None:
-    path = tmp_path / "broken.yaml"
-    path.write_text("schema: scheduleSpec.v1\nrule: [FREQ=DAILY\nrevision: 1\n")
-    with pytest.raises(InvalidSpec) as caught:
-        load_spec(path)
-    [problem] = caught.value.problems
+    problem = only_problem(
+        tmp_path / "broken.yaml", "schema: scheduleSpec.v1\nrule: [FREQ=DAILY\nrevision: 1\n"
+    )
     assert problem.field == "file"
     assert "not valid YAML: line 3, column" in str(problem)

@@ -95,10 +95,12 @@ def test_a_type_problem_says_what_the_field_must_be(field: str, value: Any, mess
 
 
 def test_each_list_entry_of_the_wrong_type_is_named() -> None:
-    calendar = {"name": "NYSE", "release": "holidays-0.108", "weekend": [1, 2]}
+    # A weekend entry says what it must be: a day code, not a number (ISO and cron number the
+    # days differently, so none is guessed).
+    calendar = {"name": "NYSE", "release": "holidays-0.108", "weekend": [6, 7]}
     assert problems(SEED_SPEC | {"calendar": calendar}) == [
-        "calendar.weekend.0=1: must be a string",
-        "calendar.weekend.1=2: must be a string",
+        "calendar.weekend.0=6: must be a weekday code: MO, TU, WE, TH, FR, SA or SU",
+        "calendar.weekend.1=7: must be a weekday code: MO, TU, WE, TH, FR, SA or SU",
     ]
 
 

@@ -1,5 +1,6 @@
-"""A spec's durations are ISO 8601 text and its flags booleans: a bare number or a ``"yes"`` is
-refused naming the field and the value, not read as seconds or as true."""
+"""A spec's durations are ISO 8601 text, its flags booleans and its counts numbers: a bare number,
+a ``"yes"`` or a ``true`` count is refused naming the field and the value, not read as seconds, as
+true or as 1."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ POLICY = {"notifyAfter": 2, "action": {"name": "noop"}}
         ({"catchUpSpacing": 3}, "catchUpSpacing=3"),
         ({"jitter": 1.5}, "jitter=1.5"),
         ({"failureStreak": {**POLICY, "pause": "yes"}}, "failureStreak.pause='yes'"),
+        ({"revision": True}, "revision=true"),
+        ({"maxCatchUp": False}, "maxCatchUp=false"),
+        ({"failureStreak": {**POLICY, "notifyAfter": True}}, "failureStreak.notifyAfter=true"),
+        ({"failureStreak": {**POLICY, "recoverAfter": True}}, "failureStreak.recoverAfter=true"),
         ({"calendar": {"name": "NYSE", "release": "holidays-0.108"}, "businessDaysOnly": "yes"},
          "businessDaysOnly='yes'"),
     ],
