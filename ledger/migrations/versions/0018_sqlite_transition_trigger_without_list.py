@@ -6,17 +6,18 @@ every row whose state an ``UPDATE`` changes (a trigger program's ``OP_Once`` is 
 every release, claim and outcome pays 21 index inserts per occurrence. This re-creates the
 trigger with the same rule without a list:
 
-    NOT ((OLD.state = 'PLANNED' AND (NEW.state = 'DUE' OR …)) OR (OLD.state = 'DUE' AND …) …)
+    NOT ((OLD.state = 'PLANNED' AND (NEW.state = 'CANCELLED' OR NEW.state = 'DUE' OR …))
+         OR (OLD.state = 'DUE' AND (…)) OR …)
     AND OLD.state IS NOT NULL AND NEW.state IS NOT NULL
 
-one group per source state of :data:`TRANSITIONS` (a legal change is decided after at most six
-source and four target comparisons). The NULL guard keeps 0009's verdict for a NULL state: its
-pair is NULL, ``NULL NOT IN (…)`` is NULL and the trigger does not fire (the column's NOT NULL
-constraint rejects the row). For two non-NULL text states the pair is in 0009's list exactly
-when the source's group holds the target (no state contains ``>``), so the trigger fires for
-the same rows; the same-state pass and the backfill edge are 0009's terms, unchanged.
-PostgreSQL evaluates an ``IN`` list without such a table and keeps its trigger function.
-Downgrade restores 0009's trigger.
+one group per source state of :data:`TRANSITIONS`, targets in name order (a legal change is
+decided after at most six source and four target comparisons). The NULL guard keeps 0009's
+verdict for a NULL state: its pair is NULL, ``NULL NOT IN (…)`` is NULL and the trigger does not
+fire (the column's NOT NULL constraint rejects the row). For two non-NULL text states the pair
+is in 0009's list exactly when the source's group holds the target (no state contains ``>``), so
+the trigger fires for the same rows; the same-state pass and the backfill edge are 0009's terms,
+unchanged. PostgreSQL evaluates an ``IN`` list without such a table and keeps its trigger
+function. Downgrade restores 0009's trigger.
 
 Revision ID: 0018
 Revises: 0017
