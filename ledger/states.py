@@ -5,8 +5,8 @@ state change goes, checks it (:func:`is_legal`) before its compare-and-set and r
 :class:`ledger.errors.IllegalTransition` for any other pair; the compare-and-set's ``WHERE state =
 <observed>`` then catches a concurrent change. The database repeats the state list in a CHECK
 constraint, so an unknown state cannot be written even by hand, and a trigger (migrations 0002,
-0005, 0009 and 0014 hold frozen copies of this table — a test keeps the newest equal) rejects any
-other state change as a backstop, even one issued as raw SQL.
+0005, 0009, 0014 and 0018 hold frozen copies of this table — tests keep 0014's and 0018's equal)
+rejects any other state change as a backstop, even one issued as raw SQL.
 
 Decisions recorded here (DESIGN §4, invariant 5):
 

@@ -18,8 +18,9 @@ the rows that reference it (even with ``defer_foreign_keys``: the counter stays 
 Each change here only *widens* an ``IN (…)`` list, which leaves every stored row valid and changes
 nothing on disk, so the stored table definitions are edited in place, the procedure SQLite
 documents for such changes ("Making Other Kinds Of Table Schema Changes", lang_altertable.html:
-``writable_schema`` + ``schema_version`` + 1, inside the transaction). Every edit checks that it
-matched exactly once and fails the migration otherwise. The trigger is dropped and re-created.
+``writable_schema`` + ``schema_version`` + 1, inside the transaction;
+``ledger/migrations/sqlite_schema_edit.py``). Every edit checks that it matched exactly once and
+fails the migration otherwise. The trigger is dropped and re-created.
 ``jitter_ms`` is a plain ``ADD COLUMN`` on both backends.
 
 Downgrade refuses while a row holds ``SKIPPED_OVERLAP`` or ``ELAPSED_INTERVAL`` (the old
@@ -36,6 +37,8 @@ from collections.abc import Mapping, Sequence
 
 import sqlalchemy as sa
 from alembic import op
+
+from ledger.migrations.sqlite_schema_edit import check_constraint, edit_table_definitions
 
 revision: str = "0005"
 down_revision: str | None = "0004"
@@ -137,33 +140,15 @@ def _sqlite_trigger(transitions: Mapping[str, frozenset[str]]) -> str:
 
 def _sqlite_widen(widen: bool) -> None:
     """Edit the stored CHECK lists in place (see the module docstring), one exact match each."""
-    bind = op.get_bind()
-    tables = {table for table, *_ in _CHECKS}
-    stored: dict[str, str] = dict(
-        bind.execute(
-            sa.text(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (:a, :b)"
-            ),
-            {"a": "occurrences", "b": "occurrence_events"},
-        ).all()
-    )
-    edited = dict(stored)
+    edits = []
     for table, name, expression, old, new in _CHECKS:
         before, after = (old, new) if widen else (new, old)
-        needle = f"CONSTRAINT {name} CHECK ({expression.format(before)})"
-        if edited[table].count(needle) != 1:
-            raise RuntimeError(f"migration 0005: {name} on {table} is not as expected")
-        replacement = f"CONSTRAINT {name} CHECK ({expression.format(after)})"
-        edited[table] = edited[table].replace(needle, replacement)
-    version = bind.execute(sa.text("PRAGMA schema_version")).scalar_one()
-    bind.execute(sa.text("PRAGMA writable_schema = ON"))
-    for table in sorted(tables):
-        bind.execute(
-            sa.text("UPDATE sqlite_master SET sql = :sql WHERE type = 'table' AND name = :name"),
-            {"sql": edited[table], "name": table},
+        edits.append(
+            check_constraint(
+                "0005", table, name, expression.format(before), expression.format(after)
+            )
         )
-    bind.execute(sa.text(f"PRAGMA schema_version = {int(version) + 1}"))
-    bind.execute(sa.text("PRAGMA writable_schema = OFF"))
+    edit_table_definitions(op.get_bind(), edits)
 
 
 def _postgresql_checks(widen: bool) -> None:

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from ledger.migrations.sqlite_schema_edit import check_constraint, edit_table_definitions
+
 revision: str = "0008"
 down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
@@ -40,21 +42,10 @@ def _check(reasons: str) -> str:
 
 
 def _sqlite_edit(before: str, after: str) -> None:
-    bind = op.get_bind()
-    stored = bind.execute(
-        sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'occurrences'")
-    ).scalar_one()
-    if stored.count(_check(before)) != 1:
-        raise RuntimeError(f"migration 0008: {_CONSTRAINT} on occurrences is not as expected")
-    edited = stored.replace(_check(before), _check(after))
-    version = bind.execute(sa.text("PRAGMA schema_version")).scalar_one()
-    bind.execute(sa.text("PRAGMA writable_schema = ON"))
-    bind.execute(
-        sa.text("UPDATE sqlite_master SET sql = :sql WHERE type = 'table' AND name = :name"),
-        {"sql": edited, "name": "occurrences"},
+    edit = check_constraint(
+        "0008", "occurrences", _CONSTRAINT, f"reason IN ({before})", f"reason IN ({after})"
     )
-    bind.execute(sa.text(f"PRAGMA schema_version = {int(version) + 1}"))
-    bind.execute(sa.text("PRAGMA writable_schema = OFF"))
+    edit_table_definitions(op.get_bind(), [edit])
 
 
 def _set(before: str, after: str) -> None:

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from ledger.migrations.sqlite_schema_edit import Edit, edit_table_definitions
+
 revision: str = "0013"
 down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
@@ -47,24 +49,16 @@ COLUMNS: dict[str, dict[str, int]] = {
 
 def _sqlite_edit(table: str, widths: dict[str, tuple[int, int]]) -> None:
     """Change each column's declared ``VARCHAR(before)`` to ``VARCHAR(after)`` in ``table``."""
-    bind = op.get_bind()
-    stored = bind.execute(
-        sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :name"),
-        {"name": table},
-    ).scalar_one()
-    for column, (before, after) in widths.items():
-        declared = f"\n\t{column} VARCHAR({before})"
-        if stored.count(declared) != 1:
-            raise RuntimeError(f"migration 0013: {table}.{column} is not VARCHAR({before})")
-        stored = stored.replace(declared, f"\n\t{column} VARCHAR({after})")
-    version = bind.execute(sa.text("PRAGMA schema_version")).scalar_one()
-    bind.execute(sa.text("PRAGMA writable_schema = ON"))
-    bind.execute(
-        sa.text("UPDATE sqlite_master SET sql = :sql WHERE type = 'table' AND name = :name"),
-        {"sql": stored, "name": table},
-    )
-    bind.execute(sa.text(f"PRAGMA schema_version = {int(version) + 1}"))
-    bind.execute(sa.text("PRAGMA writable_schema = OFF"))
+    edits = [
+        Edit(
+            table,
+            f"\n\t{column} VARCHAR({before})",
+            f"\n\t{column} VARCHAR({after})",
+            f"migration 0013: {table}.{column} is not VARCHAR({before})",
+        )
+        for column, (before, after) in widths.items()
+    ]
+    edit_table_definitions(op.get_bind(), edits)
 
 
 def _dependent_triggers(table: str, columns: Sequence[str]) -> list[tuple[str, str]]:

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import sqlalchemy as sa
 from alembic import op
+
+from ledger.migrations.sqlite_schema_edit import check_constraint, edit_table_definitions
 
 revision: str = "0017"
 down_revision: str | None = "0016"
@@ -121,31 +122,11 @@ CHECKS = (
 
 def _sqlite_edit(without_lists: bool) -> None:
     """Edit the stored CHECKs in place (migration 0005's procedure), one exact match each."""
-    bind = op.get_bind()
-    stored: dict[str, str] = dict(
-        bind.execute(
-            sa.text(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (:a, :b)"
-            ),
-            {"a": "occurrences", "b": "occurrence_events"},
-        ).all()
-    )
-    edited = dict(stored)
+    edits = []
     for table, name, listed, chained in CHECKS:
         before, after = (listed, chained) if without_lists else (chained, listed)
-        needle = f"CONSTRAINT {name} CHECK ({before})"
-        if edited[table].count(needle) != 1:
-            raise RuntimeError(f"migration 0017: {name} on {table} is not as expected")
-        edited[table] = edited[table].replace(needle, f"CONSTRAINT {name} CHECK ({after})")
-    version = bind.execute(sa.text("PRAGMA schema_version")).scalar_one()
-    bind.execute(sa.text("PRAGMA writable_schema = ON"))
-    for table in sorted(edited):
-        bind.execute(
-            sa.text("UPDATE sqlite_master SET sql = :sql WHERE type = 'table' AND name = :name"),
-            {"sql": edited[table], "name": table},
-        )
-    bind.execute(sa.text(f"PRAGMA schema_version = {int(version) + 1}"))
-    bind.execute(sa.text("PRAGMA writable_schema = OFF"))
+        edits.append(check_constraint("0017", table, name, before, after))
+    edit_table_definitions(op.get_bind(), edits)
 
 
 def upgrade() -> None:
