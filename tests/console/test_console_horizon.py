@@ -38,7 +38,7 @@ def client(
     return TestClient(create_app(ledger, settings, console_settings, clock=lambda: NOW))
 
 
-NEXT = "2028-02-29 08:00 +00:00 2028-02-29T08:00:00Z"
+NEXT = "2028-02-29 08:00:00 +00:00 2028-02-29T08:00:00Z"
 
 
 def test_the_overview_shows_the_projected_next_run_marked_not_materialized(
@@ -56,7 +56,7 @@ def test_the_overview_shows_the_projected_next_run_marked_not_materialized(
 def test_the_schedule_page_shows_the_projected_next_run(client: TestClient) -> None:
     page = text(client.get(f"/schedules/{LEAP}").text)
     assert "none materialized" not in page
-    assert "2028-02-29 08:00 +00:00 · 2028-02-29T08:00:00Z · beyond the horizon" in page
+    assert "2028-02-29 08:00:00 +00:00 · 2028-02-29T08:00:00Z · beyond the horizon" in page
 
 
 def test_a_month_beyond_the_horizon_says_so_and_lists_its_projected_runs(
@@ -65,7 +65,7 @@ def test_a_month_beyond_the_horizon_says_so_and_lists_its_projected_runs(
     page = text(client.get(f"/schedules/{LEAP}?month=2028-02").text)
     assert "2028-02 lies beyond the materialized horizon: not yet materialized" in page
     assert "Projected from the published spec" in page
-    assert "2028-02-29 08:00 +00:00 · 2028-02-29T08:00:00Z · r1" in page
+    assert "2028-02-29 08:00:00 +00:00 · 2028-02-29T08:00:00Z · r1" in page
 
 
 def test_a_month_beyond_the_horizon_without_runs_says_it_runs_nothing(
