@@ -272,6 +272,10 @@ class AlmanacMetrics:
 class LedgerSnapshot:
     """What the ledger says now, as the scrape callable read it (one read, one transaction)."""
 
+    schedules: frozenset[str] = frozenset()
+    """Every schedule_id the ledger knows (its gates), with occurrences or not: each gets a
+    series (0 when nothing is recorded) in the per-schedule gauges that say so."""
+
     counts: Mapping[tuple[str, str], int] = field(default_factory=dict)
     """Occurrences per ``(schedule_id, state)``; states as DESIGN §4 spells them."""
 
@@ -395,8 +399,10 @@ class LedgerCollector(Collector):
                 occurrences.add_metric([schedule_id, state], count)
             # Every schedule the ledger knows reads 0 when nothing is open, so a resolve takes
             # the series to 0 instead of removing it (an alert on it then resolves too).
-            schedules = {schedule_id for schedule_id, _ in snapshot.counts} | set(
-                snapshot.open_unknown
+            schedules = (
+                set(snapshot.schedules)
+                | {schedule_id for schedule_id, _ in snapshot.counts}
+                | set(snapshot.open_unknown)
             )
             for schedule_id in sorted(schedules):
                 count, oldest_age = snapshot.open_unknown.get(schedule_id, (0, 0.0))

@@ -11,13 +11,14 @@ from datetime import datetime
 import ledger
 from activities.metrics import LedgerSnapshot
 from ledger.deadlines import count_deadline_misses
+from ledger.queries import known_schedules
 from ledger.shadow import latest_mismatches
 from ledger.streak_facts import streak_thresholds
 from ledger.streaks import failure_streaks
 
 
 def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot:
-    """Read state counts and open reconciliation cases (ages in seconds at ``now_utc``)."""
+    """Read the known schedules, state counts and open cases (ages in seconds at ``now_utc``)."""
     counts = {
         (schedule_id, state.value): n
         for (schedule_id, state), n in ledger.counts_by_schedule_and_state(ledger_).items()
@@ -31,6 +32,7 @@ def ledger_snapshot(ledger_: ledger.Ledger, now_utc: datetime) -> LedgerSnapshot
         ).items()
     }
     return LedgerSnapshot(
+        schedules=frozenset(known_schedules(ledger_)),
         counts=counts,
         open_unknown=open_unknown,
         shadow_mismatches=latest_mismatches(ledger_),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -201,12 +201,10 @@ def read_status(
         handle, schedule_id, from_utc=now_utc, limit=HOLIDAYS_SHOWN, holidays_only=True
     )
     next_instant, materialized = (planned[0].instant_utc, True) if planned else (None, True)
-    if next_instant is None and specs:
-        projected = project(
-            specs, _projection_start(handle, schedule_id, now_utc), 1, tzdb_store=tzdb_store
-        )
-        if projected:
-            next_instant, materialized = projected[0].instant_utc, False
+    if next_instant is None:
+        projected = project_next(handle, schedule_id, now_utc, specs, tzdb_store=tzdb_store)
+        if projected is not None:
+            next_instant, materialized = projected.instant_utc, False
     from ledger.deadlines import count_deadline_misses, deadline_misses  # SQL: loaded on use
 
     latest = deadline_misses(handle, schedule_id, latest=1)
@@ -237,10 +235,44 @@ def read_status(
     )
 
 
-def _projection_start(handle: ledger.Ledger, schedule_id: str, now_utc: datetime) -> datetime:
-    """Where a projection starts: after ``now_utc`` and every occurrence the ledger holds."""
+def projection_start(handle: ledger.Ledger, schedule_id: str, now_utc: datetime) -> datetime:
+    """Where the ledger's materialized occurrences end, seen from ``now_utc`` (aware UTC).
+
+    The latest of ``now_utc`` and every occurrence the ledger holds placed at or after it: what
+    lies after this instant is not yet materialized, and a projection starts there.
+    """
     held = ledger.list_occurrences(handle, schedule_id, from_utc=now_utc)
     return max([now_utc, *(v.placed_at_utc for v in held)])
+
+
+def project_next(
+    handle: ledger.Ledger,
+    schedule_id: str,
+    now_utc: datetime,
+    specs: list[ScheduleSpecV1] | None = None,
+    *,
+    tzdb_store: Path | None = None,
+) -> Upcoming | None:
+    """The first occurrence after :func:`projection_start`, projected from the published specs.
+
+    Args:
+        handle: the ledger.
+        schedule_id: the schedule.
+        now_utc: the reading's instant (aware).
+        specs: the schedule's published specs when the caller has read them; ``None``: read.
+        tzdb_store: the tz release store the specs' zones are read from.
+
+    Returns:
+        The projected occurrence (``materialized=False``), or ``None`` when no revision is
+        published or the rules run nothing more within :data:`PROJECTION_LIMIT`.
+    """
+    if specs is None:
+        specs = ledger.published_specs(handle, schedule_id)
+    if not specs:
+        return None
+    after = projection_start(handle, schedule_id, now_utc)
+    projected = project(specs, after, 1, tzdb_store=tzdb_store)
+    return projected[0] if projected else None
 
 
 def read_occurrence_state(handle: ledger.Ledger, occurrence_id: str) -> str | None:
@@ -283,7 +315,7 @@ def read_upcoming(
     specs = ledger.published_specs(handle, schedule_id)
     if not specs:
         return rows
-    after = _projection_start(handle, schedule_id, now_utc)
+    after = projection_start(handle, schedule_id, now_utc)
     return rows + project(specs, after, n - len(rows), tzdb_store=tzdb_store)
 
 
@@ -292,13 +324,15 @@ def project(
     after_utc: datetime,
     n: int,
     *,
+    before_utc: datetime | None = None,
     tzdb_store: Path | None = None,
 ) -> list[Upcoming]:
     """The next ``n`` occurrences strictly after ``after_utc`` that the revisions would run.
 
     Each revision contributes only instants it owns (``timecontract.owning_revision``); skipped
     gap records run nothing and are left out. The search widens window by window, up to
-    :data:`PROJECTION_LIMIT`; a rule that has ended yields fewer.
+    :data:`PROJECTION_LIMIT` or ``before_utc`` (exclusive: only earlier instants are returned);
+    a rule that has ended yields fewer.
     """
     cutovers = [Cutover(s.revision, s.cutover_at) for s in specs]
     found: list[Upcoming] = []
@@ -313,8 +347,9 @@ def project(
         ),
         MIN_PROJECTION_WINDOW,
     )
-    while len(found) < n and start - after_utc < PROJECTION_LIMIT:
-        end = start + window
+    stop = before_utc or datetime.max.replace(tzinfo=UTC)
+    while len(found) < n and start - after_utc < PROJECTION_LIMIT and start < stop:
+        end = min(start + window, stop)
         batch = []
         for spec in specs:
             for record in occurrences(spec, start, end, tzdb_store=tzdb_store):
@@ -379,6 +414,8 @@ __all__ = [
     "Upcoming",
     "open_ledger",
     "project",
+    "project_next",
+    "projection_start",
     "read_occurrence_state",
     "read_status",
     "read_upcoming",

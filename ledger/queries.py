@@ -255,6 +255,19 @@ def published_specs(ledger: Ledger, schedule_id: str) -> list[ScheduleSpecV1]:
     return ledger.read(work)
 
 
+def known_schedules(ledger: Ledger) -> list[str]:
+    """Every schedule ID the ledger has a gate for (deleted ones included), in ID order.
+
+    A schedule is known from its first published revision on, whether or not it has any
+    occurrence yet (one whose next run lies beyond the horizon has none).
+    """
+    return ledger.read(
+        lambda connection: list(
+            connection.execute(select(GATES.c.schedule_id).order_by(GATES.c.schedule_id)).scalars()
+        )
+    )
+
+
 def counts_by_schedule_and_state(ledger: Ledger) -> dict[tuple[str, OccurrenceState], int]:
     """Occurrence counts for every schedule and state present (one grouped query, for metrics)."""
 

@@ -7,8 +7,14 @@ duration has no years or months (they have no fixed length).
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+_DATE_ONLY = re.compile(r"(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}:\d{2})?", re.IGNORECASE)
+"""A calendar date, with or without a UTC offset: a date is no instant, its midnight is."""
+
+NOT_AN_INSTANT = "not an ISO 8601 instant like 2026-11-01T00:00:00Z"
 
 
 def format_instant(instant_utc: datetime) -> str:
@@ -80,3 +86,29 @@ def parse_instant(value: Any) -> Any:
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError("must carry a UTC offset (end it in Z), e.g. 2026-11-01T06:00:00Z")
     return value.astimezone(UTC)
+
+
+def read_instant(value: str) -> datetime:
+    """Read an instant a person typed (a command-line option, a form field) into aware UTC.
+
+    ISO 8601 with a UTC offset; RFC 3339's lower-case ``t`` and ``z`` are accepted (§5.6).
+
+    Raises:
+        ValueError: its message is the problem alone, for the caller to put after the field's
+            name and value: :data:`NOT_AN_INSTANT`; for a date (``2037-01-01`` or
+            ``2037-01-01Z``: ISO 8601 has no instant without a time) with ``; did you mean
+            2037-01-01T00:00:00Z?`` (its midnight, in its offset or UTC); or that an instant
+            needs a UTC offset.
+    """
+    # Checked first: Python 3.11 reads 2037-01-01+01:00 as 01:00 on that date, without an offset.
+    dated = _DATE_ONLY.fullmatch(value.strip())
+    if dated:
+        midnight = f"{dated[1]}T00:00:00{(dated[2] or 'Z').upper()}"
+        raise ValueError(f"{NOT_AN_INSTANT}; did you mean {midnight}?")
+    try:
+        parsed = datetime.fromisoformat(value.strip().upper())
+    except ValueError:
+        raise ValueError(NOT_AN_INSTANT) from None
+    if parsed.tzinfo is None:
+        raise ValueError("an instant needs a UTC offset (end it in Z)")
+    return parsed.astimezone(UTC)

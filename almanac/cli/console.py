@@ -24,11 +24,13 @@ def console(
     ] = None,
     url: UrlOption = None,
 ) -> None:
-    """Serve the console: schedules, calendars, occurrences, the human queue, spec preview.
+    """Serve the console: schedules, occurrences, the human queue, spec preview.
 
-    Reads the ledger the CLI reads (``--url``, else ALMANAC_LEDGER_URL, else the SQLite file);
-    writes — resolving an UNKNOWN_EFFECT case; disabling, enabling or triggering a schedule,
-    through Temporal (ALMANAC_TEMPORAL_*) — need an operator (ALMANAC_CONSOLE_OPERATORS).
+    Web pages over the ledger the CLI reads (--url, else ALMANAC_LEDGER_URL, else the SQLite
+    file): each schedule with a month or list of its occurrences, each occurrence's trail. Writes
+    (resolving an UNKNOWN_EFFECT case; disabling, enabling or triggering a schedule, through
+    Temporal: ALMANAC_TEMPORAL_*) need an operator (ALMANAC_CONSOLE_OPERATORS). See
+    docs/console.md.
     """
     import ipaddress
 

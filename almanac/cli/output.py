@@ -32,11 +32,10 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import fields, is_dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
@@ -413,12 +412,6 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
-_DATE_ONLY = re.compile(r"(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}:\d{2})?", re.IGNORECASE)
-"""A calendar date, with or without a UTC offset: a date is no instant, its midnight is."""
-
-NOT_AN_INSTANT = "not an ISO 8601 instant like 2026-11-01T00:00:00Z"
-
-
 def parse_instant(name: str, value: str) -> datetime:
     """Parse an instant option (``--from``, ``--to``, ``--now`` …): ISO 8601 with an offset.
 
@@ -428,23 +421,18 @@ def parse_instant(name: str, value: str) -> datetime:
     Raises:
         typer.Exit: code 2, naming the option and the value, when it does not parse or has no
             offset; a date (``2037-01-01`` or ``2037-01-01Z``, no instant in ISO 8601) is told
-            the instant at its midnight. RFC 3339's lower-case ``t`` and ``z`` are accepted. An
+            the instant at its midnight (``timecontract.iso8601.read_instant``, which the
+            console's forms share). RFC 3339's lower-case ``t`` and ``z`` are accepted. An
             empty value (``--to ''``) is refused as such, never read as the option left out.
     """
+    from timecontract.iso8601 import read_instant
+
     if not value.strip():
         fail(f"{name}={value!r}: is empty; give an instant like 2026-11-01T00:00:00Z")
-    # Checked first: Python 3.11 reads 2037-01-01+01:00 as 01:00 on that date, without an offset.
-    dated = _DATE_ONLY.fullmatch(value.strip())
-    if dated:
-        midnight = f"{dated[1]}T00:00:00{(dated[2] or 'Z').upper()}"
-        fail(f"{name}={value!r}: {NOT_AN_INSTANT}; did you mean {midnight}?")
     try:
-        parsed = datetime.fromisoformat(value.strip().upper())
-    except ValueError:
-        fail(f"{name}={value!r}: {NOT_AN_INSTANT}")
-    if parsed.tzinfo is None:
-        fail(f"{name}={value!r}: an instant needs a UTC offset (end it in Z)")
-    return parsed.astimezone(UTC)
+        return read_instant(value)
+    except ValueError as exc:
+        fail(f"{name}={value!r}: {exc}")
 
 
 def setting_problem(exc: ValidationError, *models: type[BaseSettings]) -> str:

@@ -98,8 +98,13 @@ def month_grid(
 
 
 def local_text(instant_utc: datetime | None, zone: ZoneInfo) -> str:
-    """``2026-11-01 01:30 −04:00``: an instant as local time with its offset (``—`` for none)."""
+    """``2026-11-01 01:30:00 -04:00``: an instant as local time with its offset (``—`` for none).
+
+    Seconds always, and the offset as ``timecontract.format_offset`` writes it: the CLI's local
+    times (``2026-11-01T01:30:00``, ``utcOffset -04:00``), so a ``15:33:10Z`` run never reads
+    ``15:33``. Sub-second parts are cut (the UTC instant beside it keeps them).
+    """
     if instant_utc is None:
         return "—"
     local = instant_utc.astimezone(zone)
-    return f"{local:%Y-%m-%d %H:%M} {format_offset(local.utcoffset() or timedelta())}"
+    return f"{local:%Y-%m-%d %H:%M:%S} {format_offset(local.utcoffset() or timedelta())}"

@@ -14,6 +14,7 @@ from typing import Any
 
 from ledger import OccurrenceState
 from ledger.browse import MAX_PAGE, OccurrenceCursor
+from timecontract.iso8601 import read_instant
 
 MAX_FIELD = 2000
 """The longest text a form field may hold (characters)."""
@@ -84,17 +85,21 @@ def month(value: str | None, default: tuple[int, int]) -> tuple[int, int]:
 
 
 def instant(field: str, value: str | None) -> datetime | None:
-    """An optional UTC instant, ISO 8601 with ``Z`` or an offset (``2026-11-01T06:00:00Z``)."""
+    """An optional instant, ISO 8601 with ``Z`` or an offset (``2026-11-01T06:00:00Z``), in UTC.
+
+    Read as the CLI reads ``--from``/``--to`` (``timecontract.iso8601.read_instant``): the
+    same problems, a date told the instant of its midnight. Empty: ``None``.
+
+    Raises:
+        FormError: naming the field and the value.
+    """
     value = (value or "").strip()
     if not value:
         return None
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise FormError(field, value, "a UTC instant like 2026-11-01T06:00:00Z") from None
-    if parsed.tzinfo is None:
-        raise FormError(field, value, "a UTC instant like 2026-11-01T06:00:00Z (with Z)")
-    return parsed.astimezone(UTC)
+        return read_instant(value)
+    except ValueError as exc:
+        raise FormError(field, value, str(exc)) from None
 
 
 def limit(value: str | None, default: int = 100) -> int:

@@ -14,6 +14,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 import ledger
+from almanac import readings
 from almanac.console import forms
 from almanac.console.calendar import local_text, month_bounds, month_grid
 from ledger import CaseView, GateView, Ledger, OccurrenceState, OccurrenceView
@@ -31,6 +32,8 @@ OPEN_STATES = (
     OccurrenceState.RUNNING,
     OccurrenceState.RETRY_WAIT,
 )
+PROJECTED_SHOWN = 100
+"""Projected (not yet materialized) occurrences a month view lists at most."""
 QUEUE_SHOWN = 200
 """Open cases the queue page lists (oldest first); a count says how many more there are."""
 
@@ -67,17 +70,29 @@ class ScheduleRow:
     pending: list[RevisionCutover]
     next_local: str
     next_utc: datetime | None
+    next_materialized: bool = True
+    """``False``: ``next_utc`` lies beyond the horizon, projected from the published specs."""
 
 
 def schedule_row(
-    gate: GateView, facts: ScheduleFacts, now_utc: datetime, store: Path | None
+    handle: Ledger, gate: GateView, facts: ScheduleFacts, now_utc: datetime, store: Path | None
 ) -> ScheduleRow:
-    """Shape one gate and its facts for the overview (next run in local time and in UTC)."""
+    """Shape one gate and its facts for the overview (next run in local time and in UTC).
+
+    The next run is the ledger's next ``PLANNED`` one; without one (it lies beyond the
+    materialized horizon), the one ``almanac status`` projects from the published specs
+    (:func:`almanac.readings.project_next`), marked not materialized. A deleted schedule has
+    none.
+    """
     now_revision = owning(facts.revisions, now_utc)
+    next_utc, materialized = facts.next_planned_utc, True
+    if next_utc is None and facts.revisions and not gate.deleted:
+        projected = readings.project_next(handle, gate.schedule_id, now_utc, tzdb_store=store)
+        if projected is not None:
+            next_utc, materialized = projected.instant_utc, False
     next_local = "—"
-    if facts.next_planned_utc is not None and facts.revisions:
-        zone = zone_for(facts.revisions, facts.next_planned_utc, store)
-        next_local = local_text(facts.next_planned_utc, zone)
+    if next_utc is not None and facts.revisions:
+        next_local = local_text(next_utc, zone_for(facts.revisions, next_utc, store))
     return ScheduleRow(
         gate,
         facts,
@@ -85,7 +100,8 @@ def schedule_row(
         now_revision,
         [r for r in facts.revisions if r.cutover_at_utc > now_utc],
         next_local,
-        facts.next_planned_utc,
+        next_utc,
+        materialized,
     )
 
 
@@ -107,7 +123,7 @@ def schedules(
     more = len(gates) > SCHEDULES_PER_PAGE
     gates = gates[:SCHEDULES_PER_PAGE]
     facts = ledger.schedule_facts(handle, [g.schedule_id for g in gates], now_utc)
-    rows = [schedule_row(g, facts[g.schedule_id], now_utc, store) for g in gates]
+    rows = [schedule_row(handle, g, facts[g.schedule_id], now_utc, store) for g in gates]
     return {
         "rows": rows,
         "next_after": gates[-1].schedule_id if more else None,
@@ -130,7 +146,7 @@ def schedule(
     """
     gate = ledger.get_gate(handle, schedule_id)
     facts = ledger.schedule_facts(handle, [schedule_id], now_utc)[schedule_id]
-    row = schedule_row(gate, facts, now_utc, store)
+    row = schedule_row(handle, gate, facts, now_utc, store)
     states = forms.states(query.get("state", []))
     revisions = forms.revisions(query.get("revision", []))
     view = (query.get("view") or ["month"])[0]
@@ -159,6 +175,8 @@ def schedule(
         "upcoming": upcoming,
         "all_states": list(OccurrenceState),
         "error": row.facts.last_error,
+        "projected_shown": PROJECTED_SHOWN,
+        **_beyond_horizon(handle, gate, now_utc, start, end, store),
     }
     if view == "month":
         rows, truncated = _month_rows(handle, schedule_id, start, end, states, revisions)
@@ -183,6 +201,35 @@ def schedule(
         context["rows"] = with_cutovers(page.rows, facts.revisions, low, high)
         context["next_after"] = None if page.next is None else forms.CursorCodec.dump(page.next)
     return context
+
+
+def _beyond_horizon(
+    handle: Ledger,
+    gate: GateView,
+    now_utc: datetime,
+    start: datetime,
+    end: datetime,
+    store: Path | None,
+) -> dict[str, Any]:
+    """Where the month ``[start, end)`` leaves what the ledger has materialized, if it does.
+
+    Returns:
+        ``unmaterialized_from``: the instant after which the month is not yet materialized
+        (:func:`almanac.readings.projection_start`), or ``None`` when the ledger holds all of
+        it or the schedule is deleted; ``projected``: the occurrences the published specs would
+        run in that part, at most :data:`PROJECTED_SHOWN` (``almanac.readings.project``, as
+        ``almanac status`` projects its next one).
+    """
+    nothing: dict[str, Any] = {"unmaterialized_from": None, "projected": []}
+    if end <= now_utc or gate.deleted:
+        return nothing
+    frontier = readings.projection_start(handle, gate.schedule_id, now_utc)
+    specs = ledger.published_specs(handle, gate.schedule_id)
+    if frontier >= end or not specs:
+        return nothing
+    after = max(frontier, start - timedelta(microseconds=1))
+    projected = readings.project(specs, after, PROJECTED_SHOWN, before_utc=end, tzdb_store=store)
+    return {"unmaterialized_from": max(frontier, start), "projected": projected}
 
 
 def _first(query: dict[str, list[str]], name: str) -> str | None:

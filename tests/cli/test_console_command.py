@@ -65,3 +65,11 @@ def test_a_port_in_use_is_one_line_exit_1_before_serving(
         assert said.exit_code == 1, said.output
         lines = said.output.strip().splitlines()
         assert len(lines) == 1 and f"{option}={port}: cannot listen on 127.0.0.1" in lines[0]
+
+
+def test_help_is_plain_text_naming_only_pages_the_console_has(run: Callable[..., Result]) -> None:
+    # Click prints a docstring as it is: reStructuredText markup would show literally.
+    text = run("console", "--help").output
+    assert "``" not in text and "--url, else ALMANAC_LEDGER_URL" in text
+    assert "calendars" not in text  # no such page: a schedule's month is its calendar view
+    assert "Serve the console: schedules, occurrences, the human queue, spec preview." in text

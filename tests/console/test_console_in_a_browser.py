@@ -60,13 +60,13 @@ def text_of(browser: Any, css: str) -> str:
 def test_every_page_shows_the_ledgers_facts(site: str, browser: Any, facts: Facts) -> None:
     browser.get(f"{site}/schedules")
     row = text_of(browser, "table.schedules tbody tr")
-    assert SCHEDULE in row and "enabled" in row and "2026-10-23 01:30 -04:00" in row
+    assert SCHEDULE in row and "enabled" in row and "2026-10-23 01:30:00 -04:00" in row
     shot(browser, "01-schedules")
 
     browser.get(f"{site}/schedules/{SCHEDULE}?month=2026-11")
     fold = text_of(browser, 'td[data-date="2026-11-01"]')
     assert "DST night: clocks back 1h" in fold and "DST fold" in fold
-    assert "01:30 -04:00" in fold and "01:30 -05:00" in fold
+    assert "01:30:00 -04:00" in fold and "01:30:00 -05:00" in fold
     shot(browser, "02-month-fold")
 
     browser.get(f"{site}/schedules/{SCHEDULE}?month=2027-03")

@@ -46,7 +46,7 @@ def test_schedules_show_gate_revisions_next_run_counts_and_cases(client: TestCli
     assert "r1 active since 2026-10-01T00:00:00Z" in page
     assert "r2 pending, cutover 2027-01-01T00:00:00Z" in page
     # The next PLANNED after 2026-10-22T12:00Z: 10-23 01:30 EDT, in local time and in UTC.
-    assert "2026-10-23 01:30 -04:00 2026-10-23T05:30:00Z" in page
+    assert "2026-10-23 01:30:00 -04:00 2026-10-23T05:30:00Z" in page
     assert "UNKNOWN_EFFECT: 1" in page and "SUCCEEDED: 1" in page
     assert "1 open" in page
 
@@ -58,8 +58,8 @@ def test_fold_night_shows_both_occurrences_with_their_offsets(
     day = cell(html, "2026-11-01")
     assert "DST night: clocks back 1h" in day
     assert "DST fold" in day
-    assert "01:30 -04:00 r1" in day and "FOLD_FIRST" in day
-    assert "01:30 -05:00 r1" in day and "FOLD_SECOND" in day
+    assert "01:30:00 -04:00 r1" in day and "FOLD_FIRST" in day
+    assert "01:30:00 -05:00 r1" in day and "FOLD_SECOND" in day
     assert f"/occurrences/{facts.fold[0]}" in html and f"/occurrences/{facts.fold[1]}" in html
     assert "DST" not in cell(html, "2026-11-02")
 
@@ -68,7 +68,7 @@ def test_gap_night_shows_the_skipped_time_and_the_cutover_day(client: TestClient
     march = client.get(f"/schedules/{SCHEDULE}?month=2027-03").text
     day = cell(march, "2027-03-14")
     assert "DST night: clocks forward 1h" in day and "DST gap" in day
-    assert "02:30 r2" in day and "SKIPPED_GAP" in day and "GAP_SKIPPED" in day
+    assert "02:30:00 r2" in day and "SKIPPED_GAP" in day and "GAP_SKIPPED" in day
     # r2's cutover, 2027-01-01T00:00Z, is 2026-12-31 19:00 in New York.
     december = client.get(f"/schedules/{SCHEDULE}?month=2026-12").text
     assert "Cutover: r2 owns from 2027-01-01T00:00:00Z" in cell(december, "2026-12-31")

@@ -88,7 +88,33 @@ def test_a_valid_spec_shows_fold_and_gap_reasons(client: TestClient, ledger: Led
 
 def test_bad_window_is_one_line(client: TestClient) -> None:
     html = post(client, spec=SPEC, **{"from": "yesterday"})
-    assert "from='yesterday': a UTC instant like 2026-11-01T06:00:00Z" in html
+    assert "from='yesterday': not an ISO 8601 instant like 2026-11-01T00:00:00Z" in html
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("2037-01-01", "2037-01-01T00:00:00Z"),
+        ("2037-01-01Z", "2037-01-01T00:00:00Z"),
+        ("2037-01-01+01:00", "2037-01-01T00:00:00+01:00"),
+    ],
+)
+def test_a_date_is_told_the_instant_of_its_midnight_as_the_cli_tells_it(
+    client: TestClient, given: str, meant: str
+) -> None:
+    # ISO 8601 has no instant without a time of day; its midnight in the given offset is one.
+    html = post(client, spec=SPEC, **{"to": given})
+    assert (
+        f"to={given!r}: not an ISO 8601 instant like 2026-11-01T00:00:00Z; did you mean {meant}?"
+    ) in html
+
+
+def test_a_local_time_without_an_offset_is_told_to_end_in_z(client: TestClient) -> None:
+    html = post(client, spec=SPEC, **{"from": "2026-11-01T00:00:00"})
+    assert (
+        "from='2026-11-01T00:00:00': an instant needs a UTC offset (end it in Z)"
+        in html.replace("&#39;", "'")
+    )
 
 
 def test_upload_is_read_like_the_textarea(client: TestClient, tmp_path: Path) -> None:

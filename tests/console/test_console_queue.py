@@ -185,3 +185,28 @@ def test_every_reason_field_admits_what_the_server_admits(client: TestClient) ->
     lengths = [re.findall(r'name="reason"[^>]*maxlength="(\d+)"', page) for page in pages]
     assert all(lengths), "each page has a reason field with a maxlength"
     assert {int(n) for found in lengths for n in found} == {MAX_FIELD}
+
+
+def test_without_operators_the_queue_says_resolving_needs_one_configured(
+    ledger: Ledger, facts: Facts, settings: AlmanacSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The header says "Read only (no operators configured)": nobody can sign in, so the page
+    # must not tell the reader to.
+    monkeypatch.delenv("ALMANAC_CONSOLE_OPERATORS", raising=False)
+    client = TestClient(create_app(ledger, settings, ConsoleSettings(), clock=lambda: NOW))
+    for path, doing in (
+        ("/queue", "resolve this case"),
+        (f"/schedules/{SCHEDULE}", "disable, enable or trigger this schedule"),
+    ):
+        page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", client.get(path).text))
+        assert "Read only (no operators configured)" in page
+        assert "Sign in" not in page, path
+        assert (
+            f"To {doing}, an operator must sign in, and none is configured: set "
+            "ALMANAC_CONSOLE_OPERATORS (docs/console.md, “Operators”)."
+        ) in page, path
+
+
+def test_with_operators_the_queue_offers_to_sign_in(client: TestClient) -> None:
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", client.get("/queue").text))
+    assert "Sign in to resolve this case." in page

@@ -1,0 +1,82 @@
+"""Beyond the materialized horizon: the console shows the next run ``almanac status`` projects
+from the published spec, marked not yet materialized, and says so on a month it has not reached.
+
+Golden values from the calendar: after 2026-10-22 the next 29 February is in 2028 (a leap year;
+2027 is not), and London keeps GMT (+00:00) in February.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from scenario import NOW, PUBLISHED, spec
+from starlette.testclient import TestClient
+from test_console_pages import text
+
+from almanac.console import ConsoleSettings, create_app
+from almanac.readings import read_status
+from almanac.settings import AlmanacSettings
+from ledger import Ledger, materialize, publish_revision
+
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:DeprecationWarning")
+
+LEAP = "leap-day"
+
+
+@pytest.fixture
+def client(
+    ledger: Ledger, settings: AlmanacSettings, console_settings: ConsoleSettings
+) -> TestClient:
+    leap = spec(
+        scheduleId=LEAP,
+        timeZone="Europe/London",
+        rule="FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=8;BYMINUTE=0",
+    )
+    publish_revision(ledger, leap, PUBLISHED, by="test")
+    materialize(ledger, leap, PUBLISHED, PUBLISHED + timedelta(days=14), PUBLISHED)
+    return TestClient(create_app(ledger, settings, console_settings, clock=lambda: NOW))
+
+
+NEXT = "2028-02-29 08:00:00 +00:00 2028-02-29T08:00:00Z"
+
+
+def test_the_overview_shows_the_projected_next_run_marked_not_materialized(
+    client: TestClient, ledger: Ledger
+) -> None:
+    page = text(client.get("/schedules").text)
+    assert f"{NEXT} beyond the horizon, not yet materialized" in page
+    # The instant ``almanac status`` shows for it.
+    status = read_status(ledger, LEAP, NOW)
+    assert not status.next_materialized
+    assert status.next_instant_utc is not None
+    assert status.next_instant_utc.isoformat() == "2028-02-29T08:00:00+00:00"
+
+
+def test_the_schedule_page_shows_the_projected_next_run(client: TestClient) -> None:
+    page = text(client.get(f"/schedules/{LEAP}").text)
+    assert "none materialized" not in page
+    assert "2028-02-29 08:00:00 +00:00 · 2028-02-29T08:00:00Z · beyond the horizon" in page
+
+
+def test_a_month_beyond_the_horizon_says_so_and_lists_its_projected_runs(
+    client: TestClient,
+) -> None:
+    page = text(client.get(f"/schedules/{LEAP}?month=2028-02").text)
+    assert "2028-02 lies beyond the materialized horizon: not yet materialized" in page
+    assert "Projected from the published spec" in page
+    assert "2028-02-29 08:00:00 +00:00 · 2028-02-29T08:00:00Z · r1" in page
+
+
+def test_a_month_beyond_the_horizon_without_runs_says_it_runs_nothing(
+    client: TestClient,
+) -> None:
+    for view in ("month", "list"):
+        page = text(client.get(f"/schedules/{LEAP}?month=2027-02&view={view}").text)
+        assert "2027-02 lies beyond the materialized horizon: not yet materialized" in page
+        assert "The published spec runs nothing in it." in page
+
+
+def test_a_past_month_is_not_called_unmaterialized(client: TestClient) -> None:
+    page = text(client.get(f"/schedules/{LEAP}?month=2026-09").text)
+    assert "lies beyond the materialized horizon" not in page

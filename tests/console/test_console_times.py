@@ -1,0 +1,48 @@
+"""Local times in the console carry their seconds, as the CLI's local times do.
+
+A run at 15:33:10 UTC (``BYSECOND=10``) in the ``UTC`` zone: its local time is 15:33:10 at offset
++00:00 (the offset as ``almanac ledger show`` writes it), never ``15:33``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from scenario import NOW, PUBLISHED, spec
+from starlette.testclient import TestClient
+from test_console_pages import cell, text
+
+from almanac.console import ConsoleSettings, create_app
+from almanac.settings import AlmanacSettings
+from ledger import Ledger, materialize, publish_revision
+
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:DeprecationWarning")
+
+SECONDS = "on-the-second"
+
+
+@pytest.fixture
+def client(
+    ledger: Ledger, settings: AlmanacSettings, console_settings: ConsoleSettings
+) -> TestClient:
+    odd = spec(
+        scheduleId=SECONDS,
+        timeZone="UTC",
+        rule="FREQ=DAILY;BYHOUR=15;BYMINUTE=33;BYSECOND=10",
+    )
+    publish_revision(ledger, odd, PUBLISHED, by="test")
+    materialize(ledger, odd, PUBLISHED, PUBLISHED + timedelta(days=14), PUBLISHED)
+    return TestClient(create_app(ledger, settings, console_settings, clock=lambda: NOW))
+
+
+def test_the_next_run_shows_its_seconds_in_local_time(client: TestClient) -> None:
+    page = text(client.get("/schedules").text)
+    assert "2026-10-22 15:33:10 +00:00 2026-10-22T15:33:10Z" in page
+    upcoming = text(client.get(f"/schedules/{SECONDS}").text)
+    assert "2026-10-22 15:33:10 +00:00 · 2026-10-22T15:33:10Z" in upcoming
+
+
+def test_the_month_grid_shows_each_occurrences_seconds(client: TestClient) -> None:
+    html = client.get(f"/schedules/{SECONDS}?month=2026-10").text
+    assert "15:33:10 +00:00 r1" in cell(html, "2026-10-23")
