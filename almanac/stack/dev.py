@@ -35,6 +35,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -58,6 +59,7 @@ from almanac.client import AlmanacClient
 from almanac.client_errors import ChangeRejected, NoWorkerAnswered, TemporalUnavailable
 from almanac.console import ConsoleSettings, create_app
 from almanac.console.server import ConsoleServer
+from almanac.paths import default_data_dir
 from almanac.settings import AlmanacSettings, TemporalSettings
 from almanac.stack.live import LiveLog
 from almanac.stack.sink import Sink
@@ -635,6 +637,8 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
         exports.append(f"ALMANAC_TEMPORAL_ADDRESS={settings.temporal.address}")
     if options.sink_port != DEFAULT_SINK_PORT:
         exports.append(f"ALMANAC_DEV_SINK_PORT={options.sink_port}")
+    if options.data_dir.resolve() != default_data_dir().expanduser().absolute().resolve():
+        exports.append(f"ALMANAC_DATA_DIR={shlex.quote(str(options.data_dir))}")
     command = almanac_command()
     if exports:
         say(
