@@ -15,6 +15,9 @@ occurrence once, in time order, with its local and UTC time (``almanac.stack.liv
 event trail, read every second). Everything is durable in the data directory: running it again
 resumes the same schedules (already-running schedules are left as they are, so no occurrence runs
 twice, and the occurrences missed while it was stopped are handled by each spec's misfire policy).
+One exception: a running revision aimed at another sink port than this stack's (started before
+with another ``ALMANAC_DEV_SINK_PORT``) gets a next revision aimed at this sink
+(:func:`following_sink`), as this worker's egress policy allows only its own sink.
 
 Ports (defaults, each overridable by option or environment variable): Temporal frontend 7233
 (``ALMANAC_DEV_PORT``), Web UI 8233 (``ALMANAC_DEV_UI_PORT``), sink 8765
@@ -35,6 +38,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -44,6 +48,7 @@ import sys
 import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
@@ -54,6 +59,7 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeIndexedValueType
 
 import ledger
+from activities.clock import Clock, SystemClock
 from almanac import worker
 from almanac.client import AlmanacClient
 from almanac.client_errors import ChangeRejected, NoWorkerAnswered, TemporalUnavailable
@@ -68,6 +74,7 @@ from timecontract import (
     InvalidSpec,
     ScheduleSpecV1,
     SpecError,
+    format_instant,
     load_spec,
 )
 from timecontract.spec import parse_spec
@@ -480,10 +487,78 @@ def example_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml", ".json"})
 
 
+SINK_FOLLOW_LEAD = timedelta(seconds=5)
+"""How far ahead of now a revision that follows the sink cuts over (a cutover may not be past)."""
+_LOOPBACK_SINK = re.compile(r"http://(?:127\.0\.0\.1|localhost):[0-9]+(?=/|$)")
+
+
+def _sink_prefixes(sink_url: str) -> tuple[str, ...]:
+    return DEFAULT_SINK_PREFIXES if sink_url in DEFAULT_SINK_PREFIXES else (sink_url,)
+
+
+def _posts_elsewhere(running: str, applied: str, sink_url: str) -> bool:
+    """``running`` is the same URL as ``applied`` but on another loopback sink than this one."""
+    here = next((p for p in _sink_prefixes(sink_url) if applied.startswith(p)), None)
+    there = _LOOPBACK_SINK.match(running)
+    return (
+        here is not None
+        and there is not None
+        and running != applied
+        and running[there.end() :] == applied[len(here) :]
+    )
+
+
+def following_sink(
+    running: ScheduleSpecV1, applied: ScheduleSpecV1, sink_url: str, now_utc: datetime
+) -> ScheduleSpecV1 | None:
+    """The next revision of ``running`` aimed at this stack's sink, or ``None`` when not needed.
+
+    Needed when the running revision's ``http`` action posts to a sink on loopback at another
+    port (a stack started earlier with another ``ALMANAC_DEV_SINK_PORT``) where ``applied`` (what
+    this start would apply, :func:`for_dev_sink`) posts to this stack's sink, and nothing else in
+    the two actions differs: the worker's egress policy allows only this stack's sink, so every
+    run of the running revision would fail. The result is ``running`` with ``applied``'s action,
+    revision ``running.revision + 1`` and ``cutoverAt`` :data:`SINK_FOLLOW_LEAD` after
+    ``now_utc`` (whole seconds, rounded up): a later revision's cutover may not lie in the past
+    (DESIGN §3), so occurrences before it stay the running revision's.
+    """
+    if running.action is None or applied.action is None:
+        return None
+    if running.action.name != "http" or applied.action.name != "http":
+        return None
+    old, new = running.action.parameters, applied.action.parameters
+    if old == new or old.keys() != new.keys():
+        return None
+    for key in old:
+        a, b = old[key], new[key]
+        if a != b and not (
+            isinstance(a, str) and isinstance(b, str) and _posts_elsewhere(a, b, sink_url)
+        ):
+            return None
+    cutover = (now_utc + SINK_FOLLOW_LEAD).astimezone(UTC)
+    if cutover.microsecond:
+        cutover = cutover.replace(microsecond=0) + timedelta(seconds=1)
+    data = running.resolved()
+    data["action"] = applied.resolved()["action"]
+    data["revision"] = running.revision + 1
+    data["cutoverAt"] = format_instant(cutover)
+    return parse_spec(data)
+
+
 async def apply_examples(
-    client: AlmanacClient, options: DevOptions, say: Callable[[str], None]
+    client: AlmanacClient,
+    options: DevOptions,
+    say: Callable[[str], None],
+    store: ledger.Ledger,
+    clock: Clock,
 ) -> list[str]:
-    """Apply every example spec; leave running schedules as they are. Returns the scheduleIds."""
+    """Apply every example spec; leave running schedules as they are. Returns the scheduleIds.
+
+    A running schedule is left as it is unless the file has a higher revision, or its running
+    revision posts to another dev sink than this stack's (:func:`following_sink`): then the
+    next revision, aimed at this sink, is published (``store`` holds the running revision's
+    spec; ``clock`` dates its cutover).
+    """
     settings = options.worker_settings()
     applied: list[str] = []
     for path in example_files(options.examples):
@@ -503,8 +578,18 @@ async def apply_examples(
                 continue
             active = status.gate.active_revision if status.gate else 0
             if spec.revision <= active:
-                say(f"{sid} r{active}: already running, left as it is")
-                continue
+                published = await asyncio.to_thread(ledger.published_specs, store, sid)
+                running = next((s for s in published if s.revision == active), None)
+                follow = running and following_sink(running, spec, options.sink_url, clock.now())
+                if follow is None:
+                    say(f"{sid} r{active}: already running, left as it is")
+                    continue
+                suffix = escape(
+                    f" (r{active} posts to another sink than this stack's, {options.sink_url}: "
+                    f"r{follow.revision} does from {format_instant(follow.cutover_at)}, "
+                    "to the same path)"
+                )
+                spec, suffix = follow, f" [yellow]{suffix}[/yellow]"
         try:
             result = await client.apply(spec)
         except (ChangeRejected, SpecError) as exc:
@@ -586,7 +671,7 @@ async def _run_stack(
         )
         worker_task = asyncio.create_task(worker.run(settings, worker_options, worker_stop))
         client = await AlmanacClient.connect(settings)
-        await apply_examples(client, options, say)
+        await apply_examples(client, options, say, read_ledger, SystemClock())
         _banner(options, settings, say)
         while not stop.is_set():
             if worker_task.done():
@@ -683,6 +768,7 @@ __all__ = [
     "LiveLog",
     "TemporalUnavailable",
     "apply_examples",
+    "following_sink",
     "for_dev_sink",
     "run_dev",
     "server_command",
