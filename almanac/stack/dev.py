@@ -705,10 +705,14 @@ async def _run_stack(
 
 
 def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str], None]) -> None:
-    ui = options.ui_url if options.ui else "(headless: --no-ui)"
+    ui = (
+        f'{options.ui_url}  (filter occurrences: ScheduleId="every-10-seconds")'
+        if options.ui
+        else "(headless: --no-ui)"
+    )
     rows = [
         ("Almanac console", f"{options.console_url}  (every occurrence, the human queue)"),
-        ("Temporal Web UI", f'{ui}  (filter occurrences: ScheduleId="every-10-seconds")'),
+        ("Temporal Web UI", ui),
         ("Temporal frontend", f"{settings.temporal.address}  namespace {NAMESPACE}"),
         ("Almanac metrics", options.metrics_url),
         ("sink (effects)", f"{options.sink_url}/effects"),

@@ -61,3 +61,11 @@ def test_the_banner_prints_the_console_address(tmp_path: Path) -> None:
     options = DevOptions(data_dir=tmp_path, examples=tmp_path, console_port=18240)
     (line,) = [s for s in banner(options) if "Almanac console" in s]
     assert "http://localhost:18240/" in line
+
+
+def test_a_headless_stack_gives_no_web_ui_hint(tmp_path: Path) -> None:
+    headless = DevOptions(data_dir=tmp_path, examples=tmp_path, ui=False)
+    (line,) = [s for s in banner(headless) if "Temporal Web UI" in s]
+    assert line.endswith("[/bold] (headless: --no-ui)")  # no filter hint for a UI not there
+    (line,) = [s for s in banner(DevOptions(data_dir=tmp_path, examples=tmp_path)) if "Web UI" in s]
+    assert 'http://localhost:8233  (filter occurrences: ScheduleId="every-10-seconds")' in line
