@@ -16,8 +16,8 @@ event trail, read every second). Everything is durable in the data directory: ru
 resumes the same schedules (already-running schedules are left as they are, so no occurrence runs
 twice, and the occurrences missed while it was stopped are handled by each spec's misfire policy).
 One exception: a running revision aimed at another sink port than this stack's (started before
-with another ``ALMANAC_DEV_SINK_PORT``) gets a next revision aimed at this sink
-(:func:`following_sink`), as this worker's egress policy allows only its own sink.
+with another ``ALMANAC_DEV_SINK_PORT``) gets a next revision aimed at this sink, as this worker's
+egress policy allows only its own sink (``almanac.stack.dev_sink.following_sink``).
 
 Ports (defaults, each overridable by option or environment variable): Temporal frontend 7233
 (``ALMANAC_DEV_PORT``), Web UI 8233 (``ALMANAC_DEV_UI_PORT``), sink 8765
@@ -26,8 +26,9 @@ server's own metrics 9466 (``ALMANAC_DEV_SERVER_METRICS_PORT``).
 
 The examples point their ``http`` action at the sink's default address
 (``http://127.0.0.1:8765/effects``). When the sink listens elsewhere, the dev stack points those
-URLs at its own sink; a spec without an action (the seed's ``daily-ops-summary``) gets the sink's
-``http`` action, so every example runs. Specs are otherwise applied as written.
+URLs at its own sink (``almanac.stack.dev_sink``); a spec without an action (the seed's
+``daily-ops-summary``) gets the sink's ``http`` action, so every example runs. Specs are
+otherwise applied as written.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import ctypes
 import errno
 import fcntl
 import os
-import re
 import shlex
 import shutil
 import signal
@@ -48,9 +48,8 @@ import sys
 import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from rich.console import Console
 from rich.markup import escape
@@ -67,26 +66,20 @@ from almanac.console import ConsoleSettings, create_app
 from almanac.console.server import ConsoleServer
 from almanac.paths import default_data_dir
 from almanac.settings import AlmanacSettings, TemporalSettings
+from almanac.stack.dev_sink import DEFAULT_SINK_PORT, following_sink, for_dev_sink
 from almanac.stack.live import LiveLog
 from almanac.stack.sink import Sink
 from timecontract import (
     AlmanacError,
     InvalidSpec,
-    ScheduleSpecV1,
     SpecError,
     format_instant,
     load_spec,
 )
-from timecontract.spec import parse_spec
 from workflows import search_attributes
 
 DEFAULT_PORT = 7233
 """The Temporal frontend's port: the control commands' default (``localhost:7233``)."""
-DEFAULT_SINK_PORT = 8765
-DEFAULT_SINK_PREFIXES = (
-    f"http://127.0.0.1:{DEFAULT_SINK_PORT}",
-    f"http://localhost:{DEFAULT_SINK_PORT}",
-)
 NAMESPACE = "default"
 SERVER_READY_TIMEOUT = 60.0
 SERVER_STOP_TIMEOUT = 15.0
@@ -447,102 +440,11 @@ async def stop_server(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
-def for_dev_sink(spec: ScheduleSpecV1, sink_url: str) -> tuple[ScheduleSpecV1, str]:
-    """The spec as the dev stack applies it, and a note on what changed (empty: nothing).
-
-    A spec without an action gets the sink's ``http`` action; an ``http`` action aimed at the
-    sink's default address is aimed at ``sink_url`` instead (when they differ).
-    """
-    data: dict[str, Any] = spec.resolved()
-    if spec.action is None:
-        data["action"] = {
-            "name": "http",
-            "parameters": {
-                "url": f"{sink_url}/effects",
-                "resultUrl": f"{sink_url}/effects/{{idempotencyKey}}",
-            },
-        }
-        return parse_spec(data), "no action in the file: runs with the dev sink's http action"
-    parameters = dict(spec.action.parameters)
-    if spec.action.name != "http" or sink_url in DEFAULT_SINK_PREFIXES:
-        return spec, ""
-    changed = False
-    for key in ("url", "resultUrl"):
-        value = parameters.get(key)
-        if isinstance(value, str):
-            for prefix in DEFAULT_SINK_PREFIXES:
-                if value.startswith(prefix):
-                    parameters[key] = sink_url + value.removeprefix(prefix)
-                    changed = True
-    if not changed:
-        return spec, ""
-    data["action"] = {"name": "http", "parameters": parameters}
-    return parse_spec(data), f"http action aimed at this stack's sink ({sink_url})"
-
-
 def example_files(folder: Path) -> list[Path]:
     """The spec files of ``folder`` (``.yaml``, ``.yml``, ``.json``), by name."""
     if not folder.is_dir():
         raise DevError(f"--examples={str(folder)!r}: not a directory", exit_code=2)
     return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml", ".json"})
-
-
-SINK_FOLLOW_LEAD = timedelta(seconds=5)
-"""How far ahead of now a revision that follows the sink cuts over (a cutover may not be past)."""
-_LOOPBACK_SINK = re.compile(r"http://(?:127\.0\.0\.1|localhost):[0-9]+(?=/|$)")
-
-
-def _sink_prefixes(sink_url: str) -> tuple[str, ...]:
-    return DEFAULT_SINK_PREFIXES if sink_url in DEFAULT_SINK_PREFIXES else (sink_url,)
-
-
-def _posts_elsewhere(running: str, applied: str, sink_url: str) -> bool:
-    """``running`` is the same URL as ``applied`` but on another loopback sink than this one."""
-    here = next((p for p in _sink_prefixes(sink_url) if applied.startswith(p)), None)
-    there = _LOOPBACK_SINK.match(running)
-    return (
-        here is not None
-        and there is not None
-        and running != applied
-        and running[there.end() :] == applied[len(here) :]
-    )
-
-
-def following_sink(
-    running: ScheduleSpecV1, applied: ScheduleSpecV1, sink_url: str, now_utc: datetime
-) -> ScheduleSpecV1 | None:
-    """The next revision of ``running`` aimed at this stack's sink, or ``None`` when not needed.
-
-    Needed when the running revision's ``http`` action posts to a sink on loopback at another
-    port (a stack started earlier with another ``ALMANAC_DEV_SINK_PORT``) where ``applied`` (what
-    this start would apply, :func:`for_dev_sink`) posts to this stack's sink, and nothing else in
-    the two actions differs: the worker's egress policy allows only this stack's sink, so every
-    run of the running revision would fail. The result is ``running`` with ``applied``'s action,
-    revision ``running.revision + 1`` and ``cutoverAt`` :data:`SINK_FOLLOW_LEAD` after
-    ``now_utc`` (whole seconds, rounded up): a later revision's cutover may not lie in the past
-    (DESIGN §3), so occurrences before it stay the running revision's.
-    """
-    if running.action is None or applied.action is None:
-        return None
-    if running.action.name != "http" or applied.action.name != "http":
-        return None
-    old, new = running.action.parameters, applied.action.parameters
-    if old == new or old.keys() != new.keys():
-        return None
-    for key in old:
-        a, b = old[key], new[key]
-        if a != b and not (
-            isinstance(a, str) and isinstance(b, str) and _posts_elsewhere(a, b, sink_url)
-        ):
-            return None
-    cutover = (now_utc + SINK_FOLLOW_LEAD).astimezone(UTC)
-    if cutover.microsecond:
-        cutover = cutover.replace(microsecond=0) + timedelta(seconds=1)
-    data = running.resolved()
-    data["action"] = applied.resolved()["action"]
-    data["revision"] = running.revision + 1
-    data["cutoverAt"] = format_instant(cutover)
-    return parse_spec(data)
 
 
 async def apply_examples(
