@@ -15,6 +15,9 @@ occurrence once, in time order, with its local and UTC time (``almanac.stack.liv
 event trail, read every second). Everything is durable in the data directory: running it again
 resumes the same schedules (already-running schedules are left as they are, so no occurrence runs
 twice, and the occurrences missed while it was stopped are handled by each spec's misfire policy).
+One exception: a running revision aimed at another sink port than this stack's (started before
+with another ``ALMANAC_DEV_SINK_PORT``) gets a next revision aimed at this sink, as this worker's
+egress policy allows only its own sink (``almanac.stack.dev_sink.following_sink``).
 
 Ports (defaults, each overridable by option or environment variable): Temporal frontend 7233
 (``ALMANAC_DEV_PORT``), Web UI 8233 (``ALMANAC_DEV_UI_PORT``), sink 8765
@@ -23,8 +26,9 @@ server's own metrics 9466 (``ALMANAC_DEV_SERVER_METRICS_PORT``).
 
 The examples point their ``http`` action at the sink's default address
 (``http://127.0.0.1:8765/effects``). When the sink listens elsewhere, the dev stack points those
-URLs at its own sink; a spec without an action (the seed's ``daily-ops-summary``) gets the sink's
-``http`` action, so every example runs. Specs are otherwise applied as written.
+URLs at its own sink (``almanac.stack.dev_sink``); a spec without an action (the seed's
+``daily-ops-summary``) gets the sink's ``http`` action, so every example runs. Specs are
+otherwise applied as written.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -44,7 +49,7 @@ import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from rich.console import Console
 from rich.markup import escape
@@ -53,31 +58,28 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeIndexedValueType
 
 import ledger
+from activities.clock import Clock, SystemClock
 from almanac import worker
 from almanac.client import AlmanacClient
 from almanac.client_errors import ChangeRejected, NoWorkerAnswered, TemporalUnavailable
 from almanac.console import ConsoleSettings, create_app
 from almanac.console.server import ConsoleServer
+from almanac.paths import default_data_dir
 from almanac.settings import AlmanacSettings, TemporalSettings
+from almanac.stack.dev_sink import DEFAULT_SINK_PORT, following_sink, for_dev_sink
 from almanac.stack.live import LiveLog
 from almanac.stack.sink import Sink
 from timecontract import (
     AlmanacError,
     InvalidSpec,
-    ScheduleSpecV1,
     SpecError,
+    format_instant,
     load_spec,
 )
-from timecontract.spec import parse_spec
 from workflows import search_attributes
 
 DEFAULT_PORT = 7233
 """The Temporal frontend's port: the control commands' default (``localhost:7233``)."""
-DEFAULT_SINK_PORT = 8765
-DEFAULT_SINK_PREFIXES = (
-    f"http://127.0.0.1:{DEFAULT_SINK_PORT}",
-    f"http://localhost:{DEFAULT_SINK_PORT}",
-)
 NAMESPACE = "default"
 SERVER_READY_TIMEOUT = 60.0
 SERVER_STOP_TIMEOUT = 15.0
@@ -438,39 +440,6 @@ async def stop_server(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
-def for_dev_sink(spec: ScheduleSpecV1, sink_url: str) -> tuple[ScheduleSpecV1, str]:
-    """The spec as the dev stack applies it, and a note on what changed (empty: nothing).
-
-    A spec without an action gets the sink's ``http`` action; an ``http`` action aimed at the
-    sink's default address is aimed at ``sink_url`` instead (when they differ).
-    """
-    data: dict[str, Any] = spec.resolved()
-    if spec.action is None:
-        data["action"] = {
-            "name": "http",
-            "parameters": {
-                "url": f"{sink_url}/effects",
-                "resultUrl": f"{sink_url}/effects/{{idempotencyKey}}",
-            },
-        }
-        return parse_spec(data), "no action in the file: runs with the dev sink's http action"
-    parameters = dict(spec.action.parameters)
-    if spec.action.name != "http" or sink_url in DEFAULT_SINK_PREFIXES:
-        return spec, ""
-    changed = False
-    for key in ("url", "resultUrl"):
-        value = parameters.get(key)
-        if isinstance(value, str):
-            for prefix in DEFAULT_SINK_PREFIXES:
-                if value.startswith(prefix):
-                    parameters[key] = sink_url + value.removeprefix(prefix)
-                    changed = True
-    if not changed:
-        return spec, ""
-    data["action"] = {"name": "http", "parameters": parameters}
-    return parse_spec(data), f"http action aimed at this stack's sink ({sink_url})"
-
-
 def example_files(folder: Path) -> list[Path]:
     """The spec files of ``folder`` (``.yaml``, ``.yml``, ``.json``), by name."""
     if not folder.is_dir():
@@ -479,9 +448,19 @@ def example_files(folder: Path) -> list[Path]:
 
 
 async def apply_examples(
-    client: AlmanacClient, options: DevOptions, say: Callable[[str], None]
+    client: AlmanacClient,
+    options: DevOptions,
+    say: Callable[[str], None],
+    store: ledger.Ledger,
+    clock: Clock,
 ) -> list[str]:
-    """Apply every example spec; leave running schedules as they are. Returns the scheduleIds."""
+    """Apply every example spec; leave running schedules as they are. Returns the scheduleIds.
+
+    A running schedule is left as it is unless the file has a higher revision, or its running
+    revision posts to another dev sink than this stack's (:func:`following_sink`): then the
+    next revision, aimed at this sink, is published (``store`` holds the running revision's
+    spec; ``clock`` dates its cutover).
+    """
     settings = options.worker_settings()
     applied: list[str] = []
     for path in example_files(options.examples):
@@ -501,8 +480,18 @@ async def apply_examples(
                 continue
             active = status.gate.active_revision if status.gate else 0
             if spec.revision <= active:
-                say(f"{sid} r{active}: already running, left as it is")
-                continue
+                published = await asyncio.to_thread(ledger.published_specs, store, sid)
+                running = next((s for s in published if s.revision == active), None)
+                follow = running and following_sink(running, spec, options.sink_url, clock.now())
+                if follow is None:
+                    say(f"{sid} r{active}: already running, left as it is")
+                    continue
+                suffix = escape(
+                    f" (r{active} posts to another sink than this stack's, {options.sink_url}: "
+                    f"r{follow.revision} does from {format_instant(follow.cutover_at)}, "
+                    "to the same path)"
+                )
+                spec, suffix = follow, f" [yellow]{suffix}[/yellow]"
         try:
             result = await client.apply(spec)
         except (ChangeRejected, SpecError) as exc:
@@ -584,7 +573,7 @@ async def _run_stack(
         )
         worker_task = asyncio.create_task(worker.run(settings, worker_options, worker_stop))
         client = await AlmanacClient.connect(settings)
-        await apply_examples(client, options, say)
+        await apply_examples(client, options, say, read_ledger, SystemClock())
         _banner(options, settings, say)
         while not stop.is_set():
             if worker_task.done():
@@ -618,10 +607,14 @@ async def _run_stack(
 
 
 def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str], None]) -> None:
-    ui = options.ui_url if options.ui else "(headless: --no-ui)"
+    ui = (
+        f'{options.ui_url}  (filter occurrences: ScheduleId="every-10-seconds")'
+        if options.ui
+        else "(headless: --no-ui)"
+    )
     rows = [
         ("Almanac console", f"{options.console_url}  (every occurrence, the human queue)"),
-        ("Temporal Web UI", f'{ui}  (filter occurrences: ScheduleId="every-10-seconds")'),
+        ("Temporal Web UI", ui),
         ("Temporal frontend", f"{settings.temporal.address}  namespace {NAMESPACE}"),
         ("Almanac metrics", options.metrics_url),
         ("sink (effects)", f"{options.sink_url}/effects"),
@@ -635,6 +628,8 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
         exports.append(f"ALMANAC_TEMPORAL_ADDRESS={settings.temporal.address}")
     if options.sink_port != DEFAULT_SINK_PORT:
         exports.append(f"ALMANAC_DEV_SINK_PORT={options.sink_port}")
+    if options.data_dir.resolve() != default_data_dir().expanduser().absolute().resolve():
+        exports.append(f"ALMANAC_DATA_DIR={shlex.quote(str(options.data_dir))}")
     command = almanac_command()
     if exports:
         say(
@@ -679,6 +674,7 @@ __all__ = [
     "LiveLog",
     "TemporalUnavailable",
     "apply_examples",
+    "following_sink",
     "for_dev_sink",
     "run_dev",
     "server_command",

@@ -4,7 +4,8 @@ It follows the ledger's append-only event trail by event ID (``ledger.events_aft
 transition is printed exactly once even when several happen between two polls (``DUE →
 DISPATCHING → RUNNING → SUCCEEDED`` within a second prints four lines), and nothing is missed or
 repeated across polls. Each line shows when the transition happened (UTC), the new state, the
-occurrence, its nominal local time with its UTC offset, its UTC instant, the attempt and why.
+occurrence, its nominal local time with its UTC offset, its UTC instant and why (the ledger's
+reason, which names the attempt: ``attempt 2 claimed by …``).
 
 Creations (materialization, ``→ PLANNED``) are not printed. When one poll brings many transitions
 of one schedule to one state (a misfire decision after downtime expires hundreds), the first
@@ -125,7 +126,11 @@ class LiveLog:
 
 
 def line(event: ledger.EventView, row: ledger.OccurrenceView) -> str:
-    """One transition: time (UTC), new state, occurrence, local time with offset, UTC instant."""
+    """One transition: time (UTC), new state, occurrence, local time with offset, UTC instant, why.
+
+    The attempt is the event's reason's to name (``attempt 2 claimed by …``): ``row`` is the
+    occurrence as it is now, so its attempt number would mislabel an earlier attempt's events.
+    """
     state = event.to_state
     placed = row.instant_utc or row.gap_at_utc
     utc = format_instant(placed) if placed else "—"
@@ -133,10 +138,9 @@ def line(event: ledger.EventView, row: ledger.OccurrenceView) -> str:
     if row.utc_offset is not None:
         local += format_offset(row.utc_offset)
     why = f"  [dim]{escape(event.why)}[/dim]" if event.why else ""
-    attempt = f" attempt {row.claim_generation}" if row.claim_generation > 1 else ""
     return (
         f"{clock(event.at_utc)}  {styled(state, f'{state:<15}')} {row.occurrence_id}  "
-        f"local {local} · UTC {utc}{attempt}{why}"
+        f"local {local} · UTC {utc}{why}"
     )
 
 

@@ -209,3 +209,70 @@ def test_a_reason_s_control_characters_are_shown_escaped(handle: ledger.Ledger) 
     assert "\x1b" not in printed and "\r" not in printed and "\u202e" not in printed
     assert "\x9b" not in printed and "\x07" not in printed
     assert "evil\\x1b[31mRED\\rOVER\\u202eRTL\\x07\\x9bcsi\\x1b]0;pwned\\x07" in printed
+
+
+def test_a_retry_names_each_attempt_once_and_the_reasons_stay_in_one_column(
+    handle: ledger.Ledger,
+) -> None:
+    """Each line's reason is its own event's: no second, current-attempt number before it.
+
+    Read in one poll, attempt 1's events must not be labelled with the occurrence's attempt 2,
+    and the reason starts where the UTC instant ends (two spaces after it) on every line.
+    """
+    minutely = spec()
+    ledger.publish_revision(handle, minutely, T0, by="test")
+    ledger.materialize(handle, minutely, T0, T0 + timedelta(minutes=3), T0)
+    live, console = view(handle)
+    occurrence_id = "minutely.r1.20261102T090000.f0"
+    ledger.release_due(handle, "minutely", T0)
+
+    def attempt(at: datetime) -> int:
+        won = ledger.claim(
+            handle,
+            occurrence_id,
+            ledger.get_gate(handle, "minutely"),
+            worker_identity="w",
+            implementation_alias="default",
+            input_digest="sha256:x",
+            now_utc=at,
+        )
+        assert won.attempt is not None
+        generation = won.attempt.claim_generation
+        ledger.mark_running(handle, occurrence_id, generation, at, by="test")
+        return generation
+
+    first = attempt(T0 + timedelta(seconds=1))
+    ledger.retry_wait(
+        handle,
+        occurrence_id,
+        first,
+        T0 + timedelta(seconds=5),
+        T0 + timedelta(seconds=2),
+        by="test",
+        error_class="Timeout",
+        error_message="slow",
+    )
+    second = attempt(T0 + timedelta(seconds=5))
+    ledger.failed(
+        handle,
+        occurrence_id,
+        second,
+        T0 + timedelta(seconds=6),
+        by="test",
+        error_class="Refused",
+        error_message="no",
+    )
+
+    live.poll()
+    printed = lines(console)
+    reasons = [p.split("UTC 2026-11-02T14:00:00Z  ", 1)[1] for p in printed]
+    assert [r.split(" by ")[0] for r in reasons] == [
+        "released",
+        "attempt 1 claimed",
+        "attempt 1 running",
+        "attempt 1 failed (Timeout); retry scheduled",
+        "attempt 2 claimed",
+        "attempt 2 running",
+        "failed: Refused: no",
+    ]
+    assert all(not r.startswith(" ") for r in reasons)  # one column: no extra space before

@@ -93,7 +93,9 @@ class Sessions:
 def tutorial_python_example() -> str:
     """The ``python`` block of the tutorial's "From Python" section, exactly as written."""
     text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
-    section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    heading = re.search(r"^## (?:\d+\. )?From Python$", text, re.M)
+    assert heading, "docs/tutorial.md: no ## From Python section"
+    section = text[heading.end() :].split("\n## ", 1)[0]
     block = re.search(r"```python\n(.*?)```", section, re.S)
     assert block, "docs/tutorial.md: no ```python block under ## From Python"
     return block.group(1)
