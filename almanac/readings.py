@@ -241,8 +241,8 @@ def projection_start(handle: ledger.Ledger, schedule_id: str, now_utc: datetime)
     The latest of ``now_utc`` and every occurrence the ledger holds placed at or after it: what
     lies after this instant is not yet materialized, and a projection starts there.
     """
-    held = ledger.list_occurrences(handle, schedule_id, from_utc=now_utc)
-    return max([now_utc, *(v.placed_at_utc for v in held)])
+    last = ledger.last_placed_at(handle, schedule_id, now_utc)
+    return now_utc if last is None else max(now_utc, last)
 
 
 def project_next(

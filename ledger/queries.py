@@ -91,6 +91,23 @@ def occurrences_in(
     return [OccurrenceView.from_row(r) for r in connection.execute(statement)]
 
 
+def last_placed_at(ledger: Ledger, schedule_id: str, from_utc: datetime) -> datetime | None:
+    """The latest placed instant among a schedule's occurrences at or after ``from_utc``.
+
+    Placed: the instant, or ``gapAt`` for a skipped record (as :func:`list_occurrences` orders
+    them). One aggregate, not the rows: where the materialized horizon ends, for a projection.
+
+    Returns:
+        Aware UTC, or ``None`` when the ledger holds none at or after ``from_utc``.
+
+    """
+    statement = select(func.max(_placed_utc)).where(
+        OCCURRENCES.c.schedule_id == schedule_id, _placed_utc >= from_utc
+    )
+    last: datetime | None = ledger.read(lambda connection: connection.execute(statement).scalar())
+    return last
+
+
 def read_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceView:
     """One occurrence's row: its state, claim generation and instant (one primary-key read).
 
