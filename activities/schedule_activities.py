@@ -99,7 +99,7 @@ class ScheduleActivities(ActivitiesBase):
         """
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
-        specs = ledger.published_specs(self._ledger, params.schedule_id)
+        specs = self._published_specs(params.schedule_id)
         horizon = timedelta(seconds=params.horizon_seconds)
         if specs:
             horizon = horizon_for(specs[-1], horizon)
