@@ -205,9 +205,20 @@ class ActivitiesBase:
         """A published revision's spec (cached: a published revision never changes)."""
         key = (schedule_id, revision)
         if key not in self._specs:
-            for spec in ledger.published_specs(self._ledger, schedule_id):
-                self._specs[(spec.schedule_id, spec.revision)] = spec
+            self._published_specs(schedule_id)
         return self._specs[key]
+
+    def _published_specs(self, schedule_id: str) -> list[ScheduleSpecV1]:
+        """Every published revision's spec of a schedule, read now; each kept for :meth:`_spec`.
+
+        Keeping them is safe: a (schedule, revision) is published with one spec for good (the
+        ledger refuses another digest for the same number, re-applying a deleted schedule needs
+        a higher revision, and revisions are never updated or deleted).
+        """
+        specs = ledger.published_specs(self._ledger, schedule_id)
+        for spec in specs:
+            self._specs[(spec.schedule_id, spec.revision)] = spec
+        return specs
 
 
 def schedule_of(occurrence_id: str) -> str | None:

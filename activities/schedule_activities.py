@@ -19,7 +19,7 @@ from temporalio.exceptions import ApplicationError
 import ledger
 from activities import io
 from activities.common import ActivitiesBase
-from ledger import OccurrenceState, OccurrenceView
+from ledger import OccurrenceView
 from timecontract import ScheduleSpecV1, span_for
 
 DEFAULT_HORIZON = timedelta(days=14)
@@ -99,7 +99,7 @@ class ScheduleActivities(ActivitiesBase):
         """
         since = params.from_utc or datetime(1970, 1, 1, tzinfo=UTC)
         inserted = 0
-        specs = ledger.published_specs(self._ledger, params.schedule_id)
+        specs = self._published_specs(params.schedule_id)
         horizon = timedelta(seconds=params.horizon_seconds)
         if specs:
             horizon = horizon_for(specs[-1], horizon)
@@ -124,28 +124,17 @@ class ScheduleActivities(ActivitiesBase):
     def _reading(
         self, params: io.MaterializeOccurrencesInput, window: _Window
     ) -> io.MaterializeOccurrencesResult:
-        """What the ledger holds after a window was written."""
-        upcoming = ledger.list_occurrences(
-            self._ledger,
-            params.schedule_id,
-            from_utc=params.now_utc,
-            states=[OccurrenceState.PLANNED, OccurrenceState.DUE],
-            limit=params.upcoming_limit,
+        """What the ledger holds after a window was written: one ``ledger.horizon_reading``."""
+        reading = ledger.horizon_reading(
+            self._ledger, params.schedule_id, params.now_utc, params.upcoming_limit
         )
-        pending = ledger.list_occurrences(
-            self._ledger,
-            params.schedule_id,
-            from_utc=params.now_utc,
-            states=[OccurrenceState.PLANNED],
-            limit=1,
-        )
-        counts = ledger.counts_by_state(self._ledger, params.schedule_id)
+        pending = reading.next_planned
         return io.MaterializeOccurrencesResult(
-            gate=ledger.get_gate(self._ledger, params.schedule_id),
+            gate=reading.gate,
             materialized_through_utc=window.until,
-            next_instant_utc=pending[0].instant_utc if pending else None,
-            upcoming=[o.upcoming() for o in upcoming],
-            counts_by_state={state.value: n for state, n in counts.items()},
+            next_instant_utc=pending.instant_utc if pending else None,
+            upcoming=[o.upcoming() for o in reading.upcoming],
+            counts_by_state={state.value: n for state, n in reading.counts.items()},
             inserted=window.inserted,
             truncated=window.truncated,
         )

@@ -112,11 +112,13 @@ if TYPE_CHECKING:
     )
     from ledger.overlap import cancel_superseded
     from ledger.queries import (
+        HorizonReading,
         MissedSchedule,
         counts_by_schedule_and_state,
         counts_by_state,
         database_now,
         events_after,
+        horizon_reading,
         last_event_id,
         last_placed_at,
         list_occurrences,
@@ -194,11 +196,13 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "ledger.outcomes": ("AttemptReport", "RecordedOutcome", "RetryPolicy", "record_outcome"),
     "ledger.overlap": ("cancel_superseded",),
     "ledger.queries": (
+        "HorizonReading",
         "MissedSchedule",
         "counts_by_schedule_and_state",
         "counts_by_state",
         "database_now",
         "events_after",
+        "horizon_reading",
         "last_event_id",
         "last_placed_at",
         "list_occurrences",
@@ -274,6 +278,7 @@ __all__ = [
     "EventView",
     "GateChange",
     "GateView",
+    "HorizonReading",
     "IllegalTransition",
     "ImplementationNotRegistered",
     "InvalidLedgerUrl",
@@ -327,6 +332,7 @@ __all__ = [
     "failed",
     "gates_page",
     "get_gate",
+    "horizon_reading",
     "human_queue",
     "in_canary",
     "last_event_id",

@@ -31,8 +31,9 @@ Each gate change appends a ``schedule_events`` row in its own transaction
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, Select, func, insert, select, update
 
 from ledger.db import Ledger
 from ledger.errors import ClaimLost, RevisionRejected, ScheduleDeleted, ScheduleNotFound
@@ -62,7 +63,21 @@ def lock_gate(connection: Connection, schedule_id: str, *, exclusive: bool = Fal
 
     """
     statement = select(GATES).where(GATES.c.schedule_id == schedule_id)
-    statement = statement.with_for_update(read=not exclusive)
+    return _one_gate(connection, schedule_id, statement.with_for_update(read=not exclusive))
+
+
+def gate_in(connection: Connection, schedule_id: str) -> GateView:
+    """:func:`get_gate` in the caller's transaction: the row as read, without a row lock.
+
+    Raises:
+        ScheduleNotFound: no gate row for ``schedule_id``.
+
+    """
+    statement = select(GATES).where(GATES.c.schedule_id == schedule_id)
+    return _one_gate(connection, schedule_id, statement)
+
+
+def _one_gate(connection: Connection, schedule_id: str, statement: Select[Any]) -> GateView:
     row = connection.execute(statement).one_or_none()
     if row is None:
         raise ScheduleNotFound(schedule_id)
@@ -90,16 +105,7 @@ def get_gate(ledger: Ledger, schedule_id: str) -> GateView:
         ScheduleNotFound: no such schedule.
 
     """
-
-    def work(connection: Connection) -> GateView:
-        row = connection.execute(
-            select(GATES).where(GATES.c.schedule_id == schedule_id)
-        ).one_or_none()
-        if row is None:
-            raise ScheduleNotFound(schedule_id)
-        return gate_from_row(row)
-
-    return ledger.read(work)
+    return ledger.read(lambda connection: gate_in(connection, schedule_id))
 
 
 def publish_revision(

@@ -1,4 +1,4 @@
-"""Read functions: the gate, occurrences of a window, one occurrence's trail, counts, next due."""
+"""Read functions: occurrences of a window, one occurrence's trail, counts, next due, a horizon."""
 
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ from ledger.events import (
     load_occurrence,
     require_aware,
 )
+from ledger.gate import gate_in
 from ledger.states import OccurrenceState
 from ledger.views import AttemptView, CaseView, EventView, OccurrenceDetail, OccurrenceView
+from lifecycle import GateView
 from timecontract import ScheduleSpecV1, parse_spec
 
 _placed_utc = func.coalesce(OCCURRENCES.c.instant_utc, OCCURRENCES.c.gap_at_utc)
@@ -155,17 +157,72 @@ def show_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceDetail:
 
 def counts_by_state(ledger: Ledger, schedule_id: str) -> dict[OccurrenceState, int]:
     """How many of a schedule's occurrences are in each state (every state present, maybe 0)."""
+    return ledger.read(lambda connection: counts_in(connection, schedule_id))
 
-    def work(connection: Connection) -> dict[OccurrenceState, int]:
-        counts = dict.fromkeys(OccurrenceState, 0)
-        rows = connection.execute(
-            select(OCCURRENCES.c.state, func.count())
-            .where(OCCURRENCES.c.schedule_id == schedule_id)
-            .group_by(OCCURRENCES.c.state)
+
+def counts_in(connection: Connection, schedule_id: str) -> dict[OccurrenceState, int]:
+    """:func:`counts_by_state` in the caller's transaction."""
+    counts = dict.fromkeys(OccurrenceState, 0)
+    rows = connection.execute(
+        select(OCCURRENCES.c.state, func.count())
+        .where(OCCURRENCES.c.schedule_id == schedule_id)
+        .group_by(OCCURRENCES.c.state)
+    )
+    for state, count in rows:
+        counts[OccurrenceState(state)] = count
+    return counts
+
+
+UPCOMING = (OccurrenceState.PLANNED, OccurrenceState.DUE)
+"""The states :func:`horizon_reading` lists as upcoming: not yet decided, or released to run."""
+
+
+@dataclass(frozen=True, slots=True)
+class HorizonReading:
+    """A schedule's horizon as one read-only transaction saw it (:func:`horizon_reading`)."""
+
+    upcoming: tuple[OccurrenceView, ...]
+    """``PLANNED`` or ``DUE`` occurrences placed at or after the reading's instant, the earliest
+    first (:func:`list_occurrences`' order), at most its limit."""
+    next_planned: OccurrenceView | None
+    """The earliest ``PLANNED`` occurrence placed at or after the instant (the next timer's)."""
+    counts: dict[OccurrenceState, int]
+    """The schedule's occurrences per state, every state present (:func:`counts_by_state`)."""
+    gate: GateView
+    """The schedule's gate (:func:`ledger.get_gate`)."""
+
+
+def horizon_reading(
+    ledger: Ledger, schedule_id: str, from_utc: datetime, upcoming_limit: int
+) -> HorizonReading:
+    """What a schedule's wake-up reads after it materialized, in one read-only transaction.
+
+    The four reads of :class:`HorizonReading`, each the query of its own read function, in one
+    transaction instead of four: on SQLite one snapshot; on PostgreSQL (READ COMMITTED) each
+    query sees what was committed when it began, as four transactions would.
+
+    Args:
+        ledger: the ledger.
+        schedule_id: the schedule (all revisions).
+        from_utc: the instant (aware UTC), inclusive: what is placed before it is not upcoming.
+        upcoming_limit: at most this many upcoming occurrences (the earliest).
+
+    Raises:
+        ScheduleNotFound: no such schedule (no gate).
+
+    """
+
+    def work(connection: Connection) -> HorizonReading:
+        upcoming = occurrences_in(connection, schedule_id, from_utc, None, UPCOMING, upcoming_limit)
+        planned = occurrences_in(
+            connection, schedule_id, from_utc, None, [OccurrenceState.PLANNED], 1
         )
-        for state, count in rows:
-            counts[OccurrenceState(state)] = count
-        return counts
+        return HorizonReading(
+            upcoming=tuple(upcoming),
+            next_planned=planned[0] if planned else None,
+            counts=counts_in(connection, schedule_id),
+            gate=gate_in(connection, schedule_id),
+        )
 
     return ledger.read(work)
 
