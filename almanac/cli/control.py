@@ -59,6 +59,13 @@ def _verdict_json(verdict: Any) -> dict[str, Any]:
     return {key: None if value == "" else value for key, value in data.items()}
 
 
+def _caller_identity() -> str:
+    """Who runs this command, recorded as a change's ``by``: ``<user>@<host>``, as trigger does."""
+    from almanac.manual import caller_identity as identity
+
+    return identity()
+
+
 def _z(value: datetime | None) -> str:
     from timecontract import format_instant
 
@@ -149,7 +156,7 @@ def disable(
         if not reason.strip():
             raise ValueError(f"--reason={reason!r}: disabling needs a non-empty reason")
         client = await _connect()
-        verdict = await client.disable(schedule_id, reason)
+        verdict = await client.disable(schedule_id, reason, by=_caller_identity())
         if as_json:
             print_json(_verdict_json(verdict))
             return
@@ -172,7 +179,7 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
 
     async def work() -> None:
         client = await _connect()
-        verdict = await client.enable(schedule_id)
+        verdict = await client.enable(schedule_id, by=_caller_identity())
         if as_json:
             print_json(_verdict_json(verdict))
             return
@@ -216,7 +223,7 @@ def delete(
         if not reason.strip():
             raise ValueError(f"--reason={reason!r}: deleting needs a non-empty reason")
         client = await _connect()
-        verdict = await client.delete(schedule_id, reason)
+        verdict = await client.delete(schedule_id, reason, by=_caller_identity())
         if as_json:
             print_json(_verdict_json(verdict))
             return

@@ -10,6 +10,7 @@ expire).
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -109,3 +110,19 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     # the verdict names it ("and 1 overdue one from before the disable") and counts it in.
     before = int(shown.split(" overdue one")[0].rsplit(" ", 1)[1]) if "overdue one" in shown else 0
     assert came_due >= 2 and runs == 1 and expires == came_due + before - 1
+
+
+def test_disable_enable_and_delete_record_who_ran_them(control: Control) -> None:
+    # cli.md: the event trail says who and why; the CLI's who is `user@host`, as for trigger
+    # (getpass reads LOGNAME first, so the test names the user).
+    sid = f"who-{uuid.uuid4().hex[:6]}"
+    assert control.json("apply", str(control.spec_file(sid)))["action"] == "started"
+    for command in (["disable", sid, "--reason", "window"], ["enable", sid]):
+        done = control.run(*command, LOGNAME="ops-alice")
+        assert done.returncode == 0, done.stderr
+    gone = control.run("delete", sid, "--reason", "retired", LOGNAME="ops-alice")
+    assert gone.returncode == 0, gone.stderr
+    events = control.json("ledger", "events", sid)
+    who = {e["kind"]: e["by"] for e in events if e["kind"] in {"DISABLED", "ENABLED", "DELETED"}}
+    me = f"ops-alice@{socket.gethostname()}"
+    assert who == {"DISABLED": me, "ENABLED": me, "DELETED": me}, events
