@@ -113,6 +113,7 @@ if TYPE_CHECKING:
     from ledger.overlap import cancel_superseded
     from ledger.queries import (
         MissedSchedule,
+        count_occurrences,
         counts_by_schedule_and_state,
         counts_by_state,
         database_now,
@@ -194,6 +195,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "ledger.overlap": ("cancel_superseded",),
     "ledger.queries": (
         "MissedSchedule",
+        "count_occurrences",
         "counts_by_schedule_and_state",
         "counts_by_state",
         "database_now",
@@ -313,6 +315,7 @@ __all__ = [
     "change_stamp",
     "claim",
     "claim_for_dispatch",
+    "count_occurrences",
     "counts_by_schedule_and_state",
     "counts_by_state",
     "create_ledger_engine",

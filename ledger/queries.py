@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import ColumnElement, Connection, func, select
 
 from ledger.db import Ledger
 from ledger.events import (
@@ -71,15 +71,9 @@ def occurrences_in(
     holidays_only: bool = False,
 ) -> list[OccurrenceView]:
     """:func:`list_occurrences` in the caller's transaction (same arguments, same order)."""
-    statement = select(OCCURRENCES).where(OCCURRENCES.c.schedule_id == schedule_id)
-    if from_utc is not None:
-        statement = statement.where(_placed_utc >= from_utc)
-    if to_utc is not None:
-        statement = statement.where(_placed_utc < to_utc)
-    if states is not None:
-        statement = statement.where(OCCURRENCES.c.state.in_([s.value for s in states]))
-    if holidays_only:
-        statement = statement.where(OCCURRENCES.c.holiday.is_not(None))
+    statement = select(OCCURRENCES).where(
+        *_occurrence_filter(schedule_id, from_utc, to_utc, states, holidays_only)
+    )
     statement = statement.order_by(
         _placed_utc,
         OCCURRENCES.c.nominal_local,
@@ -89,6 +83,44 @@ def occurrences_in(
     if limit is not None:
         statement = statement.limit(limit)
     return [OccurrenceView.from_row(r) for r in connection.execute(statement)]
+
+
+def count_occurrences(
+    ledger: Ledger,
+    schedule_id: str,
+    from_utc: datetime | None = None,
+    to_utc: datetime | None = None,
+    states: Iterable[OccurrenceState] | None = None,
+) -> int:
+    """How many occurrences :func:`list_occurrences` would return without a limit (same bounds)."""
+    where = _occurrence_filter(schedule_id, from_utc, to_utc, states, holidays_only=False)
+    return ledger.read(
+        lambda connection: int(
+            connection.execute(
+                select(func.count()).select_from(OCCURRENCES).where(*where)
+            ).scalar_one()
+        )
+    )
+
+
+def _occurrence_filter(
+    schedule_id: str,
+    from_utc: datetime | None,
+    to_utc: datetime | None,
+    states: Iterable[OccurrenceState] | None,
+    holidays_only: bool,
+) -> list[ColumnElement[bool]]:
+    """The where-clause of :func:`occurrences_in` and :func:`count_occurrences`."""
+    where = [OCCURRENCES.c.schedule_id == schedule_id]
+    if from_utc is not None:
+        where.append(_placed_utc >= from_utc)
+    if to_utc is not None:
+        where.append(_placed_utc < to_utc)
+    if states is not None:
+        where.append(OCCURRENCES.c.state.in_([s.value for s in states]))
+    if holidays_only:
+        where.append(OCCURRENCES.c.holiday.is_not(None))
+    return where
 
 
 def read_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceView:
