@@ -66,8 +66,15 @@ def test_delete_then_only_a_higher_revision_comes_back(control: Control) -> None
     third = control.json("delete", sid, "--reason", "again")
     assert (third["deleted"], third["rejected"]) == (False, None)  # null, not ""
     # Every command that needs the running workflow says the schedule was deleted (the trials
-    # saw "not running (apply its spec first)", which applying then refuses).
-    for command in (["upcoming", sid], ["disable", sid, "--reason", "x"], ["enable", sid]):
+    # saw "not running (apply its spec first)", which applying then refuses): status too, for
+    # its next occurrences (-n 0 above asks none).
+    needing = (
+        ["upcoming", sid],
+        ["status", sid],
+        ["disable", sid, "--reason", "x"],
+        ["enable", sid],
+    )
+    for command in needing:
         refused = control.run(*command)
         assert refused.returncode == 2, (command, refused.stdout)
         assert f"schedule '{sid}' was deleted at " in refused.stderr, (command, refused.stderr)
