@@ -198,7 +198,7 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
                 )
             if verdict.came_due or verdict.due_before_disable:
                 line += (
-                    f": under {verdict.misfire_policy} {verdict.released} run now, "
+                    f"; under {verdict.misfire_policy}: {verdict.released} run now, "
                     f"{verdict.expired} expire (MISFIRE_EXPIRED)"
                 )
         out().print(escape(line), soft_wrap=True)

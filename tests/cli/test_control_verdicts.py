@@ -105,7 +105,7 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     on = control.run("enable", sid)
     assert on.returncode == 0, on.stderr
     assert f"{sid}: enabled, gate generation 2; " in on.stdout
-    assert "under CATCH_UP_BOUNDED (maxCatchUp 1), lateness PT1S" in on.stdout
+    assert "; under CATCH_UP_BOUNDED (maxCatchUp 1), lateness PT1S: 1 run now, " in on.stdout
     verdict = control.json("enable", sid)  # already enabled: unchanged, nothing decided
     assert (verdict["changed"], verdict["cameDue"]) == (False, 0)
     assert (verdict["rejected"], verdict["misfirePolicy"]) == (None, None)
