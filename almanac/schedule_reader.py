@@ -24,6 +24,7 @@ from temporalio.api.enums.v1 import WorkflowExecutionStatus
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
+import ledger
 from activities import io
 from almanac import readings
 from almanac.client_errors import (
@@ -33,6 +34,7 @@ from almanac.client_errors import (
     failed_call,
 )
 from almanac.settings import AlmanacSettings
+from timecontract import nearest
 from workflows import ScheduleWorkflow, schedule_workflow_id
 from workflows.schedule import WORKFLOW_ID_PREFIX
 
@@ -256,7 +258,9 @@ class ScheduleReader:
     async def _not_running(self, schedule_id: str) -> ScheduleNotRunning:
         """The error for a schedule with no running workflow, saying when it was deleted if so."""
         gate = await self._ledger_gate(schedule_id)
-        if gate is None or gate.deleted_at_utc is None:
+        if gate is None:
+            return ScheduleNotRunning(schedule_id, meant=await self._nearest_known(schedule_id))
+        if gate.deleted_at_utc is None:
             return ScheduleNotRunning(schedule_id)
         reason = gate.disabled_reason or ""
         return ScheduleNotRunning(
@@ -264,6 +268,17 @@ class ScheduleReader:
             deleted_at_utc=gate.deleted_at_utc,
             deleted_reason=reason.removeprefix("deleted: ") or None,
         )
+
+    async def _nearest_known(self, schedule_id: str) -> str | None:
+        """The ledger's scheduleId closest to an unknown one (``did you mean``), where readable."""
+        handle, _ = await self._reading_ledger()
+        if handle is None:
+            return None
+        try:
+            gates = await asyncio.to_thread(ledger.list_gates, handle)
+        except Exception:  # unreachable, not migrated: nothing to add
+            return None
+        return nearest(schedule_id, [gate.schedule_id for gate in gates])
 
     async def _ledger_gate(self, schedule_id: str) -> io.GateSnapshot | None:
         """The ledger's gate of ``schedule_id`` where the ledger can be read here, else ``None``."""

@@ -133,3 +133,25 @@ def test_disable_enable_and_delete_record_who_ran_them(control: Control) -> None
     who = {e["kind"]: e["by"] for e in events if e["kind"] in {"DISABLED", "ENABLED", "DELETED"}}
     me = f"ops-alice@{socket.gethostname()}"
     assert who == {"DISABLED": me, "ENABLED": me, "DELETED": me}, events
+
+
+def test_a_misspelt_schedule_id_is_told_the_close_one_the_ledger_knows(control: Control) -> None:
+    # The spec's did-you-mean rule (one edit per four letters) over the ledger's scheduleIds.
+    sid = f"did-you-mean-{uuid.uuid4().hex[:6]}"
+    assert control.json("apply", str(control.spec_file(sid)))["action"] == "started"
+    typo = sid.replace("mean", "men")
+    for command in (
+        ["status", typo],
+        ["upcoming", typo],
+        ["disable", typo, "--reason", "x"],
+        ["enable", typo],
+        ["delete", typo, "--reason", "x"],
+        ["trigger", typo],
+    ):
+        refused = control.run(*command)
+        assert refused.returncode == 2, (command, refused.stdout)
+        assert refused.stderr.rstrip().endswith(
+            f"schedule '{typo}' is not running (apply its spec first); did you mean {sid}?"
+        ), (command, refused.stderr)
+    far = control.run("status", "nothing-like-any-schedule-here")
+    assert far.returncode == 2 and far.stderr.rstrip().endswith("(apply its spec first)")
