@@ -66,7 +66,7 @@ class LiveStatus(io.ScheduleStatus):
     """Why the ledger was not read (empty when it was)."""
     worker_problem: str = ""
     """Why the workflow's part (last error, rejections, high-water mark) is missing: no worker
-    answered its query (empty when one did)."""
+    answered its query, or Temporal was unreachable (empty when a worker answered)."""
     next_materialized: bool = True
     """``False``: ``next_instant_utc`` lies beyond the horizon, projected from the specs."""
     revision_now: int | None = None
@@ -103,6 +103,42 @@ class LiveStatus(io.ScheduleStatus):
 def utc_now() -> datetime:
     """Now, aware UTC: the default clock of the readings."""
     return datetime.now(UTC)
+
+
+def ledger_alone(
+    settings: AlmanacSettings,
+    schedule_id: str,
+    n: int,
+    why: str,
+    clock: Callable[[], datetime] = utc_now,
+) -> tuple[LiveStatus, list[readings.Upcoming]] | None:
+    """A schedule's status and next ``n`` occurrences from the ledger, when Temporal is not asked.
+
+    ``why`` (Temporal unreachable) becomes ``worker_problem``: the workflow's part is missing,
+    and so is the proof that its workflow runs (a deleted schedule shows its deleted gate).
+
+    Returns:
+        ``None`` when the ledger cannot be read here or does not know the schedule.
+    """
+    try:
+        handle = readings.open_ledger(settings.resolved_ledger_url)
+    except Exception:  # a malformed URL, a missing driver: nothing to read
+        return None
+    if handle is None:
+        return None
+    now, store = clock(), settings.tzdb_store
+    try:
+        reading = readings.read_status(handle, schedule_id, now, tzdb_store=store)
+        if reading.gate is None:
+            return None
+        upcoming = readings.read_upcoming(handle, schedule_id, now, n, tzdb_store=store)
+    except Exception:  # unreachable, not migrated: Temporal's absence is the news
+        return None
+    finally:
+        handle.dispose()
+    live = LiveStatus(schedule_id, None, None, worker_problem=why)
+    live.take(reading)
+    return live, upcoming
 
 
 @dataclass(frozen=True)

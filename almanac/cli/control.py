@@ -254,16 +254,29 @@ def status(
     """Show a schedule's gate, active revision, next occurrences and counts by state."""
 
     async def work() -> None:
-        client = await _connect()
+        import asyncio
+
+        from almanac.client_errors import TemporalUnavailable
+        from almanac.schedule_reader import ledger_alone
+
         if schedule_id is None:
-            summaries = await client.list_schedules()
+            summaries = await (await _connect()).list_schedules()
             if as_json:
                 print_json(summaries)
             else:
                 out().print(_schedules_table(summaries))
             return
-        state = await client.status(schedule_id)
-        upcoming = await client.upcoming(schedule_id, n) if n else []
+        try:
+            client = await _connect()
+        except TemporalUnavailable as exc:
+            # The ledger's reading still answers, with the workflow's part missing.
+            alone = await asyncio.to_thread(ledger_alone, _settings(), schedule_id, n, str(exc))
+            if alone is None:
+                raise
+            state, upcoming = alone
+        else:
+            state = await client.status(schedule_id)
+            upcoming = await client.upcoming(schedule_id, n) if n else []
         if as_json:
             print_json({"status": state, "upcoming": upcoming})
             return
