@@ -309,9 +309,12 @@ class AlmanacClient(ScheduleReader):
             else handle.execute_update(ScheduleWorkflow.enable_update),
         )
 
-    async def delete(self, schedule_id: str, reason: str) -> io.DeleteScheduleResult:
+    async def delete(
+        self, schedule_id: str, reason: str, *, by: str | None = None
+    ) -> io.DeleteScheduleResult:
         """Delete a schedule: its workflow completes, nothing new is claimed, every fact stays.
 
+        ``by`` names who decides, recorded as the DELETED event's ``by`` (else ``update``).
         Re-applying the scheduleId later needs a higher revision (whose cutoverAt is not past).
 
         Returns:
@@ -335,7 +338,7 @@ class AlmanacClient(ScheduleReader):
             verdict: io.DeleteScheduleResult = await self._update(
                 schedule_id,
                 self.handle(schedule_id).execute_update(
-                    ScheduleWorkflow.delete_update, DeleteInput(reason.strip())
+                    ScheduleWorkflow.delete_update, DeleteInput(reason.strip(), by)
                 ),
                 ChangeRejected,
             )

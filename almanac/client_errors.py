@@ -53,6 +53,7 @@ class ScheduleNotRunning(AlmanacError, LookupError):
 
     ``deleted_at_utc`` (aware UTC) and ``deleted_reason`` are set when the ledger, read here,
     says the schedule was deleted; the message then says so instead of "apply its spec first".
+    ``meant`` is a scheduleId the ledger knows that is close to an unknown one (a typo).
     """
 
     def __init__(
@@ -61,10 +62,13 @@ class ScheduleNotRunning(AlmanacError, LookupError):
         *,
         deleted_at_utc: datetime | None = None,
         deleted_reason: str | None = None,
+        meant: str | None = None,
     ) -> None:
         """Name the schedule in the message (and when and why it was deleted, if known)."""
         if deleted_at_utc is None:
             message = f"schedule {schedule_id!r} is not running (apply its spec first)"
+            if meant is not None:
+                message += f"; did you mean {meant}?"
         else:
             why = f" ({deleted_reason})" if deleted_reason else ""
             message = (
@@ -76,6 +80,7 @@ class ScheduleNotRunning(AlmanacError, LookupError):
         self.schedule_id = schedule_id
         self.deleted_at_utc = deleted_at_utc
         self.deleted_reason = deleted_reason
+        self.meant = meant
 
 
 class TriggerRefused(AlmanacError, ValueError):

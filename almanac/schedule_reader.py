@@ -24,6 +24,7 @@ from temporalio.api.enums.v1 import WorkflowExecutionStatus
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
+import ledger
 from activities import io
 from almanac import readings
 from almanac.client_errors import (
@@ -33,6 +34,7 @@ from almanac.client_errors import (
     failed_call,
 )
 from almanac.settings import AlmanacSettings
+from timecontract import nearest
 from workflows import ScheduleWorkflow, schedule_workflow_id
 from workflows.schedule import WORKFLOW_ID_PREFIX
 
@@ -64,7 +66,7 @@ class LiveStatus(io.ScheduleStatus):
     """Why the ledger was not read (empty when it was)."""
     worker_problem: str = ""
     """Why the workflow's part (last error, rejections, high-water mark) is missing: no worker
-    answered its query (empty when one did)."""
+    answered its query, or Temporal was unreachable (empty when a worker answered)."""
     next_materialized: bool = True
     """``False``: ``next_instant_utc`` lies beyond the horizon, projected from the specs."""
     revision_now: int | None = None
@@ -101,6 +103,42 @@ class LiveStatus(io.ScheduleStatus):
 def utc_now() -> datetime:
     """Now, aware UTC: the default clock of the readings."""
     return datetime.now(UTC)
+
+
+def ledger_alone(
+    settings: AlmanacSettings,
+    schedule_id: str,
+    n: int,
+    why: str,
+    clock: Callable[[], datetime] = utc_now,
+) -> tuple[LiveStatus, list[readings.Upcoming]] | None:
+    """A schedule's status and next ``n`` occurrences from the ledger, when Temporal is not asked.
+
+    ``why`` (Temporal unreachable) becomes ``worker_problem``: the workflow's part is missing,
+    and so is the proof that its workflow runs (a deleted schedule shows its deleted gate).
+
+    Returns:
+        ``None`` when the ledger cannot be read here or does not know the schedule.
+    """
+    try:
+        handle = readings.open_ledger(settings.resolved_ledger_url)
+    except Exception:  # a malformed URL, a missing driver: nothing to read
+        return None
+    if handle is None:
+        return None
+    now, store = clock(), settings.tzdb_store
+    try:
+        reading = readings.read_status(handle, schedule_id, now, tzdb_store=store)
+        if reading.gate is None:
+            return None
+        upcoming = readings.read_upcoming(handle, schedule_id, now, n, tzdb_store=store)
+    except Exception:  # unreachable, not migrated: Temporal's absence is the news
+        return None
+    finally:
+        handle.dispose()
+    live = LiveStatus(schedule_id, None, None, worker_problem=why)
+    live.take(reading)
+    return live, upcoming
 
 
 @dataclass(frozen=True)
@@ -268,7 +306,9 @@ class ScheduleReader:
     async def _not_running(self, schedule_id: str) -> ScheduleNotRunning:
         """The error for a schedule with no running workflow, saying when it was deleted if so."""
         gate = await self._ledger_gate(schedule_id)
-        if gate is None or gate.deleted_at_utc is None:
+        if gate is None:
+            return ScheduleNotRunning(schedule_id, meant=await self._nearest_known(schedule_id))
+        if gate.deleted_at_utc is None:
             return ScheduleNotRunning(schedule_id)
         reason = gate.disabled_reason or ""
         return ScheduleNotRunning(
@@ -276,6 +316,17 @@ class ScheduleReader:
             deleted_at_utc=gate.deleted_at_utc,
             deleted_reason=reason.removeprefix("deleted: ") or None,
         )
+
+    async def _nearest_known(self, schedule_id: str) -> str | None:
+        """The ledger's scheduleId closest to an unknown one (``did you mean``), where readable."""
+        handle, _ = await self._reading_ledger()
+        if handle is None:
+            return None
+        try:
+            gates = await asyncio.to_thread(ledger.list_gates, handle)
+        except Exception:  # unreachable, not migrated: nothing to add
+            return None
+        return nearest(schedule_id, [gate.schedule_id for gate in gates])
 
     async def _ledger_gate(self, schedule_id: str) -> io.GateSnapshot | None:
         """The ledger's gate of ``schedule_id`` where the ledger can be read here, else ``None``."""

@@ -114,6 +114,7 @@ if TYPE_CHECKING:
     from ledger.queries import (
         HorizonReading,
         MissedSchedule,
+        count_occurrences,
         counts_by_schedule_and_state,
         counts_by_state,
         database_now,
@@ -198,6 +199,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "ledger.queries": (
         "HorizonReading",
         "MissedSchedule",
+        "count_occurrences",
         "counts_by_schedule_and_state",
         "counts_by_state",
         "database_now",
@@ -320,6 +322,7 @@ __all__ = [
     "change_stamp",
     "claim",
     "claim_for_dispatch",
+    "count_occurrences",
     "counts_by_schedule_and_state",
     "counts_by_state",
     "create_ledger_engine",

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import ColumnElement, Connection, func, select
 
 from ledger.db import Ledger
 from ledger.events import (
@@ -73,15 +73,9 @@ def occurrences_in(
     holidays_only: bool = False,
 ) -> list[OccurrenceView]:
     """:func:`list_occurrences` in the caller's transaction (same arguments, same order)."""
-    statement = select(OCCURRENCES).where(OCCURRENCES.c.schedule_id == schedule_id)
-    if from_utc is not None:
-        statement = statement.where(_placed_utc >= from_utc)
-    if to_utc is not None:
-        statement = statement.where(_placed_utc < to_utc)
-    if states is not None:
-        statement = statement.where(OCCURRENCES.c.state.in_([s.value for s in states]))
-    if holidays_only:
-        statement = statement.where(OCCURRENCES.c.holiday.is_not(None))
+    statement = select(OCCURRENCES).where(
+        *_occurrence_filter(schedule_id, from_utc, to_utc, states, holidays_only)
+    )
     statement = statement.order_by(
         _placed_utc,
         OCCURRENCES.c.nominal_local,
@@ -103,11 +97,48 @@ def last_placed_at(ledger: Ledger, schedule_id: str, from_utc: datetime) -> date
         Aware UTC, or ``None`` when the ledger holds none at or after ``from_utc``.
 
     """
-    statement = select(func.max(_placed_utc)).where(
-        OCCURRENCES.c.schedule_id == schedule_id, _placed_utc >= from_utc
-    )
+    where = _occurrence_filter(schedule_id, from_utc, None, None, holidays_only=False)
+    statement = select(func.max(_placed_utc)).where(*where)
     last: datetime | None = ledger.read(lambda connection: connection.execute(statement).scalar())
     return last
+
+
+def count_occurrences(
+    ledger: Ledger,
+    schedule_id: str,
+    from_utc: datetime | None = None,
+    to_utc: datetime | None = None,
+    states: Iterable[OccurrenceState] | None = None,
+) -> int:
+    """How many occurrences :func:`list_occurrences` would return without a limit (same bounds)."""
+    where = _occurrence_filter(schedule_id, from_utc, to_utc, states, holidays_only=False)
+    return ledger.read(
+        lambda connection: int(
+            connection.execute(
+                select(func.count()).select_from(OCCURRENCES).where(*where)
+            ).scalar_one()
+        )
+    )
+
+
+def _occurrence_filter(
+    schedule_id: str,
+    from_utc: datetime | None,
+    to_utc: datetime | None,
+    states: Iterable[OccurrenceState] | None,
+    holidays_only: bool,
+) -> list[ColumnElement[bool]]:
+    """The where-clause of :func:`occurrences_in` and :func:`count_occurrences`."""
+    where = [OCCURRENCES.c.schedule_id == schedule_id]
+    if from_utc is not None:
+        where.append(_placed_utc >= from_utc)
+    if to_utc is not None:
+        where.append(_placed_utc < to_utc)
+    if states is not None:
+        where.append(OCCURRENCES.c.state.in_([s.value for s in states]))
+    if holidays_only:
+        where.append(OCCURRENCES.c.holiday.is_not(None))
+    return where
 
 
 def read_occurrence(ledger: Ledger, occurrence_id: str) -> OccurrenceView:

@@ -30,6 +30,7 @@ from timecontract.interval import INTERVAL_EPOCH_UTC, interval_instants
 from timecontract.iso8601 import format_duration, format_instant
 from timecontract.jitter import jitter_delay
 from timecontract.misfire import MisfirePlan, Overdue, plan_misfires
+from timecontract.nearest import nearest
 from timecontract.policies import FoldPolicy, GapPolicy, MisfirePolicy, OverlapPolicy
 from timecontract.records import (
     Disposition,
@@ -84,6 +85,7 @@ __all__ = [
     "jitter_delay",
     "load_spec",
     "logical_slot_id",
+    "nearest",
     "nominal_period",
     "occurrence_id",
     "occurrence_schedule_id",

@@ -161,8 +161,12 @@ class TzdbReleaseNotFound(SpecError, LookupError):
 class ZoneNotFound(SpecError, LookupError):
     """The IANA zone name does not exist in the pinned tz database release."""
 
-    def __init__(self, zone: str, release: str) -> None:
-        super().__init__("timeZone", zone, f"no such IANA zone in tz database release {release}")
+    def __init__(self, zone: str, release: str, meant: str | None = None) -> None:
+        """Name the zone and release; ``meant``: the release's zone closest to ``zone``, if any."""
+        hint = f"; did you mean {meant}?" if meant else ""
+        super().__init__(
+            "timeZone", zone, f"no such IANA zone in tz database release {release}{hint}"
+        )
         self.zone = zone
         self.release = release
 

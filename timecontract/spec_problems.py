@@ -21,6 +21,7 @@ from timecontract.action_spec import ACTION_NAME_PATTERN
 from timecontract.calendar_spec import CALENDAR_PATTERN_WORDING
 from timecontract.errors import SpecError, yaml_word
 from timecontract.ids import SCHEDULE_ID_PATTERN
+from timecontract.nearest import nearest
 from timecontract.rrule import RuleError
 from timecontract.secrets import quiet_credentials, redact_at
 
@@ -268,34 +269,12 @@ def _duration_hint(value: Any) -> str:
 def _did_you_mean(loc: list[str], models: ModelsByPath) -> str:
     """``; did you mean `timeZone`?`` for an unknown key close to one its object takes, else ``""``.
 
-    Close: case folded and without ``_`` (so ``timezone`` and ``time_zone`` both find
-    ``timeZone``), at most one edit (Levenshtein: insert, delete or replace a character) per four
-    characters of the longer word, and at least one; the fewest edits win, the model's order
-    breaks a tie. A ratio such as ``difflib``'s would let two edits to a short word pass
-    (``base`` for ``phase``). Only among the keys of the object holding the unknown key, if
-    ``models`` has that object's model.
+    Close as :func:`timecontract.nearest.nearest` judges it, among the keys of the object holding
+    the unknown key, if ``models`` has that object's model.
     """
     model = models.get(tuple(loc[:-1]))
     if model is None or not loc:
         return ""
-    typed = loc[-1].casefold().replace("_", "")
-    best: tuple[int, str] | None = None
-    for name, info in model.model_fields.items():
-        key = info.alias or name
-        allowed = max(1, max(len(typed), len(key)) // 4)
-        if abs(len(typed) - len(key)) > allowed:
-            continue  # needs more edits than allowed; skipped so a 60,000-letter key costs nothing
-        edits = _edits(typed, key.casefold())
-        if edits <= allowed and (best is None or edits < best[0]):
-            best = (edits, key)
-    return f"; did you mean `{best[1]}`?" if best else ""
-
-
-def _edits(a: str, b: str) -> int:
-    """The Levenshtein distance of ``a`` and ``b``: the fewest single-character edits."""
-    row = list(range(len(b) + 1))
-    for i, char in enumerate(a, start=1):
-        diagonal, row[0] = row[0], i
-        for j, other in enumerate(b, start=1):
-            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (char != other))
-    return row[-1]
+    keys = [info.alias or name for name, info in model.model_fields.items()]
+    meant = nearest(loc[-1], keys)
+    return f"; did you mean `{meant}`?" if meant else ""

@@ -32,6 +32,7 @@ import tzdata
 
 from timecontract import transitions as _transitions
 from timecontract.errors import SpecError, TzdbReleaseNotFound, ZoneNotFound
+from timecontract.nearest import nearest
 
 RELEASE_PATTERN = re.compile(r"^(19|20)\d{2}[a-z]$")
 """IANA release names: a four-digit year and one lowercase letter (``2026a``)."""
@@ -150,8 +151,9 @@ def _table(name: str, release: str, store: str | None) -> _transitions.ZoneTrans
 def _tzif(name: str, release: str, store: str | None) -> bytes:
     # The name is checked against the release's own list before it becomes a path, so a name
     # like "../../etc/passwd" can never reach the file system.
-    if name not in _zone_names(release, store):
-        raise ZoneNotFound(name, release)
+    known = _zone_names(release, store)
+    if name not in known:
+        raise ZoneNotFound(name, release, nearest(name, sorted(known)))
     resource = _release_root(release, store).joinpath("zoneinfo", *name.split("/"))
     with resource.open("rb") as handle:
         return handle.read()

@@ -102,7 +102,7 @@ class Command:
     update_id: str | None = None
     """Set for an update: its verdict is handed back to the waiting handler (``None``: a signal)."""
     by: str = "update"
-    """Who asked for a gate change (recorded as its events' ``by``): an operator, or ``update``."""
+    """Who asked for a gate change or a delete (its events' ``by``): an operator, or ``update``."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,8 @@ class DeleteInput:
     """The ``delete`` update's input: why (recorded on the gate and on cancelled occurrences)."""
 
     reason: str
+    by: str | None = None
+    """Who decides (``alice@host``), recorded as its events' ``by``; ``None``: ``update``."""
 
 
 @dataclass

@@ -212,7 +212,7 @@ class ScheduleWorkflow:
         self._changes.deleting = True
         try:
             result: io.DeleteScheduleResult = await self._changes.submit(
-                "delete", reason=params.reason.strip()
+                "delete", reason=params.reason.strip(), by=params.by or "update"
             )
         except ApplicationError:
             self._changes.deleting = False  # not applied: the schedule runs on, changes welcome
@@ -223,6 +223,7 @@ class ScheduleWorkflow:
     def _validate_delete(self, params: DeleteInput) -> None:
         self._changes.check_open()
         check_reason(params)
+        check_by(params.by)
 
     @workflow.update(name="backfill")
     async def backfill_update(self, params: io.BackfillRequest) -> io.BackfillResult:

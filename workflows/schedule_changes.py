@@ -237,7 +237,9 @@ class ScheduleChanges:
     async def _delete(self, command: Command) -> None:
         result = await workflow.execute_activity_method(
             AlmanacActivities.delete_schedule,
-            io.DeleteScheduleInput(self._params.schedule_id, command.reason, self._now()),
+            io.DeleteScheduleInput(
+                self._params.schedule_id, command.reason, self._now(), by=command.by
+            ),
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,
         )

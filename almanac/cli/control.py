@@ -59,6 +59,13 @@ def _verdict_json(verdict: Any) -> dict[str, Any]:
     return {key: None if value == "" else value for key, value in data.items()}
 
 
+def _caller_identity() -> str:
+    """Who runs this command, recorded as a change's ``by``: ``<user>@<host>``, as trigger does."""
+    from almanac.manual import caller_identity as identity
+
+    return identity()
+
+
 def _z(value: datetime | None) -> str:
     from timecontract import format_instant
 
@@ -149,7 +156,7 @@ def disable(
         if not reason.strip():
             raise ValueError(f"--reason={reason!r}: disabling needs a non-empty reason")
         client = await _connect()
-        verdict = await client.disable(schedule_id, reason)
+        verdict = await client.disable(schedule_id, reason, by=_caller_identity())
         if as_json:
             print_json(_verdict_json(verdict))
             return
@@ -172,7 +179,7 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
 
     async def work() -> None:
         client = await _connect()
-        verdict = await client.enable(schedule_id)
+        verdict = await client.enable(schedule_id, by=_caller_identity())
         if as_json:
             print_json(_verdict_json(verdict))
             return
@@ -191,7 +198,7 @@ def enable(schedule_id: ScheduleArg, as_json: JsonOption = False) -> None:
                 )
             if verdict.came_due or verdict.due_before_disable:
                 line += (
-                    f": under {verdict.misfire_policy} {verdict.released} run now, "
+                    f"; under {verdict.misfire_policy}: {verdict.released} run now, "
                     f"{verdict.expired} expire (MISFIRE_EXPIRED)"
                 )
         out().print(escape(line), soft_wrap=True)
@@ -216,7 +223,7 @@ def delete(
         if not reason.strip():
             raise ValueError(f"--reason={reason!r}: deleting needs a non-empty reason")
         client = await _connect()
-        verdict = await client.delete(schedule_id, reason)
+        verdict = await client.delete(schedule_id, reason, by=_caller_identity())
         if as_json:
             print_json(_verdict_json(verdict))
             return
@@ -247,16 +254,29 @@ def status(
     """Show a schedule's gate, active revision, next occurrences and counts by state."""
 
     async def work() -> None:
-        client = await _connect()
+        import asyncio
+
+        from almanac.client_errors import TemporalUnavailable
+        from almanac.schedule_reader import ledger_alone
+
         if schedule_id is None:
-            summaries = await client.list_schedules()
+            summaries = await (await _connect()).list_schedules()
             if as_json:
                 print_json(summaries)
             else:
                 out().print(_schedules_table(summaries))
             return
-        state = await client.status(schedule_id)
-        upcoming = await client.upcoming(schedule_id, n) if n else []
+        try:
+            client = await _connect()
+        except TemporalUnavailable as exc:
+            # The ledger's reading still answers, with the workflow's part missing.
+            alone = await asyncio.to_thread(ledger_alone, _settings(), schedule_id, n, str(exc))
+            if alone is None:
+                raise
+            state, upcoming = alone
+        else:
+            state = await client.status(schedule_id)
+            upcoming = await client.upcoming(schedule_id, n) if n else []
         if as_json:
             print_json({"status": state, "upcoming": upcoming})
             return

@@ -24,6 +24,7 @@ from almanac.cli.output import (
     parse_instant,
     plural,
     print_json,
+    say,
     terminal_table,
     tzdb_store,
 )
@@ -37,6 +38,9 @@ ledger_app, mount = command_group(
     "ledger",
     "Read the occurrence ledger: list a schedule's occurrences, show one with its trail.",
 )
+
+LIST_LIMIT = 100
+"""``ledger list`` shows at most this many occurrences unless ``--limit`` says otherwise."""
 
 
 def _instant(name: str, value: str | None) -> datetime | None:
@@ -178,22 +182,36 @@ def list_command(
     state: Annotated[
         list[str] | None, typer.Option("--state", help="Only this state (repeatable).")
     ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=0, help="The earliest N occurrences (0: all).")
+    ] = LIST_LIMIT,
     as_json: JsonOption = False,
     url: UrlOption = None,
 ) -> None:
-    """List a schedule's occurrences by instant (gapAt for skipped ones), all revisions."""
-    from ledger import get_gate, list_occurrences
+    """List a schedule's occurrences by instant (gapAt for skipped ones), all revisions.
+
+    At most ``--limit`` (default 100), the earliest; a last line says how many more there are.
+    """
+    from ledger import count_occurrences, get_gate, list_occurrences
 
     low, high = _instant("--from", from_), _instant("--to", to)
     states = _states(state)
     with open_ledger(url) as handle:
-        rows = list_occurrences(handle, schedule, low, high, states)
+        rows = list_occurrences(handle, schedule, low, high, states, limit or None)
         if not rows:
             get_gate(handle, schedule)  # an unknown scheduleId is exit 2, as `show` does
+        more = 0
+        if limit and len(rows) == limit:
+            more = count_occurrences(handle, schedule, low, high, states) - limit
+    rest = f"… {more} more (use --limit 0 for all, or narrow with --from/--to/--state)"
     if as_json:
         print_json([occurrence_json(r) for r in rows])
+        if more:
+            say(rest, stderr=True)  # stdout stays the array
         return
     out().print(_table(f"{schedule}", rows))
+    if more:
+        out().print(escape(rest), soft_wrap=True)
 
 
 @ledger_app.command("show")

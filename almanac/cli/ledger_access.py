@@ -32,7 +32,7 @@ def ledger_url(url: str | None) -> str:
 @contextmanager
 def open_ledger(url: str | None) -> Iterator[Ledger]:
     """Open the ledger; exit 1 if it is unreachable or not migrated to the newest schema."""
-    from ledger import Ledger, LedgerError, LedgerUnavailable
+    from ledger import Ledger, LedgerError, LedgerUnavailable, ScheduleNotFound
     from ledger.migrate import current, head
 
     resolved = ledger_url(url)
@@ -59,9 +59,23 @@ def open_ledger(url: str | None) -> Iterator[Ledger]:
         yield handle
     except LedgerUnavailable as exc:
         fail(f"ledger unavailable: {exc}", EXIT_OPERATIONAL)
+    except ScheduleNotFound as exc:
+        fail(f"{exc}{_did_you_mean(handle, exc.schedule_id)}")
     except LookupError as exc:
         fail(str(exc))
     except LedgerError as exc:
         fail(str(exc))
     finally:
         handle.dispose()
+
+
+def _did_you_mean(handle: Ledger, schedule_id: str) -> str:
+    """``; did you mean every-10-seconds?`` for a scheduleId close to one the ledger knows."""
+    from ledger import list_gates
+    from timecontract import nearest
+
+    try:
+        meant = nearest(schedule_id, [gate.schedule_id for gate in list_gates(handle)])
+    except Exception:  # the ledger failed just now: the refusal stands alone
+        return ""
+    return f"; did you mean {meant}?" if meant else ""

@@ -324,7 +324,13 @@ def preview(
             f"--to={format_instant(end)}: the window holds more than {MAX_TABLE_ROWS} records, "
             "the most the table shows: narrow the window, or use --json (streamed)"
         )
-    preview_table(spec, shown, start, end, ids=ids).print()
+    table = preview_table(spec, shown, start, end, ids=ids)
+    if end <= spec.cutover_at:  # owning means placed at or after cutoverAt: nothing can be here
+        table.caption += (
+            f"\nthe window ends before cutoverAt {format_instant(spec.cutover_at)}: "
+            f"revision r{spec.revision} owns nothing there"
+        )
+    table.print()
 
 
 def write_json_array(items: Iterable[Any], out: TextIO) -> None:

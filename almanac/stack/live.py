@@ -10,7 +10,7 @@ reason, which names the attempt: ``attempt 2 claimed by …``).
 Creations (materialization, ``→ PLANNED``) are not printed. When one poll brings many transitions
 of one schedule to one state (a misfire decision after downtime expires hundreds), the first
 :data:`PER_STATE_SHOWN` are printed and the rest are summed up in one line that gives the command
-listing them all (``almanac ledger list SCHEDULE --state STATE --from … --to …``).
+listing them all (``almanac ledger list SCHEDULE --state STATE --from … --to … --limit 0``).
 
 Across a restart the view resumes from the last event ID it handled, kept in a position file in
 the data directory (:meth:`LiveLog.resume`), not from a time: a transition written just before
@@ -160,7 +160,7 @@ def summary(
         f"{clock(rest[-1][0].at_utc)}  {escape(schedule_id)}: {len(rest)} more {noun} "
         f"{styled(state, state)}, placed {low} … {format_instant(max(placed))}; list them: "
         f"{escape(command)} ledger list {escape(schedule_id)} --state {state} --from {low} "
-        f"--to {high}"
+        f"--to {high} --limit 0"
     )
 
 

@@ -393,3 +393,24 @@ def test_status_without_a_worker_answers_from_the_ledger(control: Control) -> No
     assert "the schedule workflow's part is missing" in shown.stdout
     status = control.json("status", sid, "-n", "0")["status"]
     assert status["source"] == "ledger" and "no worker answered" in status["workerProblem"]
+
+
+def test_status_with_temporal_unreachable_answers_from_the_ledger(control: Control) -> None:
+    # The ledger is readable (`ledger list` works), so one schedule's status still answers,
+    # exit 0, saying the workflow's part is missing; an ID the ledger lacks stays exit 1.
+    sid = f"notemporal-{uuid.uuid4().hex[:6]}"
+    assert control.json("apply", str(control.spec_file(sid)))["action"] == "started"
+    away = {"ALMANAC_TEMPORAL_ADDRESS": f"127.0.0.1:{free_port()}"}  # nothing listens there
+    shown = control.run("status", sid, "-n", "2", **away)
+    assert shown.returncode == 0, shown.stderr
+    assert f"{sid}  enabled  active revision r1" in shown.stdout and "next 2" in shown.stdout
+    assert "read from the ledger" in shown.stdout
+    assert "the schedule workflow's part is missing" in shown.stdout
+    assert f"Temporal unreachable at {away['ALMANAC_TEMPORAL_ADDRESS']}" in shown.stdout
+    as_json = control.run("status", sid, "--json", **away)
+    assert as_json.returncode == 0, as_json.stderr
+    status = json.loads(as_json.stdout)["status"]
+    assert status["source"] == "ledger" and status["gate"]["scheduleId"] == sid
+    assert status["workerProblem"].startswith("Temporal unreachable at ")
+    unknown = control.run("status", f"{sid}-nope", **away)
+    assert unknown.returncode == 1 and "Temporal unreachable at" in unknown.stderr

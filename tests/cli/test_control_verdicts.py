@@ -10,6 +10,7 @@ expire).
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -65,8 +66,15 @@ def test_delete_then_only_a_higher_revision_comes_back(control: Control) -> None
     third = control.json("delete", sid, "--reason", "again")
     assert (third["deleted"], third["rejected"]) == (False, None)  # null, not ""
     # Every command that needs the running workflow says the schedule was deleted (the trials
-    # saw "not running (apply its spec first)", which applying then refuses).
-    for command in (["upcoming", sid], ["disable", sid, "--reason", "x"], ["enable", sid]):
+    # saw "not running (apply its spec first)", which applying then refuses): status too, for
+    # its next occurrences (-n 0 above asks none).
+    needing = (
+        ["upcoming", sid],
+        ["status", sid],
+        ["disable", sid, "--reason", "x"],
+        ["enable", sid],
+    )
+    for command in needing:
         refused = control.run(*command)
         assert refused.returncode == 2, (command, refused.stdout)
         assert f"schedule '{sid}' was deleted at " in refused.stderr, (command, refused.stderr)
@@ -97,7 +105,7 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     on = control.run("enable", sid)
     assert on.returncode == 0, on.stderr
     assert f"{sid}: enabled, gate generation 2; " in on.stdout
-    assert "under CATCH_UP_BOUNDED (maxCatchUp 1), lateness PT1S" in on.stdout
+    assert "; under CATCH_UP_BOUNDED (maxCatchUp 1), lateness PT1S: 1 run now, " in on.stdout
     verdict = control.json("enable", sid)  # already enabled: unchanged, nothing decided
     assert (verdict["changed"], verdict["cameDue"]) == (False, 0)
     assert (verdict["rejected"], verdict["misfirePolicy"]) == (None, None)
@@ -109,3 +117,41 @@ def test_enable_reports_what_the_misfire_policy_does_with_what_came_due(control:
     # the verdict names it ("and 1 overdue one from before the disable") and counts it in.
     before = int(shown.split(" overdue one")[0].rsplit(" ", 1)[1]) if "overdue one" in shown else 0
     assert came_due >= 2 and runs == 1 and expires == came_due + before - 1
+
+
+def test_disable_enable_and_delete_record_who_ran_them(control: Control) -> None:
+    # cli.md: the event trail says who and why; the CLI's who is `user@host`, as for trigger
+    # (getpass reads LOGNAME first, so the test names the user).
+    sid = f"who-{uuid.uuid4().hex[:6]}"
+    assert control.json("apply", str(control.spec_file(sid)))["action"] == "started"
+    for command in (["disable", sid, "--reason", "window"], ["enable", sid]):
+        done = control.run(*command, LOGNAME="ops-alice")
+        assert done.returncode == 0, done.stderr
+    gone = control.run("delete", sid, "--reason", "retired", LOGNAME="ops-alice")
+    assert gone.returncode == 0, gone.stderr
+    events = control.json("ledger", "events", sid)
+    who = {e["kind"]: e["by"] for e in events if e["kind"] in {"DISABLED", "ENABLED", "DELETED"}}
+    me = f"ops-alice@{socket.gethostname()}"
+    assert who == {"DISABLED": me, "ENABLED": me, "DELETED": me}, events
+
+
+def test_a_misspelt_schedule_id_is_told_the_close_one_the_ledger_knows(control: Control) -> None:
+    # The spec's did-you-mean rule (one edit per four letters) over the ledger's scheduleIds.
+    sid = f"did-you-mean-{uuid.uuid4().hex[:6]}"
+    assert control.json("apply", str(control.spec_file(sid)))["action"] == "started"
+    typo = sid.replace("mean", "men")
+    for command in (
+        ["status", typo],
+        ["upcoming", typo],
+        ["disable", typo, "--reason", "x"],
+        ["enable", typo],
+        ["delete", typo, "--reason", "x"],
+        ["trigger", typo],
+    ):
+        refused = control.run(*command)
+        assert refused.returncode == 2, (command, refused.stdout)
+        assert refused.stderr.rstrip().endswith(
+            f"schedule '{typo}' is not running (apply its spec first); did you mean {sid}?"
+        ), (command, refused.stderr)
+    far = control.run("status", "nothing-like-any-schedule-here")
+    assert far.returncode == 2 and far.stderr.rstrip().endswith("(apply its spec first)")

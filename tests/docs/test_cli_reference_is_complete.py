@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 import typer
-from doc_markdown import ROOT, prose_lines
+from doc_markdown import ROOT, prose_lines, slug
 from typer._click.core import Command  # Typer 0.29 vendors Click (almanac.cli.output too)
 from typer.core import TyperGroup, TyperOption
 
@@ -88,6 +88,12 @@ def test_every_documented_command_exists() -> None:
     real = {path for path, _ in commands(root(), "almanac")}
     real |= {f"almanac {option}" for option in option_names(root())}
     assert sorted(set(sections()) - real) == []
+
+
+def test_the_contents_list_links_every_command_section() -> None:
+    contents = REFERENCE.read_text(encoding="utf-8").split("\n## ", 1)[0]
+    unlisted = [name for name in sections() if f"](#{slug(f'`{name}`')})" not in contents]
+    assert unlisted == []
 
 
 def test_the_walk_sees_nested_commands_and_flag_pairs() -> None:

@@ -121,6 +121,28 @@ def test_unknown_zone_raises_zone_not_found(name: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("Europe/Berln", "Europe/Berlin"),  # a letter left out
+        ("america/new_york", "America/New_York"),  # case only
+        ("America/New York", "America/New_York"),  # a space for the underscore
+        ("Mars/Olympus_Mons", None),  # nothing in the IANA list is close
+        ("Nowhere", None),
+    ],
+)
+def test_an_unknown_zone_names_the_closest_zone_of_the_release(
+    name: str, meant: str | None
+) -> None:
+    with pytest.raises(ZoneNotFound) as caught:
+        zones.load(name, "2026a")
+    message = str(caught.value)
+    if meant is None:
+        assert "did you mean" not in message, message
+    else:
+        assert message.endswith(f"release 2026a; did you mean {meant}?"), message
+
+
+@pytest.mark.parametrize(
     "name",
     [
         "../../../../etc/passwd",
