@@ -7,23 +7,15 @@ The near-miss rule is the spec's (one edit per four letters, case and ``_`` fold
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
+from ledger_example import materialize_every_10_seconds
 from typer.testing import Result
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def ledger_cli(run: Callable[..., Result]) -> Callable[..., Result]:
-    assert run("db", "upgrade").exit_code == 0
-    made = run(
-        "ledger", "materialize", str(REPO / "examples" / "every-10-seconds.yaml"),
-        "--from", "2026-11-01T00:00:00Z", "--to", "2026-11-01T00:01:00Z",
-        "--now", "2026-10-30T00:00:00Z",
-    )  # fmt: skip
-    assert made.exit_code == 0, made.output
+    materialize_every_10_seconds(run, "2026-11-01T00:01:00Z")
     return run
 
 

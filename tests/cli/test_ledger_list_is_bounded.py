@@ -9,25 +9,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
+from ledger_example import materialize_every_10_seconds
 from typer.testing import Result
 
-REPO = Path(__file__).resolve().parents[2]
 SCHEDULE = "every-10-seconds"
 MORE = "more (use --limit 0 for all, or narrow with --from/--to/--state)"
 
 
 @pytest.fixture
 def listed(run: Callable[..., Result]) -> Callable[..., Result]:
-    assert run("db", "upgrade").exit_code == 0
-    made = run(
-        "ledger", "materialize", str(REPO / "examples" / "every-10-seconds.yaml"),
-        "--from", "2026-11-01T00:00:00Z", "--to", "2026-11-01T00:20:00Z",
-        "--now", "2026-10-30T00:00:00Z",
-    )  # fmt: skip
-    assert made.exit_code == 0, made.output
+    materialize_every_10_seconds(run, "2026-11-01T00:20:00Z")
 
     def list_(*args: str) -> Result:
         result = run("ledger", "list", SCHEDULE, *args)

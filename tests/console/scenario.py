@@ -121,3 +121,20 @@ def build(ledger: Ledger) -> Facts:
     expired = next(r.occurrence_id for r in rows if r.state is OccurrenceState.MISFIRE_EXPIRED)
     assert len(fold) == 2
     return Facts((fold[0], fold[1]), gap, expired, unknown, ok)
+
+
+def console_holding(
+    ledger: Ledger, settings: Any, console_settings: Any, one: ScheduleSpecV1
+) -> Any:
+    """A console test client at :data:`NOW` over ``ledger`` holding ``one`` schedule.
+
+    ``one`` is published at :data:`PUBLISHED` and materialized 14 days from there, as a worker
+    leaves a new schedule. Returns a ``starlette.testclient.TestClient``.
+    """
+    from starlette.testclient import TestClient
+
+    from almanac.console import create_app
+
+    publish_revision(ledger, one, PUBLISHED, by="test")
+    materialize(ledger, one, PUBLISHED, PUBLISHED + timedelta(days=14), PUBLISHED)
+    return TestClient(create_app(ledger, settings, console_settings, clock=lambda: NOW))

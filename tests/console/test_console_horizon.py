@@ -7,17 +7,15 @@ Golden values from the calendar: after 2026-10-22 the next 29 February is in 202
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from scenario import NOW, PUBLISHED, spec
+from scenario import NOW, console_holding, spec
 from starlette.testclient import TestClient
 from test_console_pages import text
 
-from almanac.console import ConsoleSettings, create_app
+from almanac.console import ConsoleSettings
 from almanac.readings import read_status
 from almanac.settings import AlmanacSettings
-from ledger import Ledger, materialize, publish_revision
+from ledger import Ledger
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:DeprecationWarning")
 
@@ -33,9 +31,7 @@ def client(
         timeZone="Europe/London",
         rule="FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=8;BYMINUTE=0",
     )
-    publish_revision(ledger, leap, PUBLISHED, by="test")
-    materialize(ledger, leap, PUBLISHED, PUBLISHED + timedelta(days=14), PUBLISHED)
-    return TestClient(create_app(ledger, settings, console_settings, clock=lambda: NOW))
+    return console_holding(ledger, settings, console_settings, leap)
 
 
 NEXT = "2028-02-29 08:00:00 +00:00 2028-02-29T08:00:00Z"

@@ -6,16 +6,14 @@ A run at 15:33:10 UTC (``BYSECOND=10``) in the ``UTC`` zone: its local time is 1
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from scenario import NOW, PUBLISHED, spec
+from scenario import console_holding, spec
 from starlette.testclient import TestClient
 from test_console_pages import cell, text
 
-from almanac.console import ConsoleSettings, create_app
+from almanac.console import ConsoleSettings
 from almanac.settings import AlmanacSettings
-from ledger import Ledger, materialize, publish_revision
+from ledger import Ledger
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:DeprecationWarning")
 
@@ -31,9 +29,7 @@ def client(
         timeZone="UTC",
         rule="FREQ=DAILY;BYHOUR=15;BYMINUTE=33;BYSECOND=10",
     )
-    publish_revision(ledger, odd, PUBLISHED, by="test")
-    materialize(ledger, odd, PUBLISHED, PUBLISHED + timedelta(days=14), PUBLISHED)
-    return TestClient(create_app(ledger, settings, console_settings, clock=lambda: NOW))
+    return console_holding(ledger, settings, console_settings, odd)
 
 
 def test_the_next_run_shows_its_seconds_in_local_time(client: TestClient) -> None:
