@@ -20,6 +20,7 @@ from almanac.console.calendar import local_text, month_bounds, month_grid
 from ledger import CaseView, GateView, Ledger, OccurrenceState, OccurrenceView
 from ledger.browse import RevisionCutover, ScheduleFacts
 from timecontract import zones
+from timecontract.calendars import CalendarYearsNotCovered
 
 SCHEDULES_PER_PAGE = 50
 MONTH_LIMIT = 2000
@@ -218,7 +219,8 @@ def _beyond_horizon(
         (:func:`almanac.readings.projection_start`), or ``None`` when the ledger holds all of
         it or the schedule is deleted; ``projected``: the occurrences the published specs would
         run in that part, at most :data:`PROJECTED_SHOWN` (``almanac.readings.project``, as
-        ``almanac status`` projects its next one).
+        ``almanac status`` projects its next one); ``projection_problem``: why they cannot be
+        projected (a month past the years the pinned calendar covers), when so.
     """
     nothing: dict[str, Any] = {"unmaterialized_from": None, "projected": []}
     if end <= now_utc or gate.deleted:
@@ -228,8 +230,14 @@ def _beyond_horizon(
     if frontier >= end or not specs:
         return nothing
     after = max(frontier, start - timedelta(microseconds=1))
-    projected = readings.project(specs, after, PROJECTED_SHOWN, before_utc=end, tzdb_store=store)
-    return {"unmaterialized_from": max(frontier, start), "projected": projected}
+    beyond: dict[str, Any] = {"unmaterialized_from": max(frontier, start), "projected": []}
+    try:
+        beyond["projected"] = readings.project(
+            specs, after, PROJECTED_SHOWN, before_utc=end, tzdb_store=store
+        )
+    except CalendarYearsNotCovered as exc:  # past the pinned calendar's data: said, not a 500
+        beyond["projection_problem"] = str(exc)
+    return beyond
 
 
 def _first(query: dict[str, list[str]], name: str) -> str | None:

@@ -76,3 +76,24 @@ def test_a_month_beyond_the_horizon_without_runs_says_it_runs_nothing(
 def test_a_past_month_is_not_called_unmaterialized(client: TestClient) -> None:
     page = text(client.get(f"/schedules/{LEAP}?month=2026-09").text)
     assert "lies beyond the materialized horizon" not in page
+
+
+def test_a_month_past_the_calendars_years_says_it_cannot_be_projected(
+    ledger: Ledger, settings: AlmanacSettings, console_settings: ConsoleSettings
+) -> None:
+    # holidays-0.108's NYSE calendar covers 1970–2200 (the release's own data): 2201-01 is past
+    # it, so the month is said to be unprojectable, as `almanac preview` refuses such a window.
+    nyse = spec(
+        scheduleId="nyse-month-end",
+        rule="FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;BYHOUR=16;BYMINUTE=30",
+        calendar={"name": "NYSE", "release": "holidays-0.108"},
+        businessDaysOnly=True,
+    )
+    client = console_holding(ledger, settings, console_settings, nyse)
+    for view in ("month", "list"):
+        answer = client.get(f"/schedules/nyse-month-end?month=2201-01&view={view}")
+        assert answer.status_code == 200
+        page = text(answer.text)
+        assert "2201-01 lies beyond the materialized horizon: not yet materialized" in page
+        assert "It cannot be projected: calendar.release='holidays-0.108'" in page
+        assert "covers 1970–2200, not 2201-01-01" in page
