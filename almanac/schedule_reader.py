@@ -181,15 +181,19 @@ async def connect_temporal(settings: AlmanacSettings) -> Client:
             first = found.group(1)
         raise TemporalUnavailable(
             f"Temporal unreachable at {temporal.address} (namespace {temporal.namespace}): "
-            f"{first}{_local_hint(temporal.address)}"
+            f"{first}{_local_hint(temporal.address, first)}"
         ) from exc
 
 
-def _local_hint(address: str) -> str:
-    """For a loopback ``host:port``, how to start the local stack; else ``""``.
+def _local_hint(address: str, problem: str) -> str:
+    """For a refused connection to a loopback ``host:port``, how to start the local stack.
 
     A loopback address means a server on this machine was expected: the dev stack (``make run``).
+    Only a refusal says nothing listens there (a TLS or protocol mismatch is another problem).
+    Returns ``""`` otherwise.
     """
+    if "refused" not in problem.lower():
+        return ""
     host = address.rpartition(":")[0].strip("[]").lower()
     if host == "localhost" or host.startswith("127.") or host == "::1":
         return "; is the dev stack running? Start it with `make run`"
