@@ -101,7 +101,7 @@ def diff(
 ) -> None:
     """List the occurrences whose instant, disposition, reason or holiday change under --to.
 
-    The same shape as ``almanac tzdb diff``: records resolved with the spec's pinned calendar
+    The same shape as almanac tzdb diff: records resolved with the spec's pinned calendar
     release and with --to, matched by nominal local time and fold. Publish a new revision pinned
     to --to with a cutover to adopt it; materialized history is never recomputed.
     """

@@ -215,7 +215,7 @@ def delete(
 ) -> None:
     """Delete a schedule: its workflow completes, nothing new is claimed, the ledger keeps all.
 
-    Occurrences not yet dispatched are cancelled (reason ``deleted: …``); dispatched ones finish.
+    Occurrences not yet dispatched are cancelled (reason 'deleted: …'); dispatched ones finish.
     Re-applying the scheduleId later needs a higher revision.
     """
 
@@ -351,7 +351,7 @@ def upcoming(
     """List a schedule's next occurrences: local time, UTC instant, state (from the ledger).
 
     Beyond the materialized horizon the rest come from the published spec, marked "not yet
-    materialized" (``materialized: false``, ``state: null`` in ``--json``).
+    materialized" (materialized: false, state: null in --json).
     """
 
     async def work() -> None:

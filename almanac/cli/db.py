@@ -29,7 +29,7 @@ def db_upgrade(url: UrlOption = None, as_json: JsonOption = False) -> None:
     """Apply the ledger's migrations (creates the SQLite file and its directory if needed).
 
     Says what it did: created the schema, upgraded it from one revision to another, or found it
-    already at the newest. With ``--json``: an object with revision (the schema's Alembic
+    already at the newest. With --json: an object with revision (the schema's Alembic
     revision afterwards), from (before; null for a new ledger) and url (without its password).
     """
     from ledger import LedgerError, LedgerUnavailable

@@ -51,10 +51,10 @@ def gates(
 ) -> None:
     """Measure the acceptance gates (about a minute): figure, limit and PASS/FAIL per gate.
 
-    ``fleet-recovery`` (1,000 schedules after a 7-day outage, end to end: about 3-5 minutes on
-    2 cores) runs only when named: ``almanac gates fleet-recovery``.
+    fleet-recovery (1,000 schedules after a 7-day outage, end to end: about 3-5 minutes on
+    2 cores) runs only when named: almanac gates fleet-recovery.
 
-    With ``--json``: an object with passed, gates (name, figure, unit, limit, passed, and error
+    With --json: an object with passed, gates (name, figure, unit, limit, passed, and error
     for a check that crashed), notes and seconds. A crashed check is its gate's FAIL line.
     """
     from almanac.gates import harness

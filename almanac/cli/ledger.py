@@ -190,7 +190,7 @@ def list_command(
 ) -> None:
     """List a schedule's occurrences by instant (gapAt for skipped ones), all revisions.
 
-    At most ``--limit`` (default 100), the earliest; a last line says how many more there are.
+    At most --limit (default 100), the earliest; a last line says how many more there are.
     """
     from ledger import count_occurrences, get_gate, list_occurrences
 
@@ -449,7 +449,7 @@ def resolve_command(
     """Resolve an UNKNOWN_EFFECT case by hand: SUCCEEDED or NOT_APPLIED (then FAILED).
 
     Nothing is re-sent: a NOT_APPLIED occurrence ends FAILED, and running it again is a decision
-    for a person (seed: never a blind resend). With ``--json``: an object with occurrenceId,
+    for a person (seed: never a blind resend). With --json: an object with occurrenceId,
     resolution, resolvedBy, resolvedAt and note.
     """
     from almanac.ledger_client import LedgerClient

@@ -44,11 +44,11 @@ def validate(
 ) -> None:
     """Validate spec files; print every problem. Exit 0 if all are valid, 2 otherwise.
 
-    With ``--json``: an array, one object per file in argument order, with the keys file, valid,
+    With --json: an array, one object per file in argument order, with the keys file, valid,
     scheduleId, revision (of an invalid file: as given when that field is itself valid, else
     null), applicable (it names an action), problems (field, value, problem) and warnings (code,
     field, value, message). Warnings (a valid spec that would surprise on a DST night:
-    ``timecontract.spec_warnings``) go to stderr too and never change the exit code.
+    timecontract.spec_warnings) go to stderr too and never change the exit code.
     """
     from timecontract import InvalidSpec, SpecFileUnreadable, spec_warnings
 

@@ -87,9 +87,9 @@ def add(
     """Download a release's tzdata wheel, verify the release inside it and store it.
 
     IANA release YYYYx is tzdata YYYY.n on the package index (a → 1: 2022b → 2022.2). With
-    ``--from-tarball`` nothing is downloaded: the tarball's version file names the release (it
+    --from-tarball nothing is downloaded: the tarball's version file names the release (it
     must equal RELEASE when given), zic compiles it, and it is stored like the others. Adding a
-    release that is already available does nothing and exits 0. With ``--json``: an object with
+    release that is already available does nothing and exits 0. With --json: an object with
     release, status (INSTALLED, ALREADY_PRESENT or ADDED), distributionVersion and path.
     """
     from almanac import tzdb
@@ -154,7 +154,7 @@ def diff(
     """List the occurrences whose instant, offset or disposition would change under --to.
 
     Records of the spec in the window, resolved with its pinned release and with --to, are matched
-    by nominal local time and fold. Exits 0 whether or not there are differences. With ``--json``:
+    by nominal local time and fold. Exits 0 whether or not there are differences. With --json:
     the changes as a JSON array on stdout, the summary line on stderr.
     """
     from almanac import tzdb
