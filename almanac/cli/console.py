@@ -49,7 +49,7 @@ def console(
         fail(f"--host={chosen_host!r}: not an IP address (e.g. 127.0.0.1)")
     chosen_port = port or settings.port
     with open_ledger(url) as handle:
-        _check_port(chosen_host, chosen_port, "--port" if port else "ALMANAC_CONSOLE_PORT")
+        _check_port(chosen_host, chosen_port, _port_source(port))
         import uvicorn
 
         app = create_app(handle, almanac_settings(), settings)
@@ -57,8 +57,20 @@ def console(
         uvicorn.run(app, host=chosen_host, port=chosen_port, log_level="warning")
 
 
-def _check_port(host: str, port: int, option: str) -> None:
+def _port_source(option: int | None) -> str | None:
+    """Where the port came from: ``--port``, ``ALMANAC_CONSOLE_PORT``, or ``None`` (the default)."""
+    import os
+
+    if option:
+        return "--port"
+    return "ALMANAC_CONSOLE_PORT" if os.environ.get("ALMANAC_CONSOLE_PORT") else None
+
+
+def _check_port(host: str, port: int, option: str | None) -> None:
     """Fail with one line unless ``host``:``port`` can be bound (probed as ``almanac dev`` does).
+
+    ``option``: what set the port, named in the line (``None``: the default, and the line says
+    to choose another with ``--port``).
 
     The probe binds with ``SO_REUSEADDR``, as uvicorn does, so a port whose old connections
     linger in TIME_WAIT is free; a listener makes the bind fail.
@@ -78,7 +90,11 @@ def _check_port(host: str, port: int, option: str) -> None:
             reason = exc.strerror or str(exc)
             if exc.errno == errno.EADDRNOTAVAIL:
                 fail(f"--host={host!r}: not an address of this machine ({reason})")
-            fail(f"{option}={port}: cannot listen on {host}:{port} ({reason})", EXIT_OPERATIONAL)
+            line = (
+                f"{option or 'port'}{'=' if option else ' '}{port}: cannot listen on {host}:{port}"
+            )
+            advice = "" if option else "; it is the default: choose another with --port"
+            fail(f"{line} ({reason}){advice}", EXIT_OPERATIONAL)
 
 
 def mount(app: typer.Typer) -> None:

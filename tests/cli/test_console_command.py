@@ -73,3 +73,25 @@ def test_help_is_plain_text_naming_only_pages_the_console_has(run: Callable[...,
     assert "``" not in text and "--url, else ALMANAC_LEDGER_URL" in text
     assert "calendars" not in text  # no such page: a schedule's month is its calendar view
     assert "Serve the console: schedules, occurrences, the human queue, spec preview." in text
+
+
+def test_the_default_port_in_use_is_not_blamed_on_a_variable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    import typer
+
+    from almanac.cli.console import _check_port
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(typer.Exit) as stopped:
+            _check_port("127.0.0.1", port, None)  # neither --port nor ALMANAC_CONSOLE_PORT set
+    assert stopped.value.exit_code == 1
+    said = capsys.readouterr().err.strip()
+    assert said.startswith(f"error: port {port}: cannot listen on 127.0.0.1:{port}")
+    assert said.endswith("it is the default: choose another with --port")
+    assert "ALMANAC_CONSOLE_PORT" not in said
