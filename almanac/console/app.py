@@ -313,17 +313,18 @@ async def _preview(state: Console, request: Request) -> Response:
     if not csrf_ok(session, forms.submitted(form, "csrf")):
         raise forms.FormError("csrf", "…", "the form's token is not this session's (reload)")
     upload = form.get("file")
-    text = b""
+    text, json_file = b"", False
     if upload is not None and not isinstance(upload, str):
         text = await upload.read(preview.MAX_SPEC_BYTES + 1)
+        json_file = (upload.filename or "").lower().endswith(".json")  # read as the CLI reads it
     if not text.strip():
-        text = (forms.submitted(form, "spec") or "").encode()
+        text, json_file = (forms.submitted(form, "spec") or "").encode(), False
     if not text.strip():
         raise forms.FormError("spec", "", "paste a spec or choose a file")
     start = forms.instant("from", forms.submitted(form, "from"))
     end = forms.instant("to", forms.submitted(form, "to"))
     store = state.settings.tzdb_store
-    result = await _run(lambda: preview.check(text, store))
+    result = await _run(lambda: preview.check(text, store, json_file=json_file))
     if not result.problems and result.spec is not None:
         if start is not None and end is not None and end <= start:
             raise forms.FormError("to", forms.submitted(form, "to"), "not after from")

@@ -66,12 +66,16 @@ def _text_problem(error: SpecError, path: Path, size: int) -> Problem:
     return Problem("spec", f"{size} bytes", error.problem.replace(str(path), "the spec"))
 
 
-def check(text: bytes, tzdb_store: Path | None) -> PreviewResult:
-    """Every problem of a spec text, or the valid spec (``problems`` empty)."""
+def check(text: bytes, tzdb_store: Path | None, *, json_file: bool = False) -> PreviewResult:
+    """Every problem of a spec text, or the valid spec (``problems`` empty).
+
+    ``json_file``: the text is an uploaded ``.json`` file, read as JSON (RFC 8259), as
+    ``almanac validate`` reads one; otherwise YAML (of which JSON is nearly a subset).
+    """
     if len(text) > MAX_SPEC_BYTES:
         return PreviewResult([Problem("spec", f"{len(text)} bytes", "larger than 64 KiB")])
     with tempfile.TemporaryDirectory(prefix="almanac-preview-") as folder:
-        path = Path(folder) / "spec.yaml"
+        path = Path(folder) / ("spec.json" if json_file else "spec.yaml")
         path.write_bytes(text)
         try:
             data: Any = read_spec_data(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -117,13 +118,32 @@ def test_a_local_time_without_an_offset_is_told_to_end_in_z(client: TestClient) 
     )
 
 
-def test_upload_is_read_like_the_textarea(client: TestClient, tmp_path: Path) -> None:
+def upload(client: TestClient, name: str, text: str, media_type: str) -> Any:
+    """POST ``text`` to the preview as an uploaded file called ``name``."""
     form = client.get("/preview").text
     token = re.search(r'name="csrf" value="([^"]+)"', form)
     assert token
-    response = client.post(
-        "/preview",
-        data={"csrf": token.group(1)},
-        files={"file": ("spec.yaml", SPEC.encode(), "application/yaml")},
+    return client.post(
+        "/preview", data={"csrf": token.group(1)}, files={"file": (name, text.encode(), media_type)}
     )
+
+
+def test_upload_is_read_like_the_textarea(client: TestClient, tmp_path: Path) -> None:
+    response = upload(client, "spec.yaml", SPEC, "application/yaml")
     assert "preview-me r1" in response.text
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        # A trailing comma: YAML's flow mapping takes it, JSON (RFC 8259) does not.
+        ('{"schema": "scheduleSpec.v1", "revision": 1,}', "not valid JSON: line 1, column 45"),
+        ('{"schema": "scheduleSpec.v1", "revision": NaN}', "NaN is no JSON number"),
+    ],
+)
+def test_an_uploaded_json_file_is_read_as_json_as_validate_reads_it(
+    client: TestClient, text: str, problem: str
+) -> None:
+    response = upload(client, "spec.json", text, "application/json")
+    assert response.status_code == 400
+    assert problem in response.text.replace("&#39;", "'")
