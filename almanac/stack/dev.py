@@ -633,10 +633,10 @@ def _banner(options: DevOptions, settings: AlmanacSettings, say: Callable[[str],
     command = almanac_command()
     if exports:
         say(
-            "  [bold]in another shell[/bold]    "
+            f"  [bold]{'in another shell':<18}[/bold] "
             + escape(f"export {' '.join(exports)}  (the control commands need it)")
         )
-    say(f"  [bold]try[/bold]                {escape(command)} status")
+    say(f"  [bold]{'try':<18}[/bold] {escape(command)} status")
     if options.host != "127.0.0.1":
         say(
             f"  [bold yellow]listening on {escape(options.host)}[/bold yellow]: the Temporal "

@@ -69,3 +69,14 @@ def test_a_headless_stack_gives_no_web_ui_hint(tmp_path: Path) -> None:
     assert line.endswith("[/bold] (headless: --no-ui)")  # no filter hint for a UI not there
     (line,) = [s for s in banner(DevOptions(data_dir=tmp_path, examples=tmp_path)) if "Web UI" in s]
     assert 'http://localhost:8233  (filter occurrences: ScheduleId="every-10-seconds")' in line
+
+
+def test_every_banner_value_starts_in_one_column(tmp_path: Path) -> None:
+    import re
+
+    options = DevOptions(data_dir=tmp_path, examples=tmp_path, port=17233, sink_port=9000)
+    labelled = [re.sub(r"\[/?bold\]", "", s) for s in banner(options) if "[bold]" in s]
+    assert any(s.startswith("  in another shell") for s in labelled)
+    assert any(s.startswith("  try ") for s in labelled)
+    # A label of up to 18 characters, padded, one space, then the value in column 22.
+    assert [s for s in labelled if not re.match(r"  .{18} \S", s)] == []
