@@ -275,6 +275,21 @@ def project_next(
     return projected[0] if projected else None
 
 
+def nearest_schedule_id(handle: ledger.Ledger, schedule_id: str) -> str | None:
+    """The ledger's scheduleId closest to an unknown one, for a "did you mean" (else ``None``).
+
+    Close: the spec's near-miss rule (:func:`timecontract.nearest`). A ledger that fails to
+    answer (unreachable, not migrated) gives ``None``: the refusal then stands alone.
+    """
+    from timecontract import nearest
+
+    try:
+        known = [gate.schedule_id for gate in ledger.list_gates(handle)]
+    except Exception:  # any failure: no hint, the caller's error stands
+        return None
+    return nearest(schedule_id, known)
+
+
 def read_occurrence_state(handle: ledger.Ledger, occurrence_id: str) -> str | None:
     """The occurrence's state in the ledger now (DESIGN §4 spelling); ``None`` if not recorded."""
     try:
@@ -412,6 +427,7 @@ __all__ = [
     "LedgerReading",
     "PendingRevision",
     "Upcoming",
+    "nearest_schedule_id",
     "open_ledger",
     "project",
     "project_next",

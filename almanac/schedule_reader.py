@@ -24,7 +24,6 @@ from temporalio.api.enums.v1 import WorkflowExecutionStatus
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
-import ledger
 from activities import io
 from almanac import readings
 from almanac.client_errors import (
@@ -34,7 +33,6 @@ from almanac.client_errors import (
     failed_call,
 )
 from almanac.settings import AlmanacSettings
-from timecontract import nearest
 from workflows import ScheduleWorkflow, schedule_workflow_id
 from workflows.schedule import WORKFLOW_ID_PREFIX
 
@@ -139,6 +137,23 @@ def ledger_alone(
     live = LiveStatus(schedule_id, None, None, worker_problem=why)
     live.take(reading)
     return live, upcoming
+
+
+def nearest_in_ledger(settings: AlmanacSettings, schedule_id: str) -> str | None:
+    """The scheduleId the settings' ledger knows closest to ``schedule_id``, where readable.
+
+    For a "did you mean" when Temporal cannot say whether the schedule exists.
+    """
+    try:
+        handle = readings.open_ledger(settings.resolved_ledger_url)
+    except Exception:  # a malformed URL, a missing driver: nothing to read
+        return None
+    if handle is None:
+        return None
+    try:
+        return readings.nearest_schedule_id(handle, schedule_id)
+    finally:
+        handle.dispose()
 
 
 @dataclass(frozen=True)
@@ -326,11 +341,7 @@ class ScheduleReader:
         handle, _ = await self._reading_ledger()
         if handle is None:
             return None
-        try:
-            gates = await asyncio.to_thread(ledger.list_gates, handle)
-        except Exception:  # unreachable, not migrated: nothing to add
-            return None
-        return nearest(schedule_id, [gate.schedule_id for gate in gates])
+        return await asyncio.to_thread(readings.nearest_schedule_id, handle, schedule_id)
 
     async def _ledger_gate(self, schedule_id: str) -> io.GateSnapshot | None:
         """The ledger's gate of ``schedule_id`` where the ledger can be read here, else ``None``."""

@@ -71,11 +71,7 @@ def open_ledger(url: str | None) -> Iterator[Ledger]:
 
 def _did_you_mean(handle: Ledger, schedule_id: str) -> str:
     """``; did you mean every-10-seconds?`` for a scheduleId close to one the ledger knows."""
-    from ledger import list_gates
-    from timecontract import nearest
+    from almanac.readings import nearest_schedule_id
 
-    try:
-        meant = nearest(schedule_id, [gate.schedule_id for gate in list_gates(handle)])
-    except Exception:  # the ledger failed just now: the refusal stands alone
-        return ""
+    meant = nearest_schedule_id(handle, schedule_id)
     return f"; did you mean {meant}?" if meant else ""

@@ -412,5 +412,9 @@ def test_status_with_temporal_unreachable_answers_from_the_ledger(control: Contr
     status = json.loads(as_json.stdout)["status"]
     assert status["source"] == "ledger" and status["gate"]["scheduleId"] == sid
     assert status["workerProblem"].startswith("Temporal unreachable at ")
-    unknown = control.run("status", f"{sid}-nope", **away)
+    unknown = control.run("status", "quite-another-schedule", **away)
     assert unknown.returncode == 1 and "Temporal unreachable at" in unknown.stderr
+    assert "did you mean" not in unknown.stderr
+    misspelt = control.run("status", sid[:-1], **away)  # the ledger knows a close one
+    assert misspelt.returncode == 1 and "Temporal unreachable at" in misspelt.stderr
+    assert misspelt.stderr.strip().endswith(f"knows no {sid[:-1]!r}: did you mean {sid}?")
