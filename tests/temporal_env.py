@@ -18,6 +18,7 @@ import sysconfig
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,10 +52,16 @@ def binary(name: str) -> str:
     pytest.fail(f"{name} not found next to {sys.executable}; install the dev extras (make install)")
 
 
+SERVER_STARTUP = timedelta(seconds=60)
+"""How long a local server may take to answer after it is launched (the SDK's default is 5 s, which
+a busy 2-core machine has exceeded: the test then failed before its own code ran)."""
+
+
 async def start_time_skipping() -> WorkflowEnvironment:
     """A fresh time-skipping environment on the local ``temporal-test-server``."""
     return await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=binary("temporal-test-server")
+        test_server_existing_path=binary("temporal-test-server"),
+        test_server_startup_timeout=SERVER_STARTUP,
     )
 
 
@@ -67,6 +74,7 @@ async def start_dev_server(**kwargs: object) -> WorkflowEnvironment:
         dev_server_existing_path=binary("temporal"),
         search_attributes=list(search_attributes.ALL),
         dev_server_log_level="error",
+        dev_server_startup_timeout=SERVER_STARTUP,
         **kwargs,  # type: ignore[arg-type]
     )
 

@@ -528,7 +528,9 @@ def unknown_effect(folder: Path) -> Gate:
         upgrade(url)
         store = ledger.Ledger.from_url(url)
         env = await WorkflowEnvironment.start_time_skipping(
-            test_server_existing_path=_binary("temporal-test-server"), runtime=_quiet_runtime()
+            test_server_existing_path=_binary("temporal-test-server"),
+            test_server_startup_timeout=timedelta(seconds=60),  # the SDK's 5 s: too short when busy
+            runtime=_quiet_runtime(),
         )
         try:
             with _sink() as sink:
