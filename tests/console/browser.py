@@ -91,16 +91,20 @@ def serve(app: Any) -> Iterator[str]:
 
 
 def wait_for(condition: Callable[[], object], what: str, seconds: float = 15) -> None:
-    """Poll ``condition`` until it is true; an element the live refresh replaced is read again."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    """Poll ``condition`` until it is true, for at most ``seconds``.
+
+    An element the live refresh replaced is read again, and one not there yet (the page is
+    still loading a form's answer) is waited for, like a false condition.
+    """
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
     deadline = time.monotonic() + seconds
     while True:
         try:
             if condition():
                 return
-        except StaleElementReferenceException:
-            pass  # the live region was swapped in mid-read: find it again
+        except (StaleElementReferenceException, NoSuchElementException):
+            pass  # swapped in mid-read, or not loaded yet: find it again
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {seconds}s waiting for {what}")
         time.sleep(0.05)
