@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes.util
 import json
 import os
 import shutil
@@ -118,8 +119,7 @@ async def run(
         env = _stack.almanac_worker_env(server.address, queue, url, folder / "worker")
         module = "worker"
         if args.profile:
-            env["ALMANAC_PROFILE_OUT"] = str(Path(args.profile).resolve())
-            module = "bench._profiled_worker"
+            env, module = profiled(env, Path(args.profile).resolve())
         # --anatomy: each worker counts its ledger transactions, in all and by activity
         # (bench/_counted_worker.py, bench/_anatomy_worker.py).
         script = _stack.ROOT / "bench" / "_anatomy_worker.py" if args.anatomy else None
@@ -131,9 +131,12 @@ async def run(
         idle_folder = folder / "idle"
         idle_folder.mkdir()
         idle_url = f"sqlite:///{idle_folder / 'idle.sqlite3'}"
+        idle_env = _stack.almanac_worker_env(server.address, f"idle-{queue}", idle_url, idle_folder)
+        if args.profile:  # profiled alike, its output kept apart from the run's
+            idle_env, _ = profiled(idle_env, idle_folder / "profile")
         idle = _stack.WorkerProcess(
             tree,
-            _stack.almanac_worker_env(server.address, f"idle-{queue}", idle_url, idle_folder),
+            idle_env,
             module=module,
             log=folder / "idle-worker.log",
             args=args.worker_args,
@@ -506,6 +509,29 @@ async def main(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     return results
 
 
+def profiled(env: dict[str, str], prefix: Path) -> tuple[dict[str, str], str]:
+    """The worker's environment and module under ``--profile prefix``.
+
+    ``ALMANAC_PROFILE_MODE`` unset, ``sample`` or ``memory``: ``bench/_profiled_worker.py``
+    (cProfile, stack samples or tracemalloc: the Python heap only). ``native``: the production
+    worker on jemalloc with its heap profiler (``MALLOC_CONF``: a sample every 64 KiB on average,
+    a dump to ``prefix.<pid>.<n>.i<n>.heap`` every 64 MiB allocated), which sees the SDK core's
+    Rust allocations and protobuf arenas too; read two dumps' difference with
+    ``jeprof --text --show_bytes --base=EARLY .venv/bin/python LATE``.
+
+    Raises:
+        SystemExit: ``native`` without jemalloc (Debian: ``libjemalloc2``; ``jeprof`` is in
+            ``libjemalloc-dev``).
+    """
+    if os.environ.get("ALMANAC_PROFILE_MODE") != "native":
+        return {**env, "ALMANAC_PROFILE_OUT": str(prefix)}, "bench._profiled_worker"
+    library = ctypes.util.find_library("jemalloc")
+    if library is None:
+        raise SystemExit("ALMANAC_PROFILE_MODE=native needs jemalloc: apt-get install libjemalloc2")
+    conf = f"prof:true,lg_prof_sample:16,lg_prof_interval:26,prof_prefix:{prefix}"
+    return {**env, "LD_PRELOAD": library, "MALLOC_CONF": conf}, "worker"
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -553,7 +579,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--profile",
         metavar="PREFIX",
         help="run the worker profiled (bench/_profiled_worker.py): cProfile, PREFIX.*.pstats; "
-        "with ALMANAC_PROFILE_MODE=sample or memory, stack samples or tracemalloc",
+        "with ALMANAC_PROFILE_MODE=sample, memory or native, stack samples, tracemalloc or "
+        "jemalloc's heap profile (the SDK core's memory too)",
     )
     args = parser.parse_args(argv)
     if args.anatomy and args.profile:
