@@ -39,6 +39,7 @@ from activities.actions import (
 from activities.clock import Clock
 from activities.clock_skew import ClockGuard
 from activities.metrics import AlmanacMetrics, default_metrics
+from activities.spec_cache import DEFAULT_SPEC_CACHE_SIZE, SpecCache
 from ledger import LedgerError, ScheduleEventKind
 from lifecycle import GateView
 from timecontract import (
@@ -100,6 +101,7 @@ class ActivitiesBase:
         tzdb_store: Path | None = None,
         metrics: AlmanacMetrics | None = None,
         clock_guard: ClockGuard | None = None,
+        spec_cache_size: int = DEFAULT_SPEC_CACHE_SIZE,
     ) -> None:
         """Build the activities.
 
@@ -114,6 +116,8 @@ class ActivitiesBase:
             metrics: where to count (default: the process registry).
             clock_guard: measures and bounds the clock's skew before each claim
                 (:mod:`activities.clock_skew`; the production worker's); ``None``: unguarded.
+            spec_cache_size: the most parsed specs kept between wake-ups
+                (:mod:`activities.spec_cache`; the worker passes its workflow cache's size).
         """
         self._ledger = ledger_
         self._actions = actions
@@ -123,7 +127,7 @@ class ActivitiesBase:
         self._tzdb_store = tzdb_store
         self._metrics = metrics or default_metrics()
         self._clock_guard = clock_guard
-        self._specs: dict[tuple[str, int], ScheduleSpecV1] = {}
+        self._specs = SpecCache(spec_cache_size)
 
     @contextmanager
     def _domain_errors(self, schedule_id: str | None, activity_name: str) -> Iterator[None]:
@@ -202,11 +206,20 @@ class ActivitiesBase:
             return None
 
     def _spec(self, schedule_id: str, revision: int) -> ScheduleSpecV1:
-        """A published revision's spec (cached: a published revision never changes)."""
-        key = (schedule_id, revision)
-        if key not in self._specs:
-            self._published_specs(schedule_id)
-        return self._specs[key]
+        """A published revision's spec (cached: a published revision never changes).
+
+        Raises:
+            KeyError: the revision is not published.
+        """
+        spec = self._specs.get(schedule_id, revision)
+        if spec is not None:
+            return spec
+        # From the read itself: keeping a schedule's revisions may evict this one (more
+        # revisions than the cache holds).
+        for spec in self._published_specs(schedule_id):
+            if spec.revision == revision:
+                return spec
+        raise KeyError((schedule_id, revision))
 
     def _published_specs(self, schedule_id: str) -> list[ScheduleSpecV1]:
         """Every published revision's spec of a schedule, read now; each kept for :meth:`_spec`.
@@ -217,7 +230,7 @@ class ActivitiesBase:
         """
         specs = ledger.published_specs(self._ledger, schedule_id)
         for spec in specs:
-            self._specs[(spec.schedule_id, spec.revision)] = spec
+            self._specs.keep(spec)
         return specs
 
 

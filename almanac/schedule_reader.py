@@ -107,53 +107,54 @@ def ledger_alone(
     settings: AlmanacSettings,
     schedule_id: str,
     n: int,
-    why: str,
+    unavailable: TemporalUnavailable,
     clock: Callable[[], datetime] = utc_now,
-) -> tuple[LiveStatus, list[readings.Upcoming]] | None:
+) -> tuple[LiveStatus, list[readings.Upcoming]]:
     """A schedule's status and next ``n`` occurrences from the ledger, when Temporal is not asked.
 
-    ``why`` (Temporal unreachable) becomes ``worker_problem``: the workflow's part is missing,
-    and so is the proof that its workflow runs (a deleted schedule shows its deleted gate).
+    ``unavailable`` (Temporal unreachable) becomes ``worker_problem``: the workflow's part is
+    missing, and so is the proof that its workflow runs (a deleted schedule shows its deleted
+    gate). The ledger is opened once, for the reading or the hint.
 
-    Returns:
-        ``None`` when the ledger cannot be read here or does not know the schedule.
+    Raises:
+        TemporalUnavailable: ``unavailable`` itself when the ledger cannot be read here or does
+            not know the schedule; with "did you mean <scheduleId>?" added when it knows a close
+            one (:func:`almanac.readings.nearest_schedule_id`).
     """
     try:
         handle = readings.open_ledger(settings.resolved_ledger_url)
     except Exception:  # a malformed URL, a missing driver: nothing to read
-        return None
+        handle = None
     if handle is None:
-        return None
-    now, store = clock(), settings.tzdb_store
+        raise unavailable
+    try:
+        found = _known_reading(handle, schedule_id, n, clock(), settings)
+        meant = None if found else readings.nearest_schedule_id(handle, schedule_id)
+    finally:
+        handle.dispose()
+    if found is not None:
+        live = LiveStatus(schedule_id, None, None, worker_problem=str(unavailable))
+        live.take(found[0])
+        return live, found[1]
+    if meant:  # the ledger knows no such schedule, but a close one
+        raise TemporalUnavailable(
+            f"{unavailable}; the ledger knows no {schedule_id!r}: did you mean {meant}?"
+        ) from unavailable
+    raise unavailable
+
+
+def _known_reading(
+    handle: Any, schedule_id: str, n: int, now: datetime, settings: AlmanacSettings
+) -> tuple[readings.LedgerReading, list[readings.Upcoming]] | None:
+    """The ledger's reading and next ``n`` occurrences of a schedule it knows, else ``None``."""
+    store = settings.tzdb_store
     try:
         reading = readings.read_status(handle, schedule_id, now, tzdb_store=store)
         if reading.gate is None:
             return None
-        upcoming = readings.read_upcoming(handle, schedule_id, now, n, tzdb_store=store)
+        return reading, readings.read_upcoming(handle, schedule_id, now, n, tzdb_store=store)
     except Exception:  # unreachable, not migrated: Temporal's absence is the news
         return None
-    finally:
-        handle.dispose()
-    live = LiveStatus(schedule_id, None, None, worker_problem=why)
-    live.take(reading)
-    return live, upcoming
-
-
-def nearest_in_ledger(settings: AlmanacSettings, schedule_id: str) -> str | None:
-    """The scheduleId the settings' ledger knows closest to ``schedule_id``, where readable.
-
-    For a "did you mean" when Temporal cannot say whether the schedule exists.
-    """
-    try:
-        handle = readings.open_ledger(settings.resolved_ledger_url)
-    except Exception:  # a malformed URL, a missing driver: nothing to read
-        return None
-    if handle is None:
-        return None
-    try:
-        return readings.nearest_schedule_id(handle, schedule_id)
-    finally:
-        handle.dispose()
 
 
 @dataclass(frozen=True)

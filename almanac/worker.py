@@ -73,7 +73,7 @@ class WorkerOptions:
     max_cached_workflows: int = 1000
     """Workflow instances kept in memory per task queue (the SDK's default, 1,000). The bound of
     the worker's memory: past it, the least recently used instance is evicted and replayed from
-    its history at its next wake-up."""
+    its history at its next wake-up. The activities keep as many parsed specs."""
     metrics_host: str | None = None
     """Interface of both metrics endpoints (default: the settings' ``metrics_host``, loopback)."""
     serve_schedules: bool = True
@@ -144,6 +144,9 @@ def new_activities(
 ) -> AlmanacActivities:
     """The worker's activities: its ledger, action adapters, identity, alias and clock.
 
+    They keep as many parsed specs as the worker caches workflow instances
+    (``options.max_cached_workflows``; :mod:`activities.spec_cache`).
+
     The host's clock (``clock`` ``None``) is guarded: its skew against the ledger and Temporal is
     measured, exported and bounded by ``settings.max_clock_skew_seconds``
     (:mod:`activities.clock_skew`). A clock passed in (a simulated one) is not.
@@ -169,6 +172,7 @@ def new_activities(
         implementation_alias=settings.implementation_alias,
         tzdb_store=settings.tzdb_store,
         clock_guard=guard,
+        spec_cache_size=options.max_cached_workflows,
     )
 
 

@@ -7,11 +7,10 @@ column, the second is reported with its path and line (``spec_file`` makes both 
 
 from __future__ import annotations
 
+import itertools
 import json
-import json.scanner
 import re
-from dataclasses import dataclass
-from json.decoder import JSONObject  # type: ignore[attr-defined]  # CPython's, untyped
+from dataclasses import dataclass, field
 from typing import Any
 
 from timecontract.secrets import redact_at
@@ -44,61 +43,38 @@ class _Duplicated(dict[str, Any]):
     """A JSON object in which a key was given twice: the first such key and its later value."""
 
     duplicate: tuple[str, Any]
-    duplicate_pair: int
-    """The later pair's index among the object's pairs."""
-    line: int = 0
-    """The line of the later pair's value (:func:`_located_object`)."""
     given_twice: set[str]
     """Every key given twice in this object."""
+    closed: int
+    """Its place (from 1) among the document's objects in the order their ``}`` come: ``json``
+    builds each object at its closing brace, so the order of the hook's calls."""
 
 
-def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]], closed: int) -> dict[str, Any]:
     """``json`` object hook: mark an object whose key is given twice (JSON keeps the last).
 
-    Objects are built innermost first, so the path above is not known yet: the object is marked
-    here and :func:`_first_duplicate` finds it, with its path, once the document is read.
+    ``closed``: the call's number (:attr:`_Duplicated.closed`). Objects are built innermost
+    first, so the path above is not known yet: the object is marked here and
+    :func:`_first_duplicate` finds it, with its path, once the document is read.
     """
     data: dict[str, Any] = {}
-    for index, (key, value) in enumerate(pairs):
+    for key, value in pairs:
         if key in data and not isinstance(data, _Duplicated):
             data = _Duplicated(data)
-            data.duplicate, data.given_twice = (key, value), set()
-            data.duplicate_pair = index
+            data.duplicate, data.given_twice, data.closed = (key, value), set(), closed
         if isinstance(data, _Duplicated) and key in data:
             data.given_twice.add(key)
         data[key] = value
     return data
 
 
-def _located_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any, *rest: Any) -> Any:
-    """CPython's ``json.decoder.JSONObject``, noting the line of a key given twice (its value's).
-
-    The object parser hands each value's start to ``scan_once``; the object hook
-    (:func:`_refuse_duplicate_keys`) says which pair repeats a key.
-    """
-    text, _ = s_and_end
-    starts: list[int] = []
-
-    def scan_value(string: str, index: int) -> Any:
-        starts.append(index)
-        return scan_once(string, index)
-
-    data, end = JSONObject(s_and_end, strict, scan_value, *rest)
-    if isinstance(data, _Duplicated) and not data.line:
-        data.line = text.count("\n", 0, starts[data.duplicate_pair]) + 1
-    return data, end
-
-
-def _first_duplicate(document: Any) -> JsonKeyGivenTwice | None:
-    """The first marked object's key given twice, its value redacted at its path; else ``None``."""
+def _first_duplicate(document: Any) -> tuple[list[str], _Duplicated] | None:
+    """The first marked object and its path (keys and list indices); else ``None``."""
     stack: list[tuple[list[str], Any]] = [([], document)]
     while stack:
         path, value = stack.pop()
         if isinstance(value, _Duplicated):
-            key, given = value.duplicate
-            top = document.given_twice if isinstance(document, _Duplicated) else set()
-            shown = redact_at([*path, key], given)
-            return JsonKeyGivenTwice(key, shown, value.line, frozenset(top))
+            return path, value
         if isinstance(value, dict):
             stack.extend(([*path, str(k)], v) for k, v in value.items())
         elif isinstance(value, list):
@@ -106,15 +82,54 @@ def _first_duplicate(document: Any) -> JsonKeyGivenTwice | None:
     return None
 
 
-_STRING_OR_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(NaN|-?Infinity)')
+_STRING = r'"(?:[^"\\]|\\.)*"'
+"""A JSON string, escapes included."""
+_BRACE_OR_KEY = re.compile(rf"[{{}}]|({_STRING})\s*:\s*|{_STRING}")
+"""A brace, an object's key (a string followed by ``:``; the match ends where its value
+starts), or another string (skipped: it may hold braces)."""
+
+
+@dataclass(slots=True)
+class _OpenObject:
+    """An object open in :func:`_repeat_line`'s scan."""
+
+    keys: set[str] = field(default_factory=set)
+    repeat_line: int = 0
+    """The line of its first repeated key's value (0: none yet)."""
+
+
+def _repeat_line(text: str, closed: int) -> int:
+    """The line (from 1) of the first repeated key's value in the ``closed``-th object to close.
+
+    ``text`` is JSON already read; objects are counted in the order their ``}`` come.
+    """
+    opened: list[_OpenObject] = []
+    ends = 0
+    for token in _BRACE_OR_KEY.finditer(text):
+        if token[0] == "{":
+            opened.append(_OpenObject())
+        elif token[0] == "}":
+            ends += 1
+            if ends == closed:
+                return opened[-1].repeat_line
+            opened.pop()
+        elif token[1] is not None:
+            key, inner = json.loads(token[1]), opened[-1]
+            if key in inner.keys and not inner.repeat_line:
+                inner.repeat_line = text.count("\n", 0, token.end()) + 1
+            inner.keys.add(key)
+    raise ValueError(f"no object closes {closed}-th in the JSON text")
+
+
+_STRING_OR_CONSTANT = re.compile(rf"{_STRING}|(NaN|-?Infinity)")
 """A JSON string (skipped) or one of the constants JSON lacks."""
 
 
 def load_json(text: str) -> tuple[Any, JsonKeyGivenTwice | None]:
     """Read JSON text: the document, and the first key given twice in it (``None``: none).
 
-    The pure-Python scanner, since it calls the decoder's ``parse_object`` (the C scanner parses
-    objects itself); a spec file is small (``spec_file.MAX_SPEC_BYTES``).
+    A key given twice is found by ``json``'s object hook; its line by a scan of the text's
+    braces and keys (:func:`_repeat_line`), done only then.
 
     Raises:
         json.JSONDecodeError: not JSON (``lineno``, ``colno`` and ``msg`` say where and why).
@@ -128,8 +143,19 @@ def load_json(text: str) -> tuple[Any, JsonKeyGivenTwice | None]:
         line = text.count("\n", 0, found.start()) + 1
         raise NotJsonNumber(word, line, found.start() - text.rfind("\n", 0, found.start()))
 
-    decoder = json.JSONDecoder(object_pairs_hook=_refuse_duplicate_keys, parse_constant=refuse)
-    decoder.parse_object = _located_object  # type: ignore[attr-defined]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
-    document = decoder.decode(text)
-    return document, _first_duplicate(document)
+    closing = itertools.count(1)
+    document = json.loads(
+        text,
+        object_pairs_hook=lambda pairs: _refuse_duplicate_keys(pairs, next(closing)),
+        parse_constant=refuse,
+    )
+    found = _first_duplicate(document)
+    if found is None:
+        return document, None
+    path, marked = found
+    key, given = marked.duplicate
+    top = document.given_twice if isinstance(document, _Duplicated) else set()
+    shown = redact_at([*path, key], given)
+    return document, JsonKeyGivenTwice(
+        key, shown, _repeat_line(text, marked.closed), frozenset(top)
+    )

@@ -257,7 +257,7 @@ def status(
         import asyncio
 
         from almanac.client_errors import TemporalUnavailable
-        from almanac.schedule_reader import ledger_alone, nearest_in_ledger
+        from almanac.schedule_reader import ledger_alone
 
         if schedule_id is None:
             summaries = await (await _connect()).list_schedules()
@@ -270,15 +270,10 @@ def status(
             client = await _connect()
         except TemporalUnavailable as exc:
             # The ledger's reading still answers, with the workflow's part missing.
-            alone = await asyncio.to_thread(ledger_alone, _settings(), schedule_id, n, str(exc))
-            if alone is None:
-                meant = await asyncio.to_thread(nearest_in_ledger, _settings(), schedule_id)
-                if meant:  # the ledger knows no such schedule, but a close one
-                    raise TemporalUnavailable(
-                        f"{exc}; the ledger knows no {schedule_id!r}: did you mean {meant}?"
-                    ) from exc
-                raise
-            state, upcoming = alone
+            # An ID it does not know is refused as Temporal's absence, with a close one it knows.
+            state, upcoming = await asyncio.to_thread(
+                ledger_alone, _settings(), schedule_id, n, exc
+            )
         else:
             state = await client.status(schedule_id)
             upcoming = await client.upcoming(schedule_id, n) if n else []

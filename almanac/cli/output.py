@@ -441,17 +441,34 @@ def setting_problem(exc: ValidationError, *models: type[BaseSettings]) -> str:
     ``models``: the settings classes the failed construction may have built (a root and the
     nested ones its fields default to); the variable is named with the prefix of the one that
     raised (``exc.title``), so ``ALMANAC_TEMPORAL_TLS`` and not ``ALMANAC_TLS``. The why is in
-    the spec's words (:func:`timecontract.spec_problems.problem_words`).
+    the spec's words (:func:`timecontract.spec_problems.problem_words`). A secret's value (a
+    field typed ``SecretStr`` or ``SecretBytes``, optional or not) is never printed: it shows
+    as ``<redacted>``.
     """
     from timecontract.spec_problems import problem_words
 
     problem = exc.errors()[0]
-    prefix = next(m.model_config.get("env_prefix", "") for m in models if m.__name__ == exc.title)
+    model = next(m for m in models if m.__name__ == exc.title)
+    prefix = model.model_config.get("env_prefix", "")
     name = prefix + "_".join(str(p) for p in problem["loc"]).upper()
     message = problem_words(problem, name)
     if message.startswith("ALMANAC_"):
         return message
-    return f"{name}={problem.get('input')!r}: {message}"
+    shown = "<redacted>" if _is_secret(model, problem["loc"]) else repr(problem.get("input"))
+    return f"{name}={shown}: {message}"
+
+
+def _is_secret(model: type[BaseSettings], loc: tuple[int | str, ...]) -> bool:
+    """Whether the field at ``loc`` in ``model`` is typed a secret (alone or in a union)."""
+    from typing import get_args
+
+    from pydantic import SecretBytes, SecretStr
+
+    field = model.model_fields.get(str(loc[0])) if loc else None
+    if field is None:
+        return False
+    annotation = field.annotation
+    return any(t in (SecretStr, SecretBytes) for t in (annotation, *get_args(annotation)))
 
 
 def almanac_settings() -> AlmanacSettings:

@@ -5,6 +5,8 @@ what ``almanac disable``/``enable``/``trigger`` send, through ``AlmanacClient``;
 mocked. Expectations from the contract (docs/console.md, DESIGN §13): a write needs an operator
 and the session's CSRF token, else nothing is written; the ledger records who did it
 (``console:<operator>``); a bad input is one line naming the field and value, nothing written.
+Only the enable verdict's wording is checked against a given answer (``control.send`` replaced):
+a real enable that decides misfires needs instants to pass while disabled.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from temporal_env import eventually
 from temporalio.testing import WorkflowEnvironment
 
 import ledger
-from almanac.console import ConsoleSettings, create_app
+from activities.io import ChangeGateResult
+from almanac.console import ConsoleSettings, control, create_app
 from almanac.settings import AlmanacSettings, TemporalSettings
 from ledger import OccurrenceState, ScheduleEventKind, get_gate, schedule_events
 
@@ -228,6 +231,53 @@ async def test_temporal_unavailable_is_a_one_line_page_and_nothing_is_written(
     assert _problem(page.text).startswith("Temporal unreachable at 127.0.0.1:1 (namespace default)")
     assert "Traceback" not in page.text
     assert not get_gate(ledger, SCHEDULE).disabled
+
+
+@pytest.mark.parametrize(
+    ("overdue", "expired", "decided"),
+    [
+        # The runbook's example of what enable says (docs/operating/runbook.md).
+        (0, 2, "3 occurrences came due while disabled; "),
+        (1, 3, "3 occurrences came due while disabled, and 1 overdue from before the disable; "),
+    ],
+    ids=["came-due", "and-overdue"],
+)
+async def test_the_enable_verdict_says_what_the_misfire_policy_decided_as_the_cli_does(
+    ledger: ledger.Ledger,
+    facts: Facts,
+    settings: AlmanacSettings,
+    console_settings: ConsoleSettings,
+    monkeypatch: pytest.MonkeyPatch,
+    overdue: int,
+    expired: int,
+    decided: str,
+) -> None:
+    # The worker's answer is given (its counts are the ledger's, tested with the updates); the
+    # page must word it as `almanac enable` does: "...; under <policy>: N run now, M expire".
+    gate = get_gate(ledger, SCHEDULE)
+    policy = "CATCH_UP_BOUNDED (maxCatchUp 1), lateness PT5M"
+
+    async def answered(request: control.Write, *_: Any) -> control.Verdict:
+        answer = ChangeGateResult(
+            SCHEDULE, False, True, gate, came_due=3, due_before_disable=overdue,
+            released=1, expired=expired, misfire_policy=policy,
+        )  # fmt: skip
+        return control.Verdict(request.action, request.by, answer)
+
+    monkeypatch.setattr(control, "send", answered)
+    app = create_app(ledger, settings, console_settings, clock=lambda: NOW)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://console") as http:
+        site = Site(http, None, SCHEDULE)  # type: ignore[arg-type]
+        await site.sign_in()
+        page = await site.post("enable")
+    assert page.status_code == 200, page.text
+    found = re.search(r'id="verdict">(.*?)</p>', page.text, re.S)
+    assert found, page.text
+    assert " ".join(found.group(1).split()) == (
+        f"Enabled as console:alice: gate generation {gate.disable_generation}; {decided}"
+        f"under {policy}: 1 run now, {expired} expire (MISFIRE_EXPIRED)."
+    )
 
 
 @pytest.mark.browser

@@ -8,14 +8,17 @@ error names its line and column, so the author can find it, and a JSON file hold
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from specdata import SEED_SPEC
 
-from timecontract import InvalidSpec, SpecError, load_spec
+from timecontract import InvalidSpec, SpecError, load_spec, spec_json
+from timecontract.spec_json import load_json
 
 
 def only_problem(path: Path, text: str) -> SpecError:
@@ -54,6 +57,42 @@ def test_a_nested_json_key_given_twice_names_its_own_line(tmp_path: Path) -> Non
     )
     assert (problem.field, problem.value) == ("note", "b")
     assert "given more than once (again on line 4)" in str(problem)
+
+
+@pytest.mark.parametrize(
+    ("text", "twice"),
+    [
+        # In a list's second item; the first item's "k" is another object's.
+        ('{"a": [\n {"k": 1},\n {"k": 2,\n "k": 3}\n]}', ("k", 3, 4)),
+        # Strings holding JSON's structural characters, and "x" in another object, come first.
+        ('{"s": "{[,:\\"",\n "t": {"x": "]}"},\n "x": 1,\n "x": 2}', ("x", 2, 4)),
+        # The key written with an escape; its value on the line after it.
+        ('{"a": 1,\n "\\u0061":\n 2}', ("a", 2, 3)),
+        # The same key in sibling objects is given once in each.
+        ('{"p": {"m": 1},\n "q": {"m": 2},\n "r": {"m": 1,\n "m": 2}}', ("m", 2, 4)),
+        # A key given three times: its first repeat is reported.
+        ('{"a": 1,\n "a": 2,\n "a": 3}', ("a", 2, 2)),
+        # Two objects repeat a key: the one reported (the later here) is found on its own line.
+        ('{"b": {"x": 1,\n "x": 2},\n "c": {"y": 1,\n "y": 2}}', ("y", 2, 4)),
+    ],
+)
+def test_a_json_key_given_twice_is_found_on_the_line_of_its_later_value(
+    text: str, twice: tuple[str, Any, int]
+) -> None:
+    _, found = load_json(text)
+    assert found is not None
+    assert (found.key, found.value, found.line) == twice
+
+
+def test_the_json_reader_uses_only_jsons_documented_interface() -> None:
+    # json.decoder's JSONObject and json.scanner are CPython's internals, not the documented API.
+    tree = ast.parse(Path(spec_json.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "json" in imported
+    assert not {m for m in imported if m.startswith("json.")}
+    attributes = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    assert not attributes & {"scanner", "decoder", "parse_object", "scan_once"}
 
 
 def test_a_json_syntax_error_names_its_line_and_column(tmp_path: Path) -> None:
