@@ -43,6 +43,7 @@ from timecontract.recurrence import iter_occurrences, occurrences
 from timecontract.resolve import LAST_WINDOW_END, resolve_local
 from timecontract.rrule import Rule, RuleError, parse_rule
 from timecontract.rscale import RscaleRule, Skip, parse_rscale_rule
+from timecontract.series_end import ended_before
 from timecontract.spec import ScheduleSpecV1, load_spec, parse_spec
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "TzdbReleaseNotFound",
     "WarningCode",
     "ZoneNotFound",
+    "ended_before",
     "format_duration",
     "format_instant",
     "format_offset",

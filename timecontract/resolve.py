@@ -302,12 +302,27 @@ def _local_bounds(
     A record placed at UTC ``t`` has a nominal time of ``t`` plus an offset in force near ``t``;
     a shifted gap time may collide with a natural time later by the gap's length. So the window is
     widened by the smallest and largest offsets in force from a day before to a day after, and by
-    their difference, plus slack: a window with no transition costs nothing extra. The offsets
-    come from the zone's transition table (``ZoneTransitions.offsets_between``, every offset in
-    force) or, without one, from the zone sampled daily; either way also at both ends.
+    their difference, plus slack: a window with no transition costs nothing extra.
     """
     day = timedelta(days=1)
-    first, last = from_utc - day, to_utc + day
+    offsets = offsets_between(zone, table, from_utc - day, to_utc + day)
+    low, high = min(offsets), max(offsets)
+    spread = high - low + _SLACK
+    return (
+        from_utc.replace(tzinfo=None) + low - spread,
+        to_utc.replace(tzinfo=None) + high + spread,
+    )
+
+
+def offsets_between(
+    zone: tzinfo, table: ZoneTransitions | None, first: datetime, last: datetime
+) -> set[timedelta]:
+    """Every UTC offset of ``zone`` in force from ``first`` to ``last`` (aware UTC, inclusive).
+
+    From the zone's transition table (``ZoneTransitions.offsets_between``) or, without one, from
+    the zone sampled daily; either way also read at both ends.
+    """
+    day = timedelta(days=1)
     offsets: set[timedelta] = set()
     if table is None:
         # Every day from ``first`` while before ``last``; ``last`` is added below.
@@ -322,12 +337,7 @@ def _local_bounds(
         offset = moment.astimezone(zone).utcoffset()
         assert offset is not None
         offsets.add(offset)
-    low, high = min(offsets), max(offsets)
-    spread = high - low + _SLACK
-    return (
-        from_utc.replace(tzinfo=None) + low - spread,
-        to_utc.replace(tzinfo=None) + high + spread,
-    )
+    return offsets
 
 
 _EPOCH_UTC = datetime(1970, 1, 1, tzinfo=UTC)

@@ -277,6 +277,7 @@ def preview(
         LAST_WINDOW_END,
         InvalidSpec,
         SpecError,
+        ended_before,
         format_instant,
         iter_occurrences,
         load_spec,
@@ -329,6 +330,10 @@ def preview(
         table.caption += (
             f"\nthe window ends before cutoverAt {format_instant(spec.cutover_at)}: "
             f"revision r{spec.revision} owns nothing there"
+        )
+    elif not shown and (ended := ended_before(spec, start, tzdb_store=store)) is not None:
+        table.caption += (
+            f"\nthe window starts after {ended}: revision r{spec.revision} owns nothing there"
         )
     table.print()
 

@@ -1,8 +1,9 @@
-"""A preview window that ends before ``cutoverAt`` says why it holds no record.
+"""A preview window before ``cutoverAt`` or after the series' end says why it is empty.
 
 The rule (DESIGN: a revision owns ``[cutoverAt, next cutover)``; cli.md's preview contract: records
-placed at or after ``cutoverAt``): a window ``[from, to)`` with ``to <= cutoverAt`` owns nothing.
-The table names the cutover; ``--json`` keeps its contract, a bare array.
+placed at or after ``cutoverAt``): a window ``[from, to)`` with ``to <= cutoverAt`` owns nothing;
+nor does one after the spec's ``end`` or the rule's ``UNTIL`` (RFC 5545: both inclusive).
+The table names the bound; ``--json`` keeps its contract, a bare array.
 """
 
 from __future__ import annotations
@@ -57,3 +58,42 @@ def test_a_window_reaching_past_the_cutover_has_no_note(
     )
     assert shown.exit_code == 0, shown.output
     assert "cutoverAt" not in shown.stdout and "2026-06-01T00:00:00Z  PLANNED" in shown.stdout
+
+
+# Europe/Berlin is UTC+2 in summer 2026: the last hour the rule's end lets through,
+# 2026-06-30T23:00 local, is 21:00Z (RFC 5545: end and UNTIL are inclusive).
+ENDED = {**HOURLY, "end": "2026-06-30T23:00:00", "cutoverAt": "2026-01-01T00:00:00Z"}
+UNTIL = {
+    **HOURLY,
+    "rule": "FREQ=HOURLY;UNTIL=20260630T210000Z",
+    "cutoverAt": "2026-01-01T00:00:00Z",
+}
+
+
+@pytest.mark.parametrize(
+    ("fields", "note"),
+    [
+        (ENDED, "the window starts after end 2026-06-30T23:00:00 (Europe/Berlin)"),
+        (UNTIL, "the window starts after UNTIL 2026-06-30T21:00:00Z"),
+    ],
+)
+def test_a_window_after_the_series_end_names_it(
+    run: Callable[..., Result], tmp_path: Path, fields: dict[str, object], note: str
+) -> None:
+    path = tmp_path / "ended.yaml"
+    path.write_text(yaml.safe_dump(fields))
+    window = ["--from", "2026-07-01T00:00:00Z", "--to", "2026-07-02T00:00:00Z"]
+    shown = run("preview", str(path), *window)
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[-2:] == [
+        "0 records, 0 decided by a DST policy (highlighted)",
+        f"{note}: revision r3 owns nothing there",
+    ]
+    as_json = run("preview", str(path), *window, "--json")
+    assert as_json.exit_code == 0 and json.loads(as_json.stdout) == []
+    # The window holding the last record has it, and no note.
+    last = run(
+        "preview", str(path), "--from", "2026-06-30T21:00:00Z", "--to", "2026-07-01T00:00:00Z"
+    )
+    assert last.exit_code == 0, last.output
+    assert "starts after" not in last.stdout and "2026-06-30T21:00:00Z  PLANNED" in last.stdout
