@@ -118,12 +118,23 @@ def _templates() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["utc"] = lambda value: "—" if value is None else format_instant(value)
+    env.filters["utc"] = _utc_text
+    env.filters["recorded"] = lambda value: _utc_text(value and value.replace(microsecond=0))
     env.filters["offset"] = lambda value: "—" if value is None else format_offset(value)
     env.globals["local_text"] = local_text
     env.globals["urlencode"] = urlencode
     env.globals["max_field"] = forms.MAX_FIELD
     return env
+
+
+def _utc_text(value: datetime | None) -> str:
+    """An instant as ``timecontract.format_instant`` writes it, ``—`` for none.
+
+    The ``utc`` filter, for instants the spec resolves (exact). The ``recorded`` filter gives a
+    time taken from a clock (an event's, an attempt's, a case's, an error's, the page's reading)
+    cut to whole seconds, as :func:`~almanac.console.calendar.local_text` shows local times.
+    """
+    return "—" if value is None else format_instant(value)
 
 
 def create_app(
