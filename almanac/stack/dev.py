@@ -46,7 +46,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -214,7 +214,8 @@ LOCK_FILE = "dev.lock"
 """Held (``flock``) by the one ``almanac dev`` that uses the data directory."""
 
 
-def lock_data_dir(path: Path) -> IO[str]:
+@contextlib.contextmanager
+def lock_data_dir(path: Path) -> Iterator[IO[str]]:
     """Take the data directory for this process: one stack per state, whatever its ports.
 
     Two stacks on one data directory would run two Temporal servers on one state file and two
@@ -223,28 +224,52 @@ def lock_data_dir(path: Path) -> IO[str]:
     the kernel drops it when the process ends, even by SIGKILL, so a restart after a crash is
     never refused. The file names the holder's pid.
 
-    Returns:
-        The open lock file; the directory stays taken until it is closed.
+    On leaving, however the stack ended (a start that failed on a port in use, Ctrl-C), the file
+    is removed while still held, so no stale ``dev.lock`` stays behind. A lock taken on a file
+    removed meanwhile is no lock (the next taker makes a new one): it is taken again on the
+    file the path names.
+
+    Yields:
+        The open lock file; the directory stays taken until the block ends.
 
     Raises:
         DevError: another process holds the lock (exit 1), naming it.
     """
-    handle = (path / LOCK_FILE).open("a+", encoding="utf-8")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        handle.seek(0)
-        holder = handle.read().strip() or "a process"
+    lock = path / LOCK_FILE
+    while True:
+        handle = lock.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            handle.seek(0)
+            holder = handle.read().strip() or "a process"
+            handle.close()
+            raise DevError(
+                f"--data-dir={str(path)!r} is in use by another `almanac dev` ({holder}): stop "
+                "it, or give this one another data directory (ALMANAC_DATA_DIR)"
+            ) from exc
+        if _names(lock, handle):
+            break
         handle.close()
-        raise DevError(
-            f"--data-dir={str(path)!r} is in use by another `almanac dev` ({holder}): stop it, "
-            "or give this one another data directory (ALMANAC_DATA_DIR)"
-        ) from exc
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()}\n")
-    handle.flush()
-    return handle
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        yield handle
+    finally:
+        lock.unlink(missing_ok=True)
+        handle.close()
+
+
+def _names(path: Path, handle: IO[str]) -> bool:
+    """Whether ``path`` still names the file ``handle`` has open (not removed or replaced)."""
+    try:
+        named = path.stat()
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(handle.fileno())
+    return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 LIVE_POSITION = "live-view.position"

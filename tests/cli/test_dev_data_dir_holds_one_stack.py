@@ -3,13 +3,15 @@
 The fresh-user trial started a second stack with other ports on the same ``ALMANAC_DATA_DIR``:
 two Temporal servers on one state file, two workers on one ledger, and the second worker's claims
 failed real occurrences. The lock is a ``flock`` the kernel drops when its holder dies, so a
-SIGKILLed stack never blocks the next start.
+SIGKILLed stack never blocks the next start; a stack that ends (a start that failed, Ctrl-C)
+removes ``dev.lock``, so a new data directory is left as it was.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +23,8 @@ from almanac.stack.dev import DevError, lock_data_dir
 REPO = Path(__file__).resolve().parents[2]
 HOLDER = (
     "import sys, time; from pathlib import Path; from almanac.stack.dev import lock_data_dir; "
-    "lock = lock_data_dir(Path(sys.argv[1])); print('held', flush=True); time.sleep(600)"
+    "lock = lock_data_dir(Path(sys.argv[1])); lock.__enter__(); print('held', flush=True); "
+    "time.sleep(600)"
 )
 
 
@@ -42,10 +45,9 @@ def test_a_second_stack_on_the_same_data_directory_is_refused_naming_the_holder(
 ) -> None:
     holder = _hold(tmp_path)
     try:
-        with pytest.raises(
-            DevError, match=rf"in use by another `almanac dev` \(pid {holder.pid}\)"
-        ):
-            lock_data_dir(tmp_path)
+        refused = rf"in use by another `almanac dev` \(pid {holder.pid}\)"
+        with pytest.raises(DevError, match=refused), lock_data_dir(tmp_path):
+            pass
         done = subprocess.run(
             [str(Path(sys.executable).parent / "almanac"), "dev", "--data-dir", str(tmp_path)],
             cwd=REPO,
@@ -70,3 +72,24 @@ def test_the_lock_of_a_killed_stack_is_free_at_once(tmp_path: Path) -> None:
     with lock_data_dir(tmp_path) as lock:
         lock.seek(0)
         assert lock.read() == f"pid {os.getpid()}\n"
+    assert not (tmp_path / "dev.lock").exists()
+
+
+def test_a_start_failing_after_the_lock_leaves_no_lock_behind(tmp_path: Path) -> None:
+    # The Temporal port in use: found after the data directory is taken (a second stack on it
+    # is told of the holder first), before anything starts.
+    data_dir = tmp_path / "new"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "almanac"), "dev", "--data-dir", str(data_dir)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "ALMANAC_DEV_PORT": str(port)},
+        )
+    assert done.returncode == 1 and f"port {port} (Temporal frontend) is in use" in done.stderr
+    assert list(data_dir.iterdir()) == []
