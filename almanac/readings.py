@@ -19,6 +19,7 @@ Every function here takes ``now_utc``; none reads the clock.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -241,15 +242,23 @@ def projection_start(handle: ledger.Ledger, schedule_id: str, now_utc: datetime)
     The latest of ``now_utc`` and every occurrence the ledger holds placed at or after it: what
     lies after this instant is not yet materialized, and a projection starts there.
     """
-    last = ledger.last_placed_at(handle, schedule_id, now_utc)
-    return now_utc if last is None else max(now_utc, last)
+    return after_horizon(now_utc, ledger.last_placed_at(handle, schedule_id, now_utc))
+
+
+def after_horizon(now_utc: datetime, last_placed_utc: datetime | None) -> datetime:
+    """:func:`projection_start` from the ledger's last placed instant at or after ``now_utc``.
+
+    ``last_placed_utc`` as :func:`ledger.last_placed_at` reads it (``None``: nothing placed
+    there); for a caller that read it with other facts (``ledger.schedule_facts``).
+    """
+    return now_utc if last_placed_utc is None else max(now_utc, last_placed_utc)
 
 
 def project_next(
     handle: ledger.Ledger,
     schedule_id: str,
     now_utc: datetime,
-    specs: list[ScheduleSpecV1] | None = None,
+    specs: Sequence[ScheduleSpecV1] | None = None,
     *,
     tzdb_store: Path | None = None,
 ) -> Upcoming | None:
@@ -270,8 +279,19 @@ def project_next(
         specs = ledger.published_specs(handle, schedule_id)
     if not specs:
         return None
-    after = projection_start(handle, schedule_id, now_utc)
-    projected = project(specs, after, 1, tzdb_store=tzdb_store)
+    return first_projected(specs, projection_start(handle, schedule_id, now_utc), tzdb_store)
+
+
+def first_projected(
+    specs: Sequence[ScheduleSpecV1], after_utc: datetime, tzdb_store: Path | None = None
+) -> Upcoming | None:
+    """The first occurrence strictly after ``after_utc`` that the specs run (:func:`project`).
+
+    Returns:
+        The projected occurrence (``materialized=False``), or ``None`` when ``specs`` is empty
+        or the rules run nothing more within :data:`PROJECTION_LIMIT`.
+    """
+    projected = project(specs, after_utc, 1, tzdb_store=tzdb_store) if specs else []
     return projected[0] if projected else None
 
 
@@ -335,7 +355,7 @@ def read_upcoming(
 
 
 def project(
-    specs: list[ScheduleSpecV1],
+    specs: Sequence[ScheduleSpecV1],
     after_utc: datetime,
     n: int,
     *,
@@ -427,6 +447,8 @@ __all__ = [
     "LedgerReading",
     "PendingRevision",
     "Upcoming",
+    "after_horizon",
+    "first_projected",
     "nearest_schedule_id",
     "open_ledger",
     "project",

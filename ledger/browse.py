@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, or_, select
+from sqlalchemy import Connection, Select, and_, func, or_, select
 
 from ledger.db import Ledger
 from ledger.events import CASES, EVENTS, GATES, OCCURRENCES, REVISIONS, require_aware
@@ -22,6 +22,7 @@ from ledger.reconcile import OPEN_CASE
 from ledger.schedule_trail import SCHEDULE_EVENTS
 from ledger.states import OccurrenceState, ScheduleEventKind
 from ledger.views import GateView, OccurrenceView, ScheduleEventView, gate_from_row
+from timecontract import ScheduleSpecV1, parse_spec
 
 MAX_PAGE = 500
 """The most rows one page may ask for (a larger ``limit`` is refused, not truncated)."""
@@ -97,6 +98,12 @@ class ScheduleFacts:
         open_cases: UNKNOWN_EFFECT cases not yet closed (reconciling or in the human queue).
         last_error: the newest error event (:data:`ERROR_KINDS`), if any.
         revisions: every published revision with its cutover, oldest first.
+        last_placed_utc: the latest placed instant (the instant, or ``gapAt`` for a skipped
+            gap record) at or after ``now_utc``: where the materialized horizon ends, as
+            :func:`ledger.last_placed_at` reads it; ``None`` when none is placed there.
+        specs: every published revision's spec, oldest first, for a schedule whose next run a
+            projection must find (not deleted, no ``PLANNED`` run at or after ``now_utc``);
+            empty for any other schedule (its specs are not read).
 
     """
 
@@ -105,12 +112,18 @@ class ScheduleFacts:
     open_cases: int = 0
     last_error: ScheduleEventView | None = None
     revisions: tuple[RevisionCutover, ...] = ()
+    last_placed_utc: datetime | None = None
+    specs: tuple[ScheduleSpecV1, ...] = ()
 
 
 def schedule_facts(
     ledger: Ledger, schedule_ids: Sequence[str], now_utc: datetime
 ) -> dict[str, ScheduleFacts]:
-    """The facts of each of ``schedule_ids`` (at most :data:`MAX_PAGE`), in five grouped queries.
+    """The facts of each of ``schedule_ids`` (at most :data:`MAX_PAGE`), in one transaction.
+
+    Seven grouped queries at most, whatever the number of IDs: counts, next ``PLANNED`` run,
+    open cases, last error, revisions, last placed instant, and the specs of the schedules
+    without a ``PLANNED`` run ahead (skipped when there are none).
 
     Returns:
         One :class:`ScheduleFacts` per requested ID (empty facts for an unknown one).
@@ -152,6 +165,12 @@ def schedule_facts(
         }
         errors = _last_errors(connection, ids)
         revisions = _revisions(connection, ids)
+        last_placed = last_placed_by_schedule(connection, ids, now_utc)
+        unplanned = [i for i in ids if i not in next_planned]
+        live = select(GATES.c.schedule_id).where(
+            GATES.c.schedule_id.in_(unplanned), GATES.c.deleted_at_utc.is_(None)
+        )
+        specs = specs_by_schedule(connection, live) if unplanned else {}
         return {
             i: ScheduleFacts(
                 counts=counts[i],
@@ -159,11 +178,52 @@ def schedule_facts(
                 open_cases=cases.get(i, 0),
                 last_error=errors.get(i),
                 revisions=revisions.get(i, ()),
+                last_placed_utc=last_placed.get(i),
+                specs=tuple(specs.get(i, ())),
             )
             for i in ids
         }
 
     return ledger.read(work)
+
+
+def last_placed_by_schedule(
+    connection: Connection, ids: Sequence[str], from_utc: datetime
+) -> dict[str, datetime]:
+    """The latest placed instant at or after ``from_utc`` of each of ``ids``, in one query.
+
+    Placed: the instant, or ``gapAt`` for a skipped record. An ID with nothing placed there is
+    absent from the answer.
+    """
+    o = OCCURRENCES.c
+    rows = connection.execute(
+        select(o.schedule_id, func.max(_placed_utc))
+        .where(o.schedule_id.in_(ids), _placed_utc >= from_utc)
+        .group_by(o.schedule_id)
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+def specs_by_schedule(
+    connection: Connection, ids: Sequence[str] | Select[tuple[str]]
+) -> dict[str, list[ScheduleSpecV1]]:
+    """Every published spec of each of ``ids`` (a list or a subquery), oldest revision first.
+
+    One query; the stored canonical JSON is parsed again (immutable per revision). An ID
+    without a published revision is absent from the answer.
+    """
+    r = REVISIONS.c
+    found: dict[str, list[ScheduleSpecV1]] = {}
+    for row in connection.execute(
+        select(r.schedule_id, r.revision, r.spec_json)
+        .where(r.schedule_id.in_(ids))
+        .order_by(r.schedule_id, r.revision)
+    ):
+        source = f"{row.schedule_id} r{row.revision}"
+        found.setdefault(row.schedule_id, []).append(
+            parse_spec(json.loads(row.spec_json), source=source)
+        )
+    return found
 
 
 def _last_errors(connection: Connection, ids: list[str]) -> dict[str, ScheduleEventView]:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import ColumnElement, Connection, func, select
 
+from ledger.browse import last_placed_by_schedule, specs_by_schedule
 from ledger.db import Ledger
 from ledger.events import (
     ATTEMPTS,
@@ -16,7 +16,6 @@ from ledger.events import (
     EVENTS,
     GATES,
     OCCURRENCES,
-    REVISIONS,
     load_occurrence,
     require_aware,
 )
@@ -24,7 +23,7 @@ from ledger.gate import gate_in
 from ledger.states import OccurrenceState
 from ledger.views import AttemptView, CaseView, EventView, OccurrenceDetail, OccurrenceView
 from lifecycle import GateView
-from timecontract import ScheduleSpecV1, parse_spec
+from timecontract import ScheduleSpecV1
 
 _placed_utc = func.coalesce(OCCURRENCES.c.instant_utc, OCCURRENCES.c.gap_at_utc)
 
@@ -97,10 +96,11 @@ def last_placed_at(ledger: Ledger, schedule_id: str, from_utc: datetime) -> date
         Aware UTC, or ``None`` when the ledger holds none at or after ``from_utc``.
 
     """
-    where = _occurrence_filter(schedule_id, from_utc, None, None, holidays_only=False)
-    statement = select(func.max(_placed_utc)).where(*where)
-    last: datetime | None = ledger.read(lambda connection: connection.execute(statement).scalar())
-    return last
+    return ledger.read(
+        lambda connection: last_placed_by_schedule(connection, [schedule_id], from_utc).get(
+            schedule_id
+        )
+    )
 
 
 def count_occurrences(
@@ -345,19 +345,9 @@ def published_specs(ledger: Ledger, schedule_id: str) -> list[ScheduleSpecV1]:
     The stored canonical JSON is parsed again (it is immutable per revision); an unknown schedule
     yields an empty list.
     """
-
-    def work(connection: Connection) -> list[ScheduleSpecV1]:
-        rows = connection.execute(
-            select(REVISIONS.c.revision, REVISIONS.c.spec_json)
-            .where(REVISIONS.c.schedule_id == schedule_id)
-            .order_by(REVISIONS.c.revision)
-        )
-        return [
-            parse_spec(json.loads(row.spec_json), source=f"{schedule_id} r{row.revision}")
-            for row in rows
-        ]
-
-    return ledger.read(work)
+    return ledger.read(
+        lambda connection: specs_by_schedule(connection, [schedule_id]).get(schedule_id, [])
+    )
 
 
 def known_schedules(ledger: Ledger) -> list[str]:

@@ -76,19 +76,20 @@ class ScheduleRow:
 
 
 def schedule_row(
-    handle: Ledger, gate: GateView, facts: ScheduleFacts, now_utc: datetime, store: Path | None
+    gate: GateView, facts: ScheduleFacts, now_utc: datetime, store: Path | None
 ) -> ScheduleRow:
     """Shape one gate and its facts for the overview (next run in local time and in UTC).
 
     The next run is the ledger's next ``PLANNED`` one; without one (it lies beyond the
     materialized horizon), the one ``almanac status`` projects from the published specs
-    (:func:`almanac.readings.project_next`), marked not materialized. A deleted schedule has
-    none.
+    (:func:`almanac.readings.project_next`, here from the specs and horizon end ``facts``
+    holds), marked not materialized. A deleted schedule has none (``facts`` holds no specs).
     """
     now_revision = owning(facts.revisions, now_utc)
     next_utc, materialized = facts.next_planned_utc, True
-    if next_utc is None and facts.revisions and not gate.deleted:
-        projected = readings.project_next(handle, gate.schedule_id, now_utc, tzdb_store=store)
+    if next_utc is None and not gate.deleted:
+        after = readings.after_horizon(now_utc, facts.last_placed_utc)
+        projected = readings.first_projected(facts.specs, after, store)
         if projected is not None:
             next_utc, materialized = projected.instant_utc, False
     next_local = "—"
@@ -124,7 +125,7 @@ def schedules(
     more = len(gates) > SCHEDULES_PER_PAGE
     gates = gates[:SCHEDULES_PER_PAGE]
     facts = ledger.schedule_facts(handle, [g.schedule_id for g in gates], now_utc)
-    rows = [schedule_row(handle, g, facts[g.schedule_id], now_utc, store) for g in gates]
+    rows = [schedule_row(g, facts[g.schedule_id], now_utc, store) for g in gates]
     return {
         "rows": rows,
         "next_after": gates[-1].schedule_id if more else None,
@@ -147,7 +148,7 @@ def schedule(
     """
     gate = ledger.get_gate(handle, schedule_id)
     facts = ledger.schedule_facts(handle, [schedule_id], now_utc)[schedule_id]
-    row = schedule_row(handle, gate, facts, now_utc, store)
+    row = schedule_row(gate, facts, now_utc, store)
     states = forms.states(query.get("state", []))
     revisions = forms.revisions(query.get("revision", []))
     view = (query.get("view") or ["month"])[0]
@@ -177,7 +178,7 @@ def schedule(
         "all_states": list(OccurrenceState),
         "error": row.facts.last_error,
         "projected_shown": PROJECTED_SHOWN,
-        **_beyond_horizon(handle, gate, now_utc, start, end, store),
+        **_beyond_horizon(handle, gate, facts, now_utc, start, end, store),
     }
     if view == "month":
         rows, truncated = _month_rows(handle, schedule_id, start, end, states, revisions)
@@ -207,6 +208,7 @@ def schedule(
 def _beyond_horizon(
     handle: Ledger,
     gate: GateView,
+    facts: ScheduleFacts,
     now_utc: datetime,
     start: datetime,
     end: datetime,
@@ -216,16 +218,17 @@ def _beyond_horizon(
 
     Returns:
         ``unmaterialized_from``: the instant after which the month is not yet materialized
-        (:func:`almanac.readings.projection_start`), or ``None`` when the ledger holds all of
-        it or the schedule is deleted; ``projected``: the occurrences the published specs would
-        run in that part, at most :data:`PROJECTED_SHOWN` (``almanac.readings.project``, as
-        ``almanac status`` projects its next one); ``projection_problem``: why they cannot be
-        projected (a month past the years the pinned calendar covers), when so.
+        (:func:`almanac.readings.projection_start`, from ``facts``' horizon end), or ``None``
+        when the ledger holds all of it or the schedule is deleted; ``projected``: the
+        occurrences the published specs would run in that part, at most
+        :data:`PROJECTED_SHOWN` (``almanac.readings.project``, as ``almanac status`` projects
+        its next one); ``projection_problem``: why they cannot be projected (a month past the
+        years the pinned calendar covers), when so.
     """
     nothing: dict[str, Any] = {"unmaterialized_from": None, "projected": []}
     if end <= now_utc or gate.deleted:
         return nothing
-    frontier = readings.projection_start(handle, gate.schedule_id, now_utc)
+    frontier = readings.after_horizon(now_utc, facts.last_placed_utc)
     specs = ledger.published_specs(handle, gate.schedule_id)
     if frontier >= end or not specs:
         return nothing

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,10 +15,13 @@ from scenario import NOW, R2_CUTOVER, SCHEDULE, build, spec
 from ledger import (
     Ledger,
     OccurrenceState,
+    delete_schedule,
     gates_page,
+    last_placed_at,
     list_occurrences,
     occurrence_page,
     publish_revision,
+    published_specs,
     revision_cutovers,
     schedule_facts,
 )
@@ -103,3 +106,26 @@ def test_schedule_facts_count_states_next_run_cases_and_revisions(ledger: Ledger
     assert facts["unknown-id"].revisions == ()
     assert revision_cutovers(ledger, SCHEDULE) == ops.revisions
     assert revision_cutovers(ledger, "unknown-id") == ()
+
+
+def test_schedule_facts_hold_what_a_projection_needs_only_where_one_is_needed(
+    ledger: Ledger,
+) -> None:
+    build(ledger)
+    quiet = spec(scheduleId="quiet")
+    publish_revision(ledger, quiet, NOW, by="test")
+    publish_revision(ledger, spec(scheduleId="gone"), NOW, by="test")
+    delete_schedule(ledger, "gone", NOW, by="test", reason="test")
+    facts = schedule_facts(ledger, [SCHEDULE, "quiet", "gone", "unknown-id"], NOW)
+    # ops-report is materialized to 2027-03-20T00:00Z: its last run before then is r2's
+    # 2027-03-19 02:30 EDT (clocks went forward on 03-14) = 06:30Z; it has a PLANNED run ahead.
+    assert facts[SCHEDULE].last_placed_utc == datetime(2027, 3, 19, 6, 30, tzinfo=UTC)
+    assert facts[SCHEDULE].last_placed_utc == last_placed_at(ledger, SCHEDULE, NOW)
+    assert facts[SCHEDULE].specs == ()
+    # quiet has no occurrence and no PLANNED run: its one spec, as published.
+    assert facts["quiet"].last_placed_utc is None
+    assert facts["quiet"].specs == (quiet,)
+    assert facts["quiet"].specs == tuple(published_specs(ledger, "quiet"))
+    # A deleted schedule is projected nothing, so its specs are not read.
+    assert facts["gone"].revisions and facts["gone"].specs == ()
+    assert facts["unknown-id"].specs == () and facts["unknown-id"].last_placed_utc is None
