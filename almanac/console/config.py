@@ -37,22 +37,23 @@ def parse_operators(value: str) -> dict[str, TokenRef]:
     """Parse ``name=file:NAME`` / ``name=env:ALMANAC_SECRET_X`` pairs, comma separated.
 
     Raises:
-        ValueError: naming the entry that is malformed (never a token: none is given here).
+        ValueError: naming the malformed entry by its operator name, or by its place when the
+            name is not one; never what follows ``=``, which may be a token pasted by mistake.
     """
     operators: dict[str, TokenRef] = {}
-    for entry in (part.strip() for part in value.split(",")):
-        if not entry:
-            continue
+    entries = (part.strip() for part in value.split(","))
+    for place, entry in enumerate((e for e in entries if e), start=1):
         name, _, where = entry.partition("=")
         kind, _, ref = where.partition(":")
+        label = f"for {name!r}" if OPERATOR_NAME.match(name) else f"number {place}"
         if not OPERATOR_NAME.match(name) or kind not in ("env", "file") or not ref:
             raise ValueError(
-                f"ALMANAC_CONSOLE_OPERATORS entry {entry!r}: expected name=file:NAME or "
-                "name=env:ALMANAC_SECRET_NAME"
+                f"ALMANAC_CONSOLE_OPERATORS entry {label}: expected name=file:NAME or "
+                "name=env:ALMANAC_SECRET_NAME (what follows '=' is not shown: it may be a token)"
             )
         if kind == "env" and not re.match(r"^ALMANAC_SECRET_[A-Z0-9_]{1,100}$", ref):
             raise ValueError(
-                f"ALMANAC_CONSOLE_OPERATORS entry {entry!r}: an env token is named ALMANAC_SECRET_*"
+                f"ALMANAC_CONSOLE_OPERATORS entry {label}: an env token is named ALMANAC_SECRET_*"
             )
         operators[name] = TokenRef(env=ref) if kind == "env" else TokenRef(file=ref)
     return operators

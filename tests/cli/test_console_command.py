@@ -15,12 +15,17 @@ from typer.testing import Result
         (
             {"ALMANAC_CONSOLE_OPERATORS": "alice"},
             [],
-            "ALMANAC_CONSOLE_OPERATORS entry 'alice': expected name=file:NAME",
+            "ALMANAC_CONSOLE_OPERATORS entry for 'alice': expected name=file:NAME",
         ),
         (
             {"ALMANAC_CONSOLE_OPERATORS": "alice=env:HOME"},
             [],
-            "entry 'alice=env:HOME': an env token is named ALMANAC_SECRET_*",
+            "entry for 'alice': an env token is named ALMANAC_SECRET_*",
+        ),
+        (
+            {"ALMANAC_CONSOLE_OPERATORS": "bob=file:bob,al ice=file:x"},
+            [],
+            "entry number 2: expected name=file:NAME",
         ),
         ({"ALMANAC_CONSOLE_PORT": "0"}, [], "ALMANAC_CONSOLE_PORT='0': must be at least 1"),
     ],
@@ -38,6 +43,19 @@ def test_bad_console_settings_are_one_line_exit_2(
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0]
+
+
+@pytest.mark.parametrize(
+    "operators", ["alice=LEAKTOKEN123", "alice=env:LEAKTOKEN123", "alice:LEAKTOKEN123"]
+)
+def test_a_token_pasted_into_the_operators_setting_is_never_printed(
+    run: Callable[..., Result], monkeypatch: pytest.MonkeyPatch, operators: str
+) -> None:
+    monkeypatch.setenv("ALMANAC_CONSOLE_OPERATORS", operators)
+    result = run("console")
+    assert result.exit_code == 2, result.output
+    assert "ALMANAC_CONSOLE_OPERATORS entry" in result.output
+    assert "LEAKTOKEN123" not in result.output
 
 
 def test_an_unmigrated_ledger_is_exit_1(run: Callable[..., Result]) -> None:
