@@ -282,6 +282,7 @@ def preview(
         iter_occurrences,
         load_spec,
         spec_warnings,
+        starts_after,
     )
 
     store = tzdb_store()
@@ -330,6 +331,10 @@ def preview(
         table.caption += (
             f"\nthe window ends before cutoverAt {format_instant(spec.cutover_at)}: "
             f"revision r{spec.revision} owns nothing there"
+        )
+    elif not shown and (begins := starts_after(spec, end)) is not None:
+        table.caption += (
+            f"\nthe window ends before {begins}: revision r{spec.revision} owns nothing there"
         )
     elif not shown and (ended := ended_before(spec, start, tzdb_store=store)) is not None:
         table.caption += (

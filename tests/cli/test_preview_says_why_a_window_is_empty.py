@@ -97,3 +97,30 @@ def test_a_window_after_the_series_end_names_it(
     )
     assert last.exit_code == 0, last.output
     assert "starts after" not in last.stdout and "2026-06-30T21:00:00Z  PLANNED" in last.stdout
+
+
+RDATES = {**{k: v for k, v in HOURLY.items() if k != "rule"}, "rdates": ["2026-06-30T09:00:00"]}
+STARTS_LATER = {**HOURLY, "start": "2026-07-03T00:00:00"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "note"),
+    [
+        # 09:00 CEST (+02:00) is 07:00Z, before the window.
+        (RDATES, "the window starts after the last rdate 2026-06-30T09:00:00 (Europe/Berlin)"),
+        # The first nominal time, 00:00 CEST on 3 July, is 2026-07-02T22:00Z: after the window.
+        (STARTS_LATER, "the window ends before start 2026-07-03T00:00:00 (Europe/Berlin)"),
+    ],
+)
+def test_a_window_before_start_or_after_the_last_rdate_names_it(
+    run: Callable[..., Result], tmp_path: Path, fields: dict[str, object], note: str
+) -> None:
+    path = tmp_path / "bounded.yaml"
+    path.write_text(yaml.safe_dump(fields))
+    window = ["--from", "2026-07-01T00:00:00Z", "--to", "2026-07-02T00:00:00Z"]
+    shown = run("preview", str(path), *window)
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[-2:] == [
+        "0 records, 0 decided by a DST policy (highlighted)",
+        f"{note}: revision r3 owns nothing there",
+    ]

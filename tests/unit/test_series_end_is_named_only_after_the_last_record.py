@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 from tcsupport import iso, utc
 
-from timecontract import ended_before, occurrences
+from timecontract import ended_before, occurrences, starts_after
 
 BERLIN = {"timeZone": "Europe/Berlin", "cutoverAt": "2026-01-01T00:00:00Z"}
 
@@ -53,3 +53,26 @@ def test_until_is_named_only_after_it(spec_factory) -> None:
 def test_a_spec_without_end_or_until_names_nothing(spec_factory) -> None:
     spec = spec_factory(**BERLIN, rule="FREQ=HOURLY;COUNT=3")
     assert ended_before(spec, utc("2030-01-01T00:00:00")) is None
+
+
+def test_the_last_rdate_is_named_only_after_its_record(spec_factory) -> None:
+    # rdates alone: the series ends with its last date, 09:00 CEST (+02:00) = 07:00Z.
+    spec = spec_factory(**BERLIN, rule=None, rdates=["2026-05-01T09:00:00", "2026-06-30T09:00:00"])
+    records = occurrences(spec, utc("2026-06-30T00:00:00"), utc("2026-07-01T00:00:00"))
+    assert [iso(r.placed_at_utc) for r in records] == [iso(utc("2026-06-30T07:00:00"))]
+    assert ended_before(spec, utc("2026-06-30T07:00:00")) is None
+    named = "the last rdate 2026-06-30T09:00:00 (Europe/Berlin)"
+    # Named once no offset near the window's start (+01:00 or +02:00) reads it before 09:00.
+    assert ended_before(spec, utc("2026-06-30T08:00:00")) is None
+    assert ended_before(spec, utc("2026-06-30T08:00:01")) == named
+
+
+def test_start_is_named_only_a_day_before_the_first_record(spec_factory) -> None:
+    # The first nominal time, 00:00 CET (+01:00) on 1 January 2030, is 2029-12-31T23:00Z.
+    spec = spec_factory(**BERLIN, rule="FREQ=HOURLY", start="2030-01-01T00:00:00")
+    first = occurrences(spec, utc("2029-12-30T00:00:00"), utc("2030-01-01T00:00:00"))
+    assert [iso(r.placed_at_utc) for r in first] == [iso(utc("2029-12-31T23:00:00"))]
+    named = "start 2030-01-01T00:00:00 (Europe/Berlin)"
+    assert starts_after(spec, utc("2029-12-31T00:00:00")) == named
+    assert starts_after(spec, utc("2029-12-31T00:00:01")) is None
+    assert starts_after(spec, utc("2029-12-31T23:00:01")) is None
