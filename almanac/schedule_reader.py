@@ -117,9 +117,10 @@ def ledger_alone(
     gate). The ledger is opened once, for the reading or the hint.
 
     Raises:
-        TemporalUnavailable: ``unavailable`` itself when the ledger cannot be read here or does
-            not know the schedule; with "did you mean <scheduleId>?" added when it knows a close
-            one (:func:`almanac.readings.nearest_schedule_id`).
+        TemporalUnavailable: ``unavailable`` itself when the ledger cannot be read here; with
+            "the ledger knows no <id>" added when it was read and does not know the schedule, and
+            "did you mean <scheduleId>?" when it knows a close one
+            (:func:`almanac.readings.nearest_schedule_id`).
     """
     try:
         handle = readings.open_ledger(settings.resolved_ledger_url)
@@ -130,31 +131,33 @@ def ledger_alone(
     try:
         found = _known_reading(handle, schedule_id, n, clock(), settings)
         meant = None if found else readings.nearest_schedule_id(handle, schedule_id)
+    except Exception:  # unreachable, not migrated: Temporal's absence is the news
+        raise unavailable from None
     finally:
         handle.dispose()
     if found is not None:
         live = LiveStatus(schedule_id, None, None, worker_problem=str(unavailable))
         live.take(found[0])
         return live, found[1]
-    if meant:  # the ledger knows no such schedule, but a close one
-        raise TemporalUnavailable(
-            f"{unavailable}; the ledger knows no {schedule_id!r}: did you mean {meant}?"
-        ) from unavailable
-    raise unavailable
+    hint = f": did you mean {meant}?" if meant else ""
+    raise TemporalUnavailable(
+        f"{unavailable}; the ledger knows no {schedule_id!r}{hint}"
+    ) from unavailable
 
 
 def _known_reading(
     handle: Any, schedule_id: str, n: int, now: datetime, settings: AlmanacSettings
 ) -> tuple[readings.LedgerReading, list[readings.Upcoming]] | None:
-    """The ledger's reading and next ``n`` occurrences of a schedule it knows, else ``None``."""
+    """The ledger's reading and next ``n`` occurrences of a schedule it knows, else ``None``.
+
+    Raises:
+        Exception: whatever reading the ledger raises (unreachable, not migrated).
+    """
     store = settings.tzdb_store
-    try:
-        reading = readings.read_status(handle, schedule_id, now, tzdb_store=store)
-        if reading.gate is None:
-            return None
-        return reading, readings.read_upcoming(handle, schedule_id, now, n, tzdb_store=store)
-    except Exception:  # unreachable, not migrated: Temporal's absence is the news
+    reading = readings.read_status(handle, schedule_id, now, tzdb_store=store)
+    if reading.gate is None:
         return None
+    return reading, readings.read_upcoming(handle, schedule_id, now, n, tzdb_store=store)
 
 
 @dataclass(frozen=True)

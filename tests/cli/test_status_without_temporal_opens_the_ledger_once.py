@@ -51,3 +51,13 @@ def test_a_known_id_answers_from_one_ledger_open(
     assert shown.exit_code == 0, shown.output
     assert "read from the ledger" in shown.stdout
     assert len(opens) == 1
+
+
+def test_an_unknown_id_with_no_close_one_is_said_unknown_to_the_ledger(
+    run: Callable[..., Result], opens: list[str]
+) -> None:
+    refused = run("status", "zzz")
+    assert refused.exit_code == 1, refused.output
+    assert "Temporal unreachable at 127.0.0.1:1" in refused.stderr
+    assert refused.stderr.strip().endswith("; the ledger knows no 'zzz'")
+    assert len(opens) == 1
