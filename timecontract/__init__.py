@@ -27,7 +27,7 @@ from timecontract.ids import (
     parse_occurrence_id,
 )
 from timecontract.interval import INTERVAL_EPOCH_UTC, interval_instants
-from timecontract.iso8601 import format_duration, format_instant
+from timecontract.iso8601 import format_duration, format_instant, format_recorded
 from timecontract.jitter import jitter_delay
 from timecontract.misfire import MisfirePlan, Overdue, plan_misfires
 from timecontract.nearest import nearest
@@ -81,6 +81,7 @@ __all__ = [
     "format_duration",
     "format_instant",
     "format_offset",
+    "format_recorded",
     "interval_instants",
     "interval_occurrence_id",
     "iter_occurrences",

@@ -23,6 +23,15 @@ def format_instant(instant_utc: datetime) -> str:
     return text.removesuffix("+00:00") + "Z"
 
 
+def format_recorded(instant_utc: datetime) -> str:
+    """Format a time read from a clock (a fact's, a reading's) to the whole second.
+
+    As :func:`format_instant` writes it, its fraction cut: the fraction is the clock's, not the
+    schedule's, and only clutters a line (JSON outputs keep the exact instant).
+    """
+    return format_instant(instant_utc.replace(microsecond=0))
+
+
 def format_duration(duration: timedelta) -> str:
     """Format a duration as ISO 8601 (``PT5S``, ``PT1H30M``, ``P1DT2H``, ``PT0.5S``, ``-PT5S``).
 

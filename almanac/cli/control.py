@@ -72,6 +72,13 @@ def _z(value: datetime | None) -> str:
     return format_instant(value) if value is not None else "—"
 
 
+def _recorded(value: datetime | None) -> str:
+    """A time read from a clock, to the second (``timecontract.format_recorded``); ``—`` if none."""
+    from timecontract import format_recorded
+
+    return format_recorded(value) if value is not None else "—"
+
+
 def apply(
     spec_file: Annotated[Path, typer.Argument(help="A scheduleSpec.v1 file with an action.")],
     horizon_hours: Annotated[
@@ -298,7 +305,7 @@ def status(
         next_instant = _next(state)
         console.print(
             f"next instant {next_instant}  materialized through "
-            f"{_z(state.materialized_through_utc)}"
+            f"{_recorded(state.materialized_through_utc)}"
         )
         counts = _counts(state.counts_by_state)
         console.print(f"counts: {counts or '—'}")
@@ -316,7 +323,7 @@ def status(
         for line in _holidays(state):
             console.print(escape(line))
         if state.source == "ledger":
-            console.print(f"[dim]read from the ledger at {_z(state.read_at_utc)}[/dim]")
+            console.print(f"[dim]read from the ledger at {_recorded(state.read_at_utc)}[/dim]")
             if state.worker_problem:
                 console.print(
                     "[yellow]the schedule workflow's part is missing[/yellow] (last error, "
@@ -331,7 +338,7 @@ def status(
         for label, value in (
             ("last error", state.last_error),
             (
-                "last rejected change" + (f" (at {_z(rejected_at)})" if rejected_at else ""),
+                "last rejected change" + (f" (at {_recorded(rejected_at)})" if rejected_at else ""),
                 state.last_rejected_signal,
             ),
         ):
@@ -482,7 +489,7 @@ def _streak_line(reading: FailureStreakReading) -> str:
         f"{reading.action}{pause}; recover after {reading.recover_after})"
     )
     facts = [
-        f"{f.kind.value} since {f.streak_start_occurrence_id} at {_z(f.recorded_at_utc)}, "
+        f"{f.kind.value} since {f.streak_start_occurrence_id} at {_recorded(f.recorded_at_utc)}, "
         f"notification {f.notify_state.value} ({plural(f.notify_attempts, 'attempt')})"
         for f in reading.latest
     ]

@@ -78,11 +78,19 @@ def _z(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
 
 
+def _recorded(value: datetime | None) -> str:
+    """A time read from a clock, to the second, for a table (JSON keeps the exact instant)."""
+    from timecontract import format_recorded
+
+    return "" if value is None else format_recorded(value)
+
+
 def _finished(attempt: AttemptView) -> str:
     """The attempt's finish as a person reads it: a LOST attempt has none, only its finding."""
     if attempt.lost_detected_at_utc is not None:
-        return f"lost (found {_z(attempt.lost_detected_at_utc)} by {attempt.lost_detected_by})"
-    return _z(attempt.finished_at_utc) or ""
+        found = _recorded(attempt.lost_detected_at_utc)
+        return f"lost (found {found} by {attempt.lost_detected_by})"
+    return _recorded(attempt.finished_at_utc)
 
 
 def detail_json(detail: OccurrenceDetail) -> dict[str, Any]:
@@ -241,7 +249,7 @@ def show_command(
             a.worker_identity,
             a.implementation_alias,
             str(a.execution_epoch),
-            _z(a.started_at_utc),
+            _recorded(a.started_at_utc),
             _finished(a),
             a.outcome or "",
             f"{a.error_class}: {a.error_message}" if a.error_class else "",
@@ -251,18 +259,20 @@ def show_command(
     for column in ("#", "at (UTC)", "from", "to", "by", "why"):
         events.add_column(column)
     for e in detail.events:  # in the ledger's sequence order, never sorted by time
-        events.add_row(str(e.sequence), _z(e.at_utc), e.from_state or "—", e.to_state, e.by, e.why)
+        at = _recorded(e.at_utc)
+        events.add_row(str(e.sequence), at, e.from_state or "—", e.to_state, e.by, e.why)
     console.print(events)
     if miss is not None:
         console.print(
             f"[yellow]deadline missed:[/yellow] {_z(miss.deadline_utc)} "
             f"({miss.state_at_deadline.value} at the deadline), "
-            f"recorded {_z(miss.recorded_at_utc)} by {escape(miss.by)}"
+            f"recorded {_recorded(miss.recorded_at_utc)} by {escape(miss.by)}"
         )
     if detail.case is not None:
         c = detail.case
         console.print(
-            f"reconciliation case: opened {_z(c.opened_at_utc)}, deadline {_z(c.deadline_utc)}, "
+            f"reconciliation case: opened {_recorded(c.opened_at_utc)}, "
+            f"deadline {_z(c.deadline_utc)}, "
             f"resolution {c.resolution.value if c.resolution else 'open'}"
         )
 

@@ -35,7 +35,7 @@ from almanac.console.calendar import local_text
 from almanac.console.config import ConsoleSettings
 from almanac.ledger_client import LedgerClient
 from almanac.settings import AlmanacSettings
-from timecontract import format_instant, format_offset
+from timecontract import format_instant, format_offset, format_recorded
 
 HERE = Path(__file__).parent
 
@@ -119,7 +119,7 @@ def _templates() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["utc"] = _utc_text
-    env.filters["recorded"] = lambda value: _utc_text(value and value.replace(microsecond=0))
+    env.filters["recorded"] = lambda value: "—" if value is None else format_recorded(value)
     env.filters["offset"] = lambda value: "—" if value is None else format_offset(value)
     env.globals["local_text"] = local_text
     env.globals["urlencode"] = urlencode
@@ -132,7 +132,8 @@ def _utc_text(value: datetime | None) -> str:
 
     The ``utc`` filter, for instants the spec resolves (exact). The ``recorded`` filter gives a
     time taken from a clock (an event's, an attempt's, a case's, an error's, the page's reading)
-    cut to whole seconds, as :func:`~almanac.console.calendar.local_text` shows local times.
+    cut to whole seconds (``timecontract.format_recorded``), as
+    :func:`~almanac.console.calendar.local_text` shows local times.
     """
     return "—" if value is None else format_instant(value)
 

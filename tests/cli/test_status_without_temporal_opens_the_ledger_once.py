@@ -7,6 +7,7 @@ open as the failed reading.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -51,6 +52,9 @@ def test_a_known_id_answers_from_one_ledger_open(
     assert shown.exit_code == 0, shown.output
     assert "read from the ledger" in shown.stdout
     assert len(opens) == 1
+    # A time read from a clock is shown to the second (the reading's is the host's now).
+    second = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    assert re.search(rf"read from the ledger at {second}\n", shown.stdout), shown.stdout
 
 
 def test_an_unknown_id_with_no_close_one_is_said_unknown_to_the_ledger(
