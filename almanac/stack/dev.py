@@ -352,7 +352,7 @@ def check_ports(ports: dict[str, int], host: str = "127.0.0.1") -> None:
         which = f"port {busy[0]} is" if len(busy) == 1 else f"ports {', '.join(busy)} are"
         raise DevError(
             f"{which} in use: is another `almanac dev` or Temporal server running? Stop it, "
-            f"or choose other ports ({reason})"
+            f"or choose other ports with the options named ({reason})"
         )
 
 
@@ -544,15 +544,15 @@ async def run_dev(options: DevOptions, console: Console, stop: asyncio.Event) ->
 async def _run_stack(
     binary: Path, options: DevOptions, console: Console, stop: asyncio.Event
 ) -> None:
-    ports = {
-        "Temporal frontend": options.port,
-        "Almanac sink": options.sink_port,
-        "Almanac metrics": options.metrics_port,
-        "Temporal server metrics": options.server_metrics_port,
-        "Almanac console": options.console_port,
+    ports = {  # each named with the option that moves it
+        "Temporal frontend, --port": options.port,
+        "Almanac sink, --sink-port": options.sink_port,
+        "Almanac metrics, --metrics-port": options.metrics_port,
+        "Temporal server metrics, --server-metrics-port": options.server_metrics_port,
+        "Almanac console, --console-port": options.console_port,
     }
     if options.ui:
-        ports["Temporal Web UI"] = options.ui_port
+        ports["Temporal Web UI, --ui-port"] = options.ui_port
     check_ports(ports, options.host)
     settings = options.worker_settings()
 

@@ -91,5 +91,7 @@ def test_a_start_failing_after_the_lock_leaves_no_lock_behind(tmp_path: Path) ->
             timeout=120,
             env={**os.environ, "ALMANAC_DEV_PORT": str(port)},
         )
-    assert done.returncode == 1 and f"port {port} (Temporal frontend) is in use" in done.stderr
+    assert (
+        done.returncode == 1 and f"port {port} (Temporal frontend, --port) is in use" in done.stderr
+    )
     assert list(data_dir.iterdir()) == []
