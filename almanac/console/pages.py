@@ -217,15 +217,17 @@ def _beyond_horizon(
     """Where the month ``[start, end)`` leaves what the ledger has materialized, if it does.
 
     Returns:
-        ``unmaterialized_from``: the instant after which the month is not yet materialized
-        (:func:`almanac.readings.projection_start`, from ``facts``' horizon end), or ``None``
-        when the ledger holds all of it or the schedule is deleted; ``projected``: the
+        ``unmaterialized_from``: the month's start, or the horizon's end when it lies in the month
+        (:func:`almanac.readings.after_horizon`: the last placed instant, itself materialized;
+        ``horizon_in_month`` says which), or ``None`` when the ledger holds all of the month or
+        the schedule is deleted; ``projected``: the
         occurrences the published specs would run in that part, at most
         :data:`PROJECTED_SHOWN` (``almanac.readings.project``, as ``almanac status`` projects
         its next one); ``projection_problem``: why they cannot be projected (a month past the
         years the pinned calendar covers), when so.
     """
-    nothing: dict[str, Any] = {"unmaterialized_from": None, "projected": []}
+    nothing: dict[str, Any] = {"unmaterialized_from": None, "horizon_in_month": False}
+    nothing["projected"] = []
     if end <= now_utc or gate.deleted:
         return nothing
     frontier = readings.after_horizon(now_utc, facts.last_placed_utc)
@@ -233,7 +235,11 @@ def _beyond_horizon(
     if frontier >= end or not specs:
         return nothing
     after = max(frontier, start - timedelta(microseconds=1))
-    beyond: dict[str, Any] = {"unmaterialized_from": max(frontier, start), "projected": []}
+    beyond: dict[str, Any] = {
+        "unmaterialized_from": max(frontier, start),
+        "horizon_in_month": frontier >= start,  # the frontier itself is materialized
+        "projected": [],
+    }
     try:
         beyond["projected"] = readings.project(
             specs, after, PROJECTED_SHOWN, before_utc=end, tzdb_store=store

@@ -97,3 +97,20 @@ def test_a_month_past_the_calendars_years_says_it_cannot_be_projected(
         assert "2201-01 lies beyond the materialized horizon: not yet materialized" in page
         assert "It cannot be projected: calendar.release='holidays-0.108'" in page
         assert "covers 1970–2200, not 2201-01-01" in page
+
+
+def test_a_month_holding_the_horizon_end_says_after_it(
+    ledger: Ledger, settings: AlmanacSettings, console_settings: ConsoleSettings
+) -> None:
+    # Published 2026-10-20T12:00Z and materialized 14 days: the last run placed is 3 November,
+    # 08:00 in London (GMT after 25 October) = 08:00Z, itself materialized.
+    daily = spec(
+        scheduleId="daily-london", timeZone="Europe/London", rule="FREQ=DAILY;BYHOUR=8;BYMINUTE=0"
+    )
+    client = console_holding(ledger, settings, console_settings, daily)
+    page = text(client.get("/schedules/daily-london?month=2026-11").text)
+    assert "After 2026-11-03T08:00:00Z, 2026-11 lies beyond the materialized horizon" in page
+    assert "From 2026-11-03T08:00:00Z on" not in page
+    # A month wholly beyond it is unmaterialized from its first instant.
+    later = text(client.get("/schedules/daily-london?month=2026-12").text)
+    assert "From 2026-12-01T00:00:00Z on, 2026-12 lies beyond the materialized horizon" in later
