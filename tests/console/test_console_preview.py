@@ -137,7 +137,10 @@ def test_upload_is_read_like_the_textarea(client: TestClient, tmp_path: Path) ->
     ("text", "problem"),
     [
         # A trailing comma: YAML's flow mapping takes it, JSON (RFC 8259) does not.
-        ('{"schema": "scheduleSpec.v1", "revision": 1,}', "not valid JSON: line 1, column 45"),
+        (
+            '{"schema": "scheduleSpec.v1", "revision": 1,}',
+            "not valid JSON: line 1, column 44: a comma before '}'",
+        ),
         ('{"schema": "scheduleSpec.v1", "revision": NaN}', "NaN is no JSON number"),
     ],
 )

@@ -103,6 +103,22 @@ def test_a_json_syntax_error_names_its_line_and_column(tmp_path: Path) -> None:
     assert problem.problem.startswith("not valid JSON: line 2, column 16: ")
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # The comma is the mistake (RFC 8259 §4, §5): named where it is, not at the bracket.
+        (
+            '{"schema": "scheduleSpec.v1",\n "revision": 1,\n}',
+            "line 2, column 15: a comma before '}'",
+        ),
+        ('{"rdates": ["2027-01-01T09:00:00",\n  ]}', "line 1, column 34: a comma before ']'"),
+    ],
+)
+def test_a_trailing_comma_is_named_at_the_comma(tmp_path: Path, text: str, said: str) -> None:
+    problem = only_problem(tmp_path / "comma.json", text)
+    assert problem.problem == (f"not valid JSON: {said}: JSON allows no trailing comma (RFC 8259)")
+
+
 @pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
 def test_a_number_json_has_not_is_refused_as_not_json(tmp_path: Path, word: str) -> None:
     # RFC 8259 §6: "Numeric values that cannot be represented ... (such as Infinity and NaN)
