@@ -28,6 +28,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import ledger
+from almanac import readings
 from almanac.client_errors import ChangeRejected, TemporalUnavailable
 from almanac.console import control, forms, pages, preview
 from almanac.console.auth import COOKIE, Operators, Session, Sessions, csrf_ok, proxy_user
@@ -190,14 +191,23 @@ Handler = Callable[[Console, Request], Awaitable[Response]]
 
 
 def _page(state: Console, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """Wrap a handler: bad input is a 400 page, an unknown ID 404, an unreachable ledger 503."""
+    """Wrap a handler: bad input is a 400 page, an unknown ID 404, an unreachable ledger 503.
+
+    A misspelt schedule ID is told the close one the ledger knows
+    (``readings.nearest_schedule_id``).
+    """
 
     async def endpoint(request: Request) -> Response:
         try:
             return await handler(state, request)
         except forms.FormError as exc:
             return state.render(request, "error.html", 400, title="Bad input", message=str(exc))
-        except (ledger.ScheduleNotFound, ledger.OccurrenceNotFound) as exc:
+        except ledger.ScheduleNotFound as exc:
+            unknown = exc.schedule_id
+            meant = await _run(lambda: readings.nearest_schedule_id(state.ledger, unknown))
+            message = f"{exc}: did you mean {meant}?" if meant else str(exc)
+            return state.render(request, "error.html", 404, title="Not found", message=message)
+        except ledger.OccurrenceNotFound as exc:
             return state.render(request, "error.html", 404, title="Not found", message=str(exc))
         except ledger.LedgerUnavailable as exc:
             message = f"ledger unavailable: {exc}"

@@ -191,6 +191,14 @@ def test_unknown_ids_are_404_naming_them(client: TestClient) -> None:
     assert response.status_code == 404
 
 
+def test_a_misspelt_schedule_id_is_told_the_close_one(client: TestClient) -> None:
+    # One edit from the scenario's "ops-report" (timecontract.nearest's rule); "nope" is far.
+    misspelt = client.get("/schedules/ops-reprt")
+    assert misspelt.status_code == 404
+    assert "did you mean ops-report?" in text(misspelt.text)
+    assert "did you mean" not in text(client.get("/schedules/nope").text)
+
+
 def test_a_holiday_decision_shows_its_holiday(
     ledger: Ledger, settings: AlmanacSettings, console_settings: ConsoleSettings
 ) -> None:
