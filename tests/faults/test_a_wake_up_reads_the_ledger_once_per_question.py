@@ -13,7 +13,7 @@ test.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -21,7 +21,6 @@ import pytest
 from faultkit import day, local_actions, publish, spec_data
 from sqlalchemy import event
 
-import ledger
 from activities import io
 from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities
@@ -50,20 +49,6 @@ def begun(store: Ledger) -> Iterator[list[Any]]:
         yield seen
     finally:
         event.remove(store.engine, "begin", count)
-
-
-@pytest.fixture
-def revision_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The schedule IDs ``ledger.published_specs`` is called for, from now on."""
-    seen: list[str] = []
-    real: Callable[..., Any] = ledger.published_specs
-
-    def counted(store: Ledger, schedule_id: str) -> Any:
-        seen.append(schedule_id)
-        return real(store, schedule_id)
-
-    monkeypatch.setattr(ledger, "published_specs", counted)
-    return seen
 
 
 def test_a_materialize_with_its_window_written_costs_two_transactions(

@@ -7,15 +7,13 @@ Expected specs are the ones published, compared by (scheduleId, revision, rule).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pytest
 from faultkit import day, local_actions, publish, spec_data
 from temporalio.client import Client
 
-import ledger
 from activities import io
 from activities.clock import FixedClock
 from activities.ledger_activities import AlmanacActivities
@@ -33,20 +31,6 @@ BOUND = 2
 
 def shape(spec: ScheduleSpecV1) -> tuple[str, int, str]:
     return (spec.schedule_id, spec.revision, spec.rule)
-
-
-@pytest.fixture
-def revision_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The schedule IDs ``ledger.published_specs`` is called for, from now on."""
-    seen: list[str] = []
-    real: Callable[..., Any] = ledger.published_specs
-
-    def counted(store: Ledger, schedule_id: str) -> Any:
-        seen.append(schedule_id)
-        return real(store, schedule_id)
-
-    monkeypatch.setattr(ledger, "published_specs", counted)
-    return seen
 
 
 def bounded(store: Ledger) -> AlmanacActivities:
