@@ -43,7 +43,7 @@ from timecontract.recurrence import iter_occurrences, occurrences
 from timecontract.resolve import LAST_WINDOW_END, resolve_local
 from timecontract.rrule import Rule, RuleError, parse_rule
 from timecontract.rscale import RscaleRule, Skip, parse_rscale_rule
-from timecontract.series_end import ended_before, starts_after
+from timecontract.series_end import ended_before, starts_after, window_outside
 from timecontract.spec import ScheduleSpecV1, load_spec, parse_spec
 
 __all__ = [
@@ -106,4 +106,5 @@ __all__ = [
     "span_for",
     "spec_warnings",
     "starts_after",
+    "window_outside",
 ]

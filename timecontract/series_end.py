@@ -1,8 +1,8 @@
 """Where a spec's series starts and stops: an empty window before ``start`` or after the end.
 
 The end is the series' last nominal time: ``end``, the rule's ``UNTIL``, the last of ``rdates``
-alone. A tool that shows an empty window says why (``almanac preview``). Every answer is safe: a
-bound is named only if no record the spec owns can be placed in the window.
+alone. A tool that shows an empty window says why (``almanac preview``, :func:`window_outside`).
+Every answer is safe: a bound is named only if no record the spec owns can be placed in the window.
 """
 
 from __future__ import annotations
@@ -22,6 +22,29 @@ offset reaches a day (they lie within -12 and +14 hours)."""
 _LATER_PLACEMENTS = timedelta(days=2)
 """A record placed this long or longer after ``from`` has a nominal time later than ``from`` +
 33 hours (UTC offsets lie within ±15 hours), so later than ``from`` read with any offset."""
+
+
+def window_outside(
+    spec: ScheduleSpecV1, from_utc: datetime, to_utc: datetime, *, tzdb_store: Path | None = None
+) -> str | None:
+    """Why the spec's revision owns no record in the window ``[from_utc, to_utc)``, if a bound says.
+
+    Returns:
+        ``"the window ends before cutoverAt 2026-06-01T00:00:00Z"`` (a revision owns what is placed
+        at or after its cutover), ``"the window ends before start …"`` (:func:`starts_after`),
+        ``"the window starts after end …"`` / ``"… after UNTIL …"`` / ``"… after the last rdate
+        …"`` (:func:`ended_before`), the first that holds; else ``None``.
+
+    Raises:
+        TzdbReleaseNotFound, ZoneNotFound: the pinned release or zone is not available.
+    """
+    if to_utc <= spec.cutover_at:
+        return f"the window ends before cutoverAt {format_instant(spec.cutover_at)}"
+    if (begins := starts_after(spec, to_utc)) is not None:
+        return f"the window ends before {begins}"
+    if (ended := ended_before(spec, from_utc, tzdb_store=tzdb_store)) is not None:
+        return f"the window starts after {ended}"
+    return None
 
 
 def ended_before(

@@ -277,12 +277,11 @@ def preview(
         LAST_WINDOW_END,
         InvalidSpec,
         SpecError,
-        ended_before,
         format_instant,
         iter_occurrences,
         load_spec,
         spec_warnings,
-        starts_after,
+        window_outside,
     )
 
     store = tzdb_store()
@@ -327,19 +326,8 @@ def preview(
             "the most the table shows: narrow the window, or use --json (streamed)"
         )
     table = preview_table(spec, shown, start, end, ids=ids)
-    if end <= spec.cutover_at:  # owning means placed at or after cutoverAt: nothing can be here
-        table.caption += (
-            f"\nthe window ends before cutoverAt {format_instant(spec.cutover_at)}: "
-            f"revision r{spec.revision} owns nothing there"
-        )
-    elif not shown and (begins := starts_after(spec, end)) is not None:
-        table.caption += (
-            f"\nthe window ends before {begins}: revision r{spec.revision} owns nothing there"
-        )
-    elif not shown and (ended := ended_before(spec, start, tzdb_store=store)) is not None:
-        table.caption += (
-            f"\nthe window starts after {ended}: revision r{spec.revision} owns nothing there"
-        )
+    if not shown and (outside := window_outside(spec, start, end, tzdb_store=store)) is not None:
+        table.caption += f"\n{outside}: revision r{spec.revision} owns nothing there"
     table.print()
 
 
