@@ -226,13 +226,15 @@ def _beyond_horizon(
         its next one); ``projection_problem``: why they cannot be projected (a month past the
         years the pinned calendar covers), when so.
     """
-    nothing: dict[str, Any] = {"unmaterialized_from": None, "horizon_in_month": False}
-    nothing["projected"] = []
+    nothing: dict[str, Any] = {"unmaterialized_from": None, "projected": []}
     if end <= now_utc or gate.deleted:
         return nothing
     frontier = readings.after_horizon(now_utc, facts.last_placed_utc)
-    specs = ledger.published_specs(handle, gate.schedule_id)
-    if frontier >= end or not specs:
+    if frontier >= end:
+        return nothing
+    # ``facts`` holds the specs when the next run is projected; else they are read here.
+    specs = facts.specs or ledger.published_specs(handle, gate.schedule_id)
+    if not specs:
         return nothing
     after = max(frontier, start - timedelta(microseconds=1))
     beyond: dict[str, Any] = {
