@@ -20,7 +20,7 @@ import yaml
 
 from timecontract.errors import InvalidSpec, SpecError, SpecFileUnreadable
 from timecontract.secrets import quiet_parser_message, redact_at
-from timecontract.spec_json import NotJsonNumber, load_json
+from timecontract.spec_json import NotJsonNumber, json_syntax, load_json
 
 MAX_SPEC_BYTES = 64 * 1024
 """The largest spec file read (a spec is a page of settings; its ``action.parameters.data`` too)."""
@@ -358,7 +358,7 @@ def read_spec_data(path: Path) -> Any:
         problem = f"not valid YAML: {line}{said}"
         raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
     except json.JSONDecodeError as exc:
-        problem = f"not valid JSON: {_json_syntax(exc)}"
+        problem = f"not valid JSON: {json_syntax(exc)}"
         raise InvalidSpec([SpecError("file", str(path), problem)], str(path)) from None
     except NotJsonNumber as exc:
         problem = (
@@ -438,23 +438,3 @@ def size_problems(data: Any) -> list[SpecError]:
             )
             return [SpecError(where, "<too large to show>", f"the spec holds more than {limit}")]
     return []
-
-
-def _json_syntax(exc: json.JSONDecodeError) -> str:
-    """Where and why a JSON text is invalid: ``line L, column C: <why>`` (both from 1).
-
-    A comma before ``}`` or ``]`` is named at the comma, which is the mistake: RFC 8259 §4 and §5
-    allow none there (YAML's flow collections and JavaScript do), and the parser's own message
-    points at the bracket after it with a complaint about what it expected instead.
-    """
-    text, at = exc.doc, exc.pos
-    before = text[:at].rstrip()
-    if before.endswith(",") and text[at : at + 1] in ("}", "]"):
-        comma = len(before) - 1
-        line = text.count("\n", 0, comma) + 1
-        column = comma - text.rfind("\n", 0, comma)
-        return (
-            f"line {line}, column {column}: a comma before '{text[at]}': JSON allows no "
-            "trailing comma (RFC 8259)"
-        )
-    return f"line {exc.lineno}, column {exc.colno}: {quiet_parser_message(exc.msg)}"

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from timecontract.secrets import redact_at
+from timecontract.secrets import quiet_parser_message, redact_at
 
 
 class NotJsonNumber(ValueError):
@@ -140,8 +140,7 @@ def load_json(text: str) -> tuple[Any, JsonKeyGivenTwice | None]:
 
     def refuse(word: str) -> Any:
         found = next(m for m in _STRING_OR_CONSTANT.finditer(text) if m[1] == word)
-        line = text.count("\n", 0, found.start()) + 1
-        raise NotJsonNumber(word, line, found.start() - text.rfind("\n", 0, found.start()))
+        raise NotJsonNumber(word, *_line_and_column(text, found.start()))
 
     closing = itertools.count(1)
     document = json.loads(
@@ -159,3 +158,26 @@ def load_json(text: str) -> tuple[Any, JsonKeyGivenTwice | None]:
     return document, JsonKeyGivenTwice(
         key, shown, _repeat_line(text, marked.closed), frozenset(top)
     )
+
+
+def json_syntax(exc: json.JSONDecodeError) -> str:
+    """Where and why a JSON text is invalid: ``line L, column C: <why>`` (both from 1).
+
+    A comma before ``}`` or ``]`` is named at the comma, which is the mistake: RFC 8259 §4 and §5
+    allow none there (YAML's flow collections and JavaScript do), and the parser's own message
+    points at the bracket after it with a complaint about what it expected instead.
+    """
+    text, at = exc.doc, exc.pos
+    before = text[:at].rstrip()
+    if before.endswith(",") and text[at : at + 1] in ("}", "]"):
+        line, column = _line_and_column(text, len(before) - 1)
+        return (
+            f"line {line}, column {column}: a comma before '{text[at]}': JSON allows no "
+            "trailing comma (RFC 8259)"
+        )
+    return f"line {exc.lineno}, column {exc.colno}: {quiet_parser_message(exc.msg)}"
+
+
+def _line_and_column(text: str, at: int) -> tuple[int, int]:
+    """The line and column (both from 1) of the character at index ``at`` of ``text``."""
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
